@@ -1,0 +1,116 @@
+/* The source driver and diagnostics shared by every subcommand: see cli.h. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void wt_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs(WT_PROG ": ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A progress line on a terminal, redrawn at most 4 times a second, after the first second. */
+typedef struct progress {
+    int on;
+    double t0, last;
+    int shown;
+} progress;
+
+static void progress_tick(progress *p, const char *path, uint64_t events)
+{
+    if (!p->on || (events & 0xFFFF))
+        return;
+    double t = now_s();
+    if (t - p->t0 < 1.0 || t - p->last < 0.25)
+        return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\r%s: %s: %llu events", WT_PROG, path, (unsigned long long)events);
+}
+
+static void progress_clear(progress *p)
+{
+    if (p->shown)
+        fputs("\r\033[K", stderr);
+    p->shown = 0;
+}
+
+int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                  wt_source_result *res)
+{
+    int rc = 0, index = 0;
+    memset(res, 0, sizeof *res);
+    for (int i = 0; i < n && rc == 0; i++) {
+        wt_reader *r = NULL;
+        int orc = wt_reader_open(paths[i], &r);
+        if (orc < 0) {
+            if (r)
+                wt_cli_error("%s", wt_reader_error(r));
+            else
+                wt_cli_error("%s: %s", paths[i], wt_strerror(orc));
+            wt_reader_free(r);
+            res->files_failed++;
+            continue;
+        }
+        int fi = index++;
+        if (ops->file_begin)
+            rc = ops->file_begin(ctx, fi, paths[i], wt_reader_info(r));
+        progress pg = { isatty(2), now_s(), 0, 0 };
+        uint64_t events = 0;
+        wt_event ev;
+        int damaged = 0;
+        while (rc == 0) {
+            int nrc = wt_reader_next(r, &ev);
+            if (nrc == 0)
+                break;
+            if (nrc < 0) {
+                progress_clear(&pg);
+                damaged = 1;
+                wt_cli_error("%s", wt_reader_error(r));
+                if (ops->damage)
+                    rc = ops->damage(ctx, fi, wt_reader_error_offset(r), wt_reader_error(r));
+                continue;
+            }
+            events++;
+            progress_tick(&pg, paths[i], events);
+            if (ops->event)
+                rc = ops->event(ctx, fi, &ev);
+        }
+        progress_clear(&pg);
+        wt_reader_stats st;
+        wt_reader_get_stats(r, &st);
+        if (st.end == WT_END_NONE)
+            res->files_no_end++;
+        if (damaged)
+            res->files_damaged++;
+        else
+            res->files_ok++;
+        if (rc == 0 && ops->file_end)
+            rc = ops->file_end(ctx, fi, &st);
+        wt_reader_free(r);
+    }
+    return rc;
+}
+
+int wt_source_exit_status(const wt_source_result *res)
+{
+    if (res->files_ok + res->files_damaged == 0)
+        return WT_EXIT_FAIL;
+    if (res->files_failed || res->files_damaged)
+        return WT_EXIT_DAMAGED;
+    return WT_EXIT_OK;
+}

@@ -1,0 +1,62 @@
+/* What every walltime-analyze subcommand shares: exit statuses, diagnostics, and the source
+ * driver that streams the events of one or more trace files into an analysis.
+ *
+ * Exit statuses (documented in `walltime-analyze --help`):
+ *   0  the analysis ran on every file, intact
+ *   1  failure: a file could not be read at all (missing, not a trace, newer format), or output
+ *      could not be written
+ *   2  usage error
+ *   3  --fail-on matched (anomalies gate), taking precedence over 4
+ *   4  the analysis ran, but a file was damaged (truncated, corrupt): results cover what was
+ *      readable, with a warning above them
+ */
+#ifndef WT_CLI_H
+#define WT_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "walltime/reader.h"
+
+#define WT_EXIT_OK 0
+#define WT_EXIT_FAIL 1
+#define WT_EXIT_USAGE 2
+#define WT_EXIT_GATE 3
+#define WT_EXIT_DAMAGED 4
+
+#define WT_PROG "walltime-analyze"
+
+/* "walltime-analyze: <message>\n" on stderr. */
+void wt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Callbacks of the source driver; any may be NULL. `ctx` is the caller's. A callback returning
+ * non-zero stops the run (wt_source_run() then returns that value). */
+typedef struct wt_source_ops {
+    /* A file was opened; `file_index` counts the files that opened, from 0. */
+    int (*file_begin)(void *ctx, int file_index, const char *path, const wt_trace_info *info);
+    int (*event)(void *ctx, int file_index, const wt_event *ev);
+    /* Damage in a file, after it was reported on stderr: message as wt_reader_error(). */
+    int (*damage)(void *ctx, int file_index, int64_t offset, const char *message);
+    /* The file is done; `stats` says how it ended and what was damaged. */
+    int (*file_end)(void *ctx, int file_index, const wt_reader_stats *stats);
+} wt_source_ops;
+
+typedef struct wt_source_result {
+    int files_ok;      /* opened and read to the end */
+    int files_failed;  /* could not be read at all */
+    int files_damaged; /* read, with damage */
+    int files_no_end;  /* no end record: the writer died or the file is cut */
+} wt_source_result;
+
+/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Problems are reported
+ * on stderr as "walltime-analyze: PATH: at byte N: PROBLEM" and the run goes on with the next
+ * intact frame or file. On a terminal, a progress line for files that take over a second.
+ * Returns 0 or the first non-zero callback value; *res says what happened to the files. */
+int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                  wt_source_result *res);
+
+/* The exit status for a run that produced output: WT_EXIT_FAIL when no file could be read,
+ * WT_EXIT_DAMAGED when some file was failed or damaged, else WT_EXIT_OK. */
+int wt_source_exit_status(const wt_source_result *res);
+
+#endif

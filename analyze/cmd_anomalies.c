@@ -1,0 +1,9 @@
+/* STUB: replaced by the area that owns this command. */
+#include "cli.h"
+#include "commands.h"
+
+int cmd_anomalies(int argc, char **argv)
+{
+    wt_cli_error("anomalies: not built yet");
+    return WT_EXIT_FAIL;
+}

@@ -1,0 +1,42 @@
+/* A streaming JSON writer: what every --json output and the Chrome export go through, so
+ * escaping is done once and right. Nothing is buffered beyond stdio; memory is constant.
+ *
+ * Values are written with a key inside objects and with key NULL inside arrays. Strings are
+ * escaped for any input: quotes, backslashes, control characters, and bytes that are not valid
+ * UTF-8 (each becomes U+FFFD), so the output is always valid JSON. Non-finite numbers become
+ * null. */
+#ifndef WT_JSON_H
+#define WT_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define WT_JSON_MAX_DEPTH 32
+
+typedef struct wt_json {
+    FILE *out;
+    int depth;
+    int pretty;                           /* newline + indentation per value */
+    unsigned char first[WT_JSON_MAX_DEPTH]; /* no value written yet at this depth */
+} wt_json;
+
+void wt_json_init(wt_json *j, FILE *out, int pretty);
+void wt_json_object_begin(wt_json *j, const char *key);
+void wt_json_object_end(wt_json *j);
+void wt_json_array_begin(wt_json *j, const char *key);
+void wt_json_array_end(wt_json *j);
+void wt_json_string(wt_json *j, const char *key, const char *s); /* NULL writes null */
+void wt_json_string_n(wt_json *j, const char *key, const char *s, size_t n);
+void wt_json_int(wt_json *j, const char *key, int64_t v);
+void wt_json_uint(wt_json *j, const char *key, uint64_t v);
+void wt_json_double(wt_json *j, const char *key, double v); /* %.17g, shortest round trip not needed */
+void wt_json_fixed(wt_json *j, const char *key, double v, int decimals); /* %.Nf */
+void wt_json_bool(wt_json *j, const char *key, int v);
+void wt_json_null(wt_json *j, const char *key);
+/* Ends the document with a newline (call after the outermost value). */
+void wt_json_finish(wt_json *j);
+
+/* Writes `s` (n bytes) as a quoted, escaped JSON string to `out`. */
+void wt_json_write_escaped(FILE *out, const char *s, size_t n);
+
+#endif

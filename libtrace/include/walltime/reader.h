@@ -1,0 +1,151 @@
+/* libwalltime: the trace reader.
+ *
+ * The only code that knows the byte layout of a .wtrace file (docs/FORMAT.md). It streams a
+ * file's decoded events one at a time, in memory bounded by the number of distinct strings
+ * and threads and by the format's frame limit, never by the number of events.
+ *
+ * A trace is untrusted input. Damage (truncation, a corrupted frame, a hostile length) is
+ * reported by wt_reader_next() returning a negative WT_E* code with a message that names the
+ * file and byte offset (wt_reader_error()); the caller may call wt_reader_next() again, and
+ * the reader goes on with the next intact frame when it can find one. Everything readable is
+ * delivered.
+ *
+ * Events come in file order: the recorder writes each thread's events in the order they
+ * happened, but the threads of a process are interleaved in chunks (one chunk per thread per
+ * flush). A WT_EV_SYNC event marks each flush: see its comment.
+ */
+#ifndef WALLTIME_READER_H
+#define WALLTIME_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "walltime/error.h"
+#include "walltime/walltime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version this reader understands. A file with a larger major version is refused
+ * (WT_EVERSION); a larger minor version is read, skipping what it does not know. */
+#define WT_FORMAT_MAJOR 1
+#define WT_FORMAT_MINOR 0
+
+typedef enum wt_event_kind {
+    WT_EV_SPAN = 1,        /* a span: ts/dur, category, label, cached, count, bytes, detail, depth */
+    WT_EV_COUNTER = 2,     /* a counter sample: name, value */
+    WT_EV_MARK = 3,        /* an instant: category, label, detail */
+    WT_EV_META = 4,        /* run metadata: name = key, detail = value */
+    WT_EV_THREAD_NAME = 5, /* the thread `tid` is called `name` from now on */
+    WT_EV_ROUND = 6,       /* a keep/skip round: ts/dur, name = configuration, count = round */
+    WT_EV_SYNC = 7,        /* a flush by the recorder at `ts`: see below */
+    WT_EV_END = 8,         /* the end record: the recorder closed the file at `ts` */
+    WT_EV_DROPPED = 9      /* the recorder dropped `count` events of thread `tid` */
+} wt_event_kind;
+
+/* Span flags. */
+#define WT_EVF_UNCLOSED 0x1u /* still open at exit, crash or its parent's end; ended then */
+#define WT_EVF_MEASURED 0x2u /* from wt_record(): measured by the caller, not by the library */
+
+/* How a trace ended: from the end record, or its absence. */
+typedef enum wt_trace_end {
+    WT_END_NONE = 0,   /* no end record (yet): the writer died (kill -9) or the file is cut */
+    WT_END_CLEAN = 1,  /* closed by wt_close() or at exit */
+    WT_END_SIGNAL = 2  /* closed from the crash handler; wt_event.count is the signal number */
+} wt_trace_end;
+
+/* One decoded event. Strings point into the reader and stay valid until wt_reader_free();
+ * a string the recorder was given as NULL reads back as NULL. Times are nanoseconds on the
+ * recording host's CLOCK_MONOTONIC, so events of several threads and processes of one host
+ * line up. */
+typedef struct wt_event {
+    wt_event_kind kind;
+    uint32_t flags;       /* WT_EVF_* (spans) */
+    uint64_t pid;         /* the recording process */
+    uint64_t tid;         /* the recording thread (Linux tid) */
+    int64_t ts;           /* start (spans, rounds) or instant (others), ns */
+    int64_t dur;          /* duration in ns (spans, rounds); 0 otherwise */
+    uint32_t depth;       /* spans: how many spans were open on the thread when it began */
+    wt_cached cached;     /* spans */
+    int64_t count;        /* spans: count (>= 1); rounds: the round number; DROPPED: events
+                             dropped; END: the signal number when ended by a signal */
+    int64_t bytes;        /* spans: bytes moved (0 none) */
+    int64_t value;        /* COUNTER: the sample */
+    wt_trace_end end;     /* END: how the trace ended */
+    const char *category; /* SPAN, MARK */
+    const char *label;    /* SPAN, MARK */
+    const char *name;     /* COUNTER name, META key, THREAD_NAME name, ROUND configuration */
+    const char *detail;   /* SPAN and MARK detail, META value */
+} wt_event;
+
+/* WT_EV_SYNC: the recorder flushed at `ts`. Every event of this process that happened before
+ * `ts` - WT_SYNC_SLACK_NS has been delivered before this SYNC event (a thread preempted between
+ * reading the clock and storing its event can be later than that; analyses that merge threads
+ * must tolerate it and may count such late events). */
+#define WT_SYNC_SLACK_NS 100000000LL
+
+/* The header of a trace: who wrote it, when and how. Strings valid until wt_reader_free(). */
+typedef struct wt_trace_info {
+    unsigned format_major, format_minor;
+    uint64_t pid;
+    int64_t process_start_ns; /* CLOCK_MONOTONIC ns at which the process started (from the OS) */
+    int64_t open_ns;          /* CLOCK_MONOTONIC ns at which recording started */
+    int64_t anchor_mono_ns;   /* one instant read on both clocks: CLOCK_MONOTONIC ns ... */
+    int64_t anchor_real_ns;   /* ... and CLOCK_REALTIME ns since the Unix epoch */
+    const char *clock;        /* the recorder's time source: "tsc" or "monotonic" */
+    double tsc_hz;            /* the calibrated TSC frequency, 0 when not the TSC */
+    const char *host;         /* host name */
+    const char *cmdline;      /* the command line, arguments separated by spaces */
+    const char *recorder;     /* the recorder's version string */
+} wt_trace_info;
+
+typedef struct wt_reader wt_reader;
+
+/* Opens `path` and reads its header. On success returns 0 and *out is a reader to free with
+ * wt_reader_free(). On failure returns a negative WT_E* code (WT_EOPEN, WT_ENOTTRACE,
+ * WT_EVERSION, WT_ETRUNC, WT_ECORRUPT, WT_ENOMEM) and *out is still a reader when one could be
+ * made, so wt_reader_error() can say what is wrong (free it too); *out may be NULL only for
+ * WT_ENOMEM. */
+WT_API int wt_reader_open(const char *path, wt_reader **out);
+
+/* Decodes the next event into *ev. Returns 1 with an event, 0 at the end of the file, or a
+ * negative WT_E* code for damage found at this point (message in wt_reader_error()); after an
+ * error the caller may call again to go on past the damage. After 0, every call returns 0. */
+WT_API int wt_reader_next(wt_reader *r, wt_event *ev);
+
+/* The header. Never NULL for a reader returned by wt_reader_open(), even a failed one (then
+ * with zeros and NULL strings). */
+WT_API const wt_trace_info *wt_reader_info(const wt_reader *r);
+
+/* The message of the last error, "PATH: at byte OFFSET: PROBLEM", or "" when there was none. */
+WT_API const char *wt_reader_error(const wt_reader *r);
+
+/* The byte offset in the file of the last error, or -1 when there was none. */
+WT_API int64_t wt_reader_error_offset(const wt_reader *r);
+
+/* What the reader saw, for `info` and integrity warnings. Valid at any time; final after
+ * wt_reader_next() returned 0. */
+typedef struct wt_reader_stats {
+    uint64_t file_bytes;      /* the file's size */
+    uint64_t frames;          /* data frames decoded intact */
+    uint64_t frames_damaged;  /* frames skipped as truncated or corrupt */
+    uint64_t bytes_skipped;   /* file bytes not decoded because of damage */
+    uint64_t events;          /* events delivered */
+    uint64_t strings;         /* distinct strings defined */
+    uint64_t threads;         /* distinct thread ids seen */
+    uint64_t errors;          /* errors returned by wt_reader_next() */
+    wt_trace_end end;         /* how the trace ended (WT_END_NONE until the end record) */
+    int end_signal;           /* the signal number for WT_END_SIGNAL */
+} wt_reader_stats;
+
+WT_API void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out);
+
+/* Closes the file and frees everything, including the strings of delivered events.
+ * NULL is a no-op. */
+WT_API void wt_reader_free(wt_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,162 @@
+/* libwalltime: the in-process recorder.
+ *
+ * A program marks where its wall time goes (spans with a category and label, the cache
+ * outcome HIT/MISS, a count and a detail), plus counters, instant marks, run metadata,
+ * thread names and keep/skip rounds. The library writes them, zstd-compressed, to a trace
+ * file (docs/FORMAT.md) that `walltime-analyze` reads offline.
+ *
+ * Rules that hold for every function in this header:
+ * - It never fails the host program: no call aborts, blocks on I/O or returns an error the
+ *   caller must handle. A write error turns recording off with one message on stderr.
+ * - Strings are copied (interned by content) before the call returns; the caller's buffers
+ *   need not outlive the call. NULL is accepted wherever a string is, meaning "none".
+ * - Without wt_open() the recorder starts by itself on first use, with the path from the
+ *   environment (below), and closes at exit.
+ * - With WALLTIME=0 or TT_WALLTIME=0 in the environment every call is a no-op costing a
+ *   branch, and no file is written.
+ * - Thread safety: every function may be called from any thread at any time. Spans belong to
+ *   the thread that began them; wt_end() on another thread is ignored.
+ *
+ * Environment (read once, at the first call):
+ *   WALLTIME=0 / TT_WALLTIME=0   record nothing.
+ *   WALLTIME_TRACE=TEMPLATE      output path; %p pid, %t start time (YYYYmmdd-HHMMSS),
+ *                                %h host name, %% a percent sign. Default:
+ *                                walltime-%p.wtrace in the working directory. An existing file
+ *                                is never overwritten: a suffix .1, .2, ... is added instead.
+ *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
+ *   WALLTIME_SIGNALS=0           install no crash handlers.
+ */
+#ifndef WALLTIME_WALLTIME_H
+#define WALLTIME_WALLTIME_H
+
+#include <stdint.h>
+
+#include "walltime/error.h"
+#include "walltime/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The outcome of a cached load. Three-valued, as in the seed: unknown, HIT, MISS. */
+typedef enum wt_cached { WT_CACHED_UNKNOWN = 0, WT_CACHED_HIT = 1, WT_CACHED_MISS = 2 } wt_cached;
+
+/* A handle to an open span, returned by wt_begin(). 0 is the invalid handle: wt_end(0, ...)
+ * is a no-op, so the handle of a disabled recorder can be used as usual. */
+typedef uint64_t wt_span;
+
+/* Everything a span can carry beyond its category and label. Zero-initialise it and set
+ * what you know: {0} means cached unknown, count 1 (a zero count is taken as 1, as the seed's
+ * default), no bytes (0), no detail. */
+typedef struct wt_span_args {
+    wt_cached cached;
+    int64_t count;      /* items this span covered, e.g. tensors; 0 means 1 */
+    int64_t bytes;      /* bytes moved, e.g. uploaded to the device; 0 means none */
+    const char *detail; /* free text, e.g. why a cache missed; NULL for none */
+} wt_span_args;
+
+/* The seed's record(): a span of `seconds` that ends now, measured by the caller.
+ * label and detail may be NULL. A negative or non-finite `seconds` is recorded as 0.
+ * count as in wt_span_args (0 means 1). */
+WT_API void wt_record(const char *category, const char *label, double seconds, wt_cached cached,
+                      int64_t count, const char *detail);
+
+/* wt_record() with every field, including bytes. args may be NULL (all defaults). */
+WT_API void wt_record_ex(const char *category, const char *label, double seconds,
+                         const wt_span_args *args);
+
+/* Begins a span on the calling thread, timed by the library (the seed's timed()). Spans nest:
+ * a span begun while another is open on the same thread is its child. Returns the handle to
+ * pass to wt_end(); 0 when recording is off. */
+WT_API wt_span wt_begin(const char *category, const char *label);
+
+/* Ends the span `h` with its outcome, often known only now. Spans still open inside `h` are
+ * ended with it (flagged unclosed). A stale or foreign handle is ignored. */
+WT_API void wt_end(wt_span h, wt_cached cached, int64_t count, const char *detail);
+
+/* wt_end() with every field. args may be NULL. */
+WT_API void wt_end_ex(wt_span h, const wt_span_args *args);
+
+/* Records a counter sample now: device bytes, tensor counts, page-cache residency. */
+WT_API void wt_counter(const char *name, int64_t value);
+
+/* Records an instant mark now, such as "first token". */
+WT_API void wt_mark(const char *category, const char *label, const char *detail);
+
+/* Records run metadata: model version, configuration, anything that makes two runs differ.
+ * A later value for the same key supersedes the earlier one. */
+WT_API void wt_meta(const char *key, const char *value);
+
+/* Names the calling thread in the trace. */
+WT_API void wt_thread_name(const char *name);
+
+/* Keep/skip rounds: marks the start of round `round` of configuration `config` ("keep",
+ * "skip") on the calling thread; stages recorded until wt_round_end() belong to it.
+ * A round begun while another is open ends the open one first. */
+WT_API void wt_round_begin(const char *config, int64_t round);
+
+/* Ends the open round of the calling thread; a no-op when none is open. */
+WT_API void wt_round_end(void);
+
+/* Probes how much of the file at `path` is resident in the OS page cache (mincore) and
+ * records it as two counters, "<name>.resident_bytes" and "<name>.file_bytes", where <name>
+ * is `name` or, when NULL, "pagecache". Not a hot-path call: it maps the file and does
+ * system calls. Returns the resident bytes, or a negative WT_E* code (nothing recorded). */
+WT_API int64_t wt_pagecache_probe(const char *path, const char *name);
+
+/* Starts recording into `path` (a template as WALLTIME_TRACE; NULL: the environment's or
+ * the default). Returns 0; WT_EDISABLED when recording is turned off by the environment;
+ * WT_ESTATE when already open (nothing is changed); WT_EOPEN when the file cannot be created
+ * (recording stays off and the message is on stderr). */
+WT_API int wt_open(const char *path);
+
+/* Writes everything recorded so far by every thread to the file. Returns 0 or a negative
+ * WT_E* code (WT_EIO: recording has been turned off). Not for hot paths: it waits for I/O. */
+WT_API int wt_flush(void);
+
+/* Flushes, writes the end record and closes the file; spans still open are recorded as
+ * unclosed. Later calls record nothing until wt_open(). Returns 0 or a negative WT_E* code.
+ * Runs by itself at exit when the program does not call it. */
+WT_API int wt_close(void);
+
+/* 1 when calls are being recorded, 0 when not (disabled, closed, or turned off by an error). */
+WT_API int wt_enabled(void);
+
+/* The path of the trace file being written, or NULL when there is none. Valid until
+ * wt_close(). */
+WT_API const char *wt_trace_path(void);
+
+/* Prints the seed's ledger of what was recorded so far (flat arithmetic, from in-memory
+ * per-category aggregates) to stderr, titled `title`. The same print runs at exit. */
+WT_API void wt_print_ledger(const char *title);
+
+/* ---- Scope spans for C -------------------------------------------------------------
+ * WT_SCOPE(cat, label) { ... } times the block that follows: the span ends when the block
+ * is left normally. Leaving it with return, goto or break skips the end; the span is then
+ * ended (as unclosed) by its parent's end or at exit. With GCC/Clang, prefer
+ * WT_SCOPED(var, cat, label), which ends the span when `var` goes out of scope by any path:
+ *
+ *     { WT_SCOPED(s, "weights", "load"); ... }
+ *
+ * Both compile to nothing when WT_DISABLE is defined. */
+#ifndef WT_DISABLE
+#define WT__CAT2(a, b) a##b
+#define WT__CAT(a, b) WT__CAT2(a, b)
+#define WT_SCOPE(cat, label)                                                               \
+    for (wt_span WT__CAT(wt__s, __LINE__) = wt_begin((cat), (label)), WT__CAT(wt__o, __LINE__) = 1; \
+         WT__CAT(wt__o, __LINE__);                                                          \
+         WT__CAT(wt__o, __LINE__) = 0, wt_end(WT__CAT(wt__s, __LINE__), WT_CACHED_UNKNOWN, 0, NULL))
+#if defined(__GNUC__)
+static inline void wt__scoped_end(wt_span *s) { wt_end(*s, WT_CACHED_UNKNOWN, 0, (const char *)0); }
+#define WT_SCOPED(var, cat, label)                                                         \
+    wt_span var __attribute__((cleanup(wt__scoped_end))) = wt_begin((cat), (label))
+#endif
+#else
+#define WT_SCOPE(cat, label)
+#define WT_SCOPED(var, cat, label) wt_span var = 0
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,73 @@
+/* The seed's ledger table (walltime.py render()), shared by the recorder's exit print and the
+ * analyzer. Python's format specs map one to one onto printf here: {:<18} is %-18s (pads,
+ * never truncates), {:>10.1f} is %10.1f; both round the exact binary value half to even, so
+ * the digits agree. */
+#include <stdio.h>
+#include <string.h>
+
+#include "walltime/ledger.h"
+
+#define RULE_WIDTH 74
+
+void wt_ledger_totals_of(const wt_ledger_table *t, wt_ledger_totals *out)
+{
+    double tracked = 0.0;
+    for (size_t i = 0; i < t->n_rows; i++)
+        tracked += t->rows[i].seconds;
+    out->tracked = tracked;
+    /* never report a wall smaller than what was measured */
+    out->wall = t->wall > tracked ? t->wall : tracked;
+    out->untracked = out->wall - tracked;
+    out->denom = out->wall != 0.0 ? out->wall : 1.0;
+}
+
+static void rule(FILE *out, char c)
+{
+    char line[RULE_WIDTH + 2];
+    memset(line, c, RULE_WIDTH);
+    line[RULE_WIDTH] = '\n';
+    line[RULE_WIDTH + 1] = '\0';
+    fputs(line, out);
+}
+
+static const char *or_empty(const char *s) { return s ? s : ""; }
+
+int wt_ledger_render_flat(FILE *out, const wt_ledger_table *t)
+{
+    wt_ledger_totals tot;
+    wt_ledger_totals_of(t, &tot);
+
+    fputc('\n', out);
+    rule(out, '=');
+    fprintf(out, "WALL-TIME LEDGER \xc2\xb7 %s\n", or_empty(t->title));
+    rule(out, '-');
+    fprintf(out, "%-18s%10s%8s%8s   notes\n", "category", "seconds", "%wall", "count");
+    for (size_t i = 0; i < t->n_rows; i++) {
+        const wt_ledger_row *r = &t->rows[i];
+        fprintf(out, "%-18s%10.1f%7.1f%%%8lld   ", or_empty(r->name), r->seconds,
+                100.0 * r->seconds / tot.denom, (long long)r->count);
+        if (r->hits || r->misses)
+            fprintf(out, "%lld HIT / %lld MISS", (long long)r->hits, (long long)r->misses);
+        fputc('\n', out);
+    }
+    fprintf(out, "%-18s%10.1f%7.1f%%\n", "untracked", tot.untracked,
+            100.0 * tot.untracked / tot.denom);
+    rule(out, '-');
+    fprintf(out, "%-18s%10.1f%7.1f%%\n", "TOTAL (tracked)", tot.tracked,
+            100.0 * tot.tracked / tot.denom);
+    fprintf(out, "%-18s%10.1f%7.1f%%\n", "TOTAL (wall)", tot.wall, 100.0);
+    fputc('\n', out);
+    if (t->n_misses) {
+        fputs("ANOMALIES:\n", out);
+        for (size_t i = 0; i < t->n_misses; i++) {
+            const wt_ledger_miss *m = &t->misses[i];
+            const char *detail = m->detail && *m->detail ? m->detail : WT_LEDGER_MISS_DEFAULT;
+            fprintf(out, "  - CACHE MISS: %s %s (%.1fs) \xe2\x80\x94 %s\n", or_empty(m->category),
+                    or_empty(m->label), m->seconds, detail);
+        }
+    } else {
+        fputs("ANOMALIES: none\n", out);
+    }
+    rule(out, '=');
+    return ferror(out) ? WT_EIO : 0;
+}
