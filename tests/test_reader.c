@@ -1,0 +1,458 @@
+/* The reader against traces built by hand: every record type round-trips with the values the
+ * test chose, a trace written byte by byte from docs/FORMAT.md's worked example decodes, and
+ * damaged files (cut at every offset, a flipped byte, a newer version, hostile sizes, not a
+ * trace at all) are reported with their offset while everything intact is still delivered. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "format.h"
+#include "tracebuild.h"
+#include "walltime/reader.h"
+
+static char tmp_path[256];
+
+static const char *tmp(const char *name)
+{
+    snprintf(tmp_path, sizeof tmp_path, "test_reader_%d_%s.wtrace", (int)getpid(), name);
+    return tmp_path;
+}
+
+/* Reads a whole file; returns the number of events, fills the first `max` into evs (strings
+ * copied into `pool`), the number of errors in *errors and the first error offset. */
+typedef struct readout {
+    int open_rc;
+    int events, errors;
+    int64_t first_error_off;
+    char first_error[512];
+    wt_event ev[64];
+    char pool[64][4][64];
+    wt_reader_stats stats;
+    wt_trace_info info;
+    char cmdline[128];
+} readout;
+
+static void keep(readout *o, int i, const wt_event *ev)
+{
+    o->ev[i] = *ev;
+    const char *const src[4] = { ev->category, ev->label, ev->name, ev->detail };
+    const char **dst[4] = { &o->ev[i].category, &o->ev[i].label, &o->ev[i].name, &o->ev[i].detail };
+    for (int k = 0; k < 4; k++) {
+        if (src[k]) {
+            snprintf(o->pool[i][k], sizeof o->pool[i][k], "%s", src[k]);
+            *dst[k] = o->pool[i][k];
+        }
+    }
+}
+
+static void read_all(const char *path, readout *o)
+{
+    memset(o, 0, sizeof *o);
+    o->first_error_off = -1;
+    wt_reader *r = NULL;
+    o->open_rc = wt_reader_open(path, &r);
+    if (o->open_rc < 0) {
+        snprintf(o->first_error, sizeof o->first_error, "%s", r ? wt_reader_error(r) : "");
+        o->first_error_off = r ? wt_reader_error_offset(r) : -1;
+        wt_reader_free(r);
+        return;
+    }
+    o->info = *wt_reader_info(r);
+    if (o->info.cmdline)
+        snprintf(o->cmdline, sizeof o->cmdline, "%s", o->info.cmdline);
+    wt_event ev;
+    int rc, guard = 0;
+    while ((rc = wt_reader_next(r, &ev)) != 0) {
+        assert_true(++guard < 10000000); /* never an endless loop */
+        if (rc < 0) {
+            if (o->errors++ == 0) {
+                o->first_error_off = wt_reader_error_offset(r);
+                snprintf(o->first_error, sizeof o->first_error, "%s", wt_reader_error(r));
+            }
+            continue;
+        }
+        if (o->events < 64)
+            keep(o, o->events, &ev);
+        o->events++;
+    }
+    wt_reader_get_stats(r, &o->stats);
+    wt_reader_free(r);
+}
+
+/* A small trace with every record type; times chosen by hand. */
+static void build_all_types(const char *path, int raw)
+{
+    tb *b = tb_create(path, 4242, 1000, 5000);
+    tb_set_raw(b, raw);
+    tb_thread_name(b, 7, 6000, "main");
+    tb_meta(b, 7, 6100, "model", "gr00t-n16");
+    tb_round(b, 7, 6200, 9000, "keep", 1);
+    tb_span_desc d = { .tid = 7, .start = 7000, .end = 8000, .depth = 1, .category = "weight_load",
+                       .label = "dit.blocks.0", .detail = "cache dir unset",
+                       .cached = WT_CACHED_MISS, .count = 12, .bytes = 1 << 20, .measured = 1 };
+    tb_span_ex(b, &d);
+    tb_counter(b, 7, 8100, "device_bytes", -5);
+    tb_mark(b, 7, 8200, "phase", "first token", NULL);
+    tb_span(b, 8, 100, 9500, 0, "compile", "warmup");
+    tb_dropped(b, 8, 9600, 3);
+    tb_frame(b);
+    tb_sync(b, 9700);
+    tb_close(b, TB_END_SIGNAL, 9800, 6);
+}
+
+static void check_all_types(int raw)
+{
+    const char *path = tmp(raw ? "raw" : "zstd");
+    build_all_types(path, raw);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 0);
+    assert_int_equal(o.events, 10);
+    assert_int_equal(o.info.pid, 4242);
+    assert_int_equal(o.info.process_start_ns, 1000);
+    assert_int_equal(o.info.open_ns, 5000);
+    assert_string_equal(o.cmdline, "tracebuild test");
+
+    const wt_event *e = o.ev;
+    assert_int_equal(e[0].kind, WT_EV_THREAD_NAME);
+    assert_int_equal(e[0].tid, 7);
+    assert_int_equal(e[0].ts, 6000);
+    assert_string_equal(e[0].name, "main");
+
+    assert_int_equal(e[1].kind, WT_EV_META);
+    assert_string_equal(e[1].name, "model");
+    assert_string_equal(e[1].detail, "gr00t-n16");
+
+    assert_int_equal(e[2].kind, WT_EV_ROUND);
+    assert_int_equal(e[2].ts, 6200);
+    assert_int_equal(e[2].dur, 2800);
+    assert_string_equal(e[2].name, "keep");
+    assert_int_equal(e[2].count, 1);
+
+    /* the round ended at 9000, after the span's end: the encoder keeps times monotone per
+     * chunk, so the span's end moves to 9000 and it keeps its 1000 ns duration */
+    assert_int_equal(e[3].kind, WT_EV_SPAN);
+    assert_int_equal(e[3].ts, 8000);
+    assert_int_equal(e[3].dur, 1000);
+    assert_int_equal(e[3].depth, 1);
+    assert_string_equal(e[3].category, "weight_load");
+    assert_string_equal(e[3].label, "dit.blocks.0");
+    assert_string_equal(e[3].detail, "cache dir unset");
+    assert_int_equal(e[3].cached, WT_CACHED_MISS);
+    assert_int_equal(e[3].count, 12);
+    assert_int_equal(e[3].bytes, 1 << 20);
+    assert_int_equal(e[3].flags, WT_EVF_MEASURED);
+
+    assert_int_equal(e[4].kind, WT_EV_COUNTER);
+    assert_int_equal(e[4].ts, 9000); /* clamped likewise */
+    assert_string_equal(e[4].name, "device_bytes");
+    assert_int_equal(e[4].value, -5);
+
+    assert_int_equal(e[5].kind, WT_EV_MARK);
+    assert_string_equal(e[5].category, "phase");
+    assert_string_equal(e[5].label, "first token");
+    assert_null(e[5].detail);
+
+    assert_int_equal(e[6].kind, WT_EV_SPAN);
+    assert_int_equal(e[6].tid, 8);
+    assert_int_equal(e[6].ts, 100);
+    assert_int_equal(e[6].dur, 9400);
+    assert_int_equal(e[6].depth, 0);
+    assert_int_equal(e[6].count, 1);
+    assert_int_equal(e[6].cached, WT_CACHED_UNKNOWN);
+    assert_null(e[6].detail);
+
+    assert_int_equal(e[7].kind, WT_EV_DROPPED);
+    assert_int_equal(e[7].tid, 8);
+    assert_int_equal(e[7].count, 3);
+
+    assert_int_equal(e[8].kind, WT_EV_SYNC);
+    assert_int_equal(e[8].ts, 9700);
+    assert_int_equal(e[9].kind, WT_EV_END);
+    assert_int_equal(e[9].end, WT_END_SIGNAL);
+    assert_int_equal(e[9].count, 6);
+    assert_int_equal(o.stats.end, WT_END_SIGNAL);
+    assert_int_equal(o.stats.end_signal, 6);
+    assert_int_equal(o.stats.frames, 2);
+    assert_int_equal(o.stats.threads, 2);
+    assert_int_equal(o.stats.strings, 12); /* main model gr00t-n16 keep weight_load dit.blocks.0 cache.. device_bytes phase "first token" compile warmup */
+    unlink(path);
+}
+
+static void test_reader_every_record_type_round_trips(void **state) { check_all_types(0); }
+
+static void test_reader_raw_frames_round_trip(void **state) { check_all_types(1); }
+
+/* The worked example of docs/FORMAT.md, written byte by byte without the encoder. */
+static const unsigned char worked_example[] = {
+    /* header: skippable frame 0x184D2A57, 26 bytes */
+    0x57, 0x2A, 0x4D, 0x18, 26, 0, 0, 0,
+    'W', 'T', 'R', 'A', 'C', 'E', 1, 0, 0, 0,
+    1, 2, 0xB9, 0x60,                 /* pid 12345 */
+    2, 1, 100,                        /* process start 100 ns */
+    3, 2, 0xE8, 0x07,                 /* open at 1000 ns */
+    6, 3, 't', 's', 'c',              /* clock "tsc" */
+    /* data: a zstd frame of one raw block, 8-byte content size 33, no checksum */
+    0x28, 0xB5, 0x2F, 0xFD, 0xE0, 33, 0, 0, 0, 0, 0, 0, 0,
+    0x09, 0x01, 0x00,                 /* last block, raw, 33 bytes: (33 << 3) | 1 */
+    0x01, 1, 4, 'l', 'o', 'a', 'd',   /* string 1 "load" */
+    0x01, 2, 2, 'w', '0',             /* string 2 "w0" */
+    0x02, 9, 0xD0, 0x0F,              /* thread 9, base 2000 ns */
+    0x03, 0x02, 0xF4, 0x03, 0xC8, 0x01, 0, 1, 2, /* span: MISS, end +500, dur 200, depth 0 */
+    0x0A, 0xB8, 0x17, 1, 0,           /* end: clean at 3000 ns */
+    0x09, 0xB9, 0x17,                 /* sync at 3001 ns */
+};
+
+#define HDR_LEN (8 + 26)
+
+static void test_reader_decodes_the_format_worked_example(void **state)
+{
+    const char *path = tmp("example");
+    tb_write_file(path, worked_example, sizeof worked_example);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 0);
+    assert_int_equal(o.info.pid, 12345);
+    assert_int_equal(o.info.process_start_ns, 100);
+    assert_int_equal(o.info.open_ns, 1000);
+    assert_string_equal(o.info.clock ? "tsc" : "", "tsc");
+    assert_int_equal(o.events, 3);
+    assert_int_equal(o.ev[0].kind, WT_EV_SPAN);
+    assert_int_equal(o.ev[0].tid, 9);
+    assert_int_equal(o.ev[0].ts, 2300);
+    assert_int_equal(o.ev[0].dur, 200);
+    assert_int_equal(o.ev[0].cached, WT_CACHED_MISS);
+    assert_string_equal(o.ev[0].category, "load");
+    assert_string_equal(o.ev[0].label, "w0");
+    assert_int_equal(o.ev[1].kind, WT_EV_END);
+    assert_int_equal(o.ev[1].ts, 3000);
+    assert_int_equal(o.ev[1].end, WT_END_CLEAN);
+    assert_int_equal(o.ev[2].kind, WT_EV_SYNC);
+    unlink(path);
+}
+
+/* Three frames of 10 spans each; returns the file offsets where frames 2 and 3 begin. */
+static void build_three_frames(const char *path, int raw, size_t *starts)
+{
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_set_raw(b, raw);
+    for (int f = 0; f < 3; f++) {
+        for (int i = 0; i < 10; i++)
+            tb_span(b, 1, f * 1000 + i * 10, f * 1000 + i * 10 + 5, 0, "cat", f == 1 ? "mid" : "edge");
+        if (f < 2)
+            tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, 5000, 0);
+    /* find the frame starts by their magic (none occurs inside raw records here) */
+    size_t len;
+    unsigned char *d = tb_read_file(path, &len);
+    int k = 0;
+    for (size_t i = 8; i + 4 <= len && k < 3; i++)
+        if (wt__get_le32(d + i) == WT__ZSTD_MAGIC)
+            starts[k++] = i;
+    assert_int_equal(k, 3);
+    free(d);
+}
+
+static void test_reader_truncated_at_every_offset_keeps_whole_frames(void **state)
+{
+    const char *path = tmp("full"), *cut = "test_reader_cut.wtrace";
+    size_t starts[3];
+    build_three_frames(path, 0, starts);
+    size_t len;
+    unsigned char *d = tb_read_file(path, &len);
+    for (size_t n = 0; n < len; n++) {
+        char cutp[300];
+        snprintf(cutp, sizeof cutp, "%d_%s", (int)getpid(), cut);
+        tb_write_file(cutp, d, n);
+        readout o;
+        read_all(cutp, &o);
+        if (n < starts[0]) {
+            /* the header itself is cut, or no frame yet */
+            if (o.open_rc == 0) {
+                assert_int_equal(o.events, 0);
+            } else {
+                assert_true(o.open_rc == WT_ENOTTRACE || o.open_rc == WT_ETRUNC);
+                assert_non_null(strstr(o.first_error, cutp));
+            }
+            continue;
+        }
+        assert_int_equal(o.open_rc, 0);
+        int whole = n >= starts[2] ? 2 : n >= starts[1] ? 1 : 0;
+        /* every span of a frame that is complete, nothing of the cut one */
+        assert_int_equal(o.events, whole * 10);
+        if (n > starts[whole]) {
+            assert_int_equal(o.errors, 1);
+            assert_int_equal(o.first_error_off, (int64_t)starts[whole]);
+            assert_non_null(strstr(o.first_error, "truncated"));
+        } else {
+            assert_int_equal(o.errors, 0);
+        }
+        assert_int_equal(o.stats.end, WT_END_NONE);
+        unlink(cutp);
+    }
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.events, 31);
+    assert_int_equal(o.stats.end, WT_END_CLEAN);
+    free(d);
+    unlink(path);
+}
+
+static void corrupt_middle(int raw)
+{
+    const char *path = tmp("corrupt");
+    size_t starts[3];
+    build_three_frames(path, raw, starts);
+    size_t len;
+    unsigned char *d = tb_read_file(path, &len);
+    /* a byte in the middle of frame 2's payload */
+    size_t at = starts[1] + (starts[2] - starts[1]) / 2;
+    d[at] ^= 0x5A;
+    tb_write_file(path, d, len);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_true(o.errors >= 1);
+    assert_int_equal(o.first_error_off, (int64_t)starts[1]);
+    /* frames 1 and 3 are whole: 20 spans and the end record */
+    int spans = 0, mid = 0;
+    for (int i = 0; i < o.events && i < 64; i++) {
+        spans += o.ev[i].kind == WT_EV_SPAN;
+        mid += o.ev[i].kind == WT_EV_SPAN && !strcmp(o.ev[i].label, "mid");
+    }
+    /* both kinds of frame carry a checksum, so nothing of the damaged frame comes through */
+    assert_int_equal(spans, 20);
+    assert_int_equal(mid, 0);
+    assert_int_equal(o.stats.frames_damaged, 1);
+    assert_int_equal(o.stats.end, WT_END_CLEAN);
+    free(d);
+    unlink(path);
+}
+
+static void test_reader_corrupted_byte_reported_with_offset(void **state) { corrupt_middle(0); }
+
+static void test_reader_corrupted_raw_frame_reported_with_offset(void **state) { corrupt_middle(1); }
+
+static void test_reader_refuses_newer_major_version(void **state)
+{
+    const char *path = tmp("newer");
+    unsigned char d[sizeof worked_example];
+    memcpy(d, worked_example, sizeof d);
+    d[14] = 2; /* major version 2 */
+    tb_write_file(path, d, sizeof d);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, WT_EVERSION);
+    assert_non_null(strstr(o.first_error, "format version 2.0"));
+    assert_non_null(strstr(o.first_error, "newer walltime"));
+    /* a newer minor version is read */
+    d[14] = 1;
+    d[16] = 7;
+    tb_write_file(path, d, sizeof d);
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.events, 3);
+    unlink(path);
+}
+
+static void test_reader_rejects_what_is_not_a_trace(void **state)
+{
+    readout o;
+    read_all("no/such/file.wtrace", &o);
+    assert_int_equal(o.open_rc, WT_EOPEN);
+    assert_non_null(strstr(o.first_error, "No such file"));
+
+    read_all(".", &o);
+    assert_int_equal(o.open_rc, WT_EOPEN);
+    assert_non_null(strstr(o.first_error, "directory"));
+
+    const char *path = tmp("empty");
+    tb_write_file(path, (const unsigned char *)"", 0);
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, WT_ENOTTRACE);
+    assert_non_null(strstr(o.first_error, "empty"));
+
+    tb_write_file(path, (const unsigned char *)"hello, world\n", 13);
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, WT_ENOTTRACE);
+    assert_int_equal(o.first_error_off, 0);
+    unlink(path);
+}
+
+/* A frame that declares 1 TiB of content must be refused before anything is allocated. */
+static void test_reader_hostile_frame_size_is_refused(void **state)
+{
+    const char *path = tmp("hostile");
+    unsigned char d[64];
+    size_t hdr = HDR_LEN;
+    memcpy(d, worked_example, hdr);
+    const unsigned char frame[] = { 0x28, 0xB5, 0x2F, 0xFD, 0xE0, 0, 0, 0, 0, 0, 1, 0, 0, 0x01, 0, 0 };
+    memcpy(d + hdr, frame, sizeof frame);
+    tb_write_file(path, d, hdr + sizeof frame);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 1);
+    assert_int_equal(o.first_error_off, (int64_t)hdr);
+    assert_non_null(strstr(o.first_error, "exceeds the limit"));
+    assert_int_equal(o.events, 0);
+    unlink(path);
+}
+
+/* Records that lie: an undefined string id, a string longer than its frame, a varint of 11
+ * bytes. Each is reported and what came before it is kept. */
+static void test_reader_lying_records_are_reported(void **state)
+{
+    static const unsigned char bodies[3][12] = {
+        { 0x02, 1, 0, 0x03, 0, 0, 0, 0, 5, 6, 0, 0 },       /* span naming strings 5, 6 */
+        { 0x01, 1, 0x7F, 'x', 0, 0, 0, 0, 0, 0, 0, 0 },     /* string of 127 bytes in 12 */
+        { 0x09, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01 },
+    };
+    const char *path = tmp("lying");
+    for (int k = 0; k < 3; k++) {
+        unsigned char d[128];
+        size_t hdr = HDR_LEN, n = 0;
+        memcpy(d, worked_example, hdr);
+        n = hdr;
+        const unsigned char fh[] = { 0x28, 0xB5, 0x2F, 0xFD, 0xE0, 12, 0, 0, 0, 0, 0, 0, 0, 0x61, 0, 0 };
+        memcpy(d + n, fh, sizeof fh);
+        n += sizeof fh;
+        memcpy(d + n, bodies[k], 12);
+        n += 12;
+        tb_write_file(path, d, n);
+        readout o;
+        read_all(path, &o);
+        assert_int_equal(o.open_rc, 0);
+        assert_int_equal(o.errors, 1);
+        assert_int_equal(o.first_error_off, (int64_t)hdr);
+        assert_int_equal(o.events, 0);
+    }
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reader_every_record_type_round_trips),
+        cmocka_unit_test(test_reader_raw_frames_round_trip),
+        cmocka_unit_test(test_reader_decodes_the_format_worked_example),
+        cmocka_unit_test(test_reader_truncated_at_every_offset_keeps_whole_frames),
+        cmocka_unit_test(test_reader_corrupted_byte_reported_with_offset),
+        cmocka_unit_test(test_reader_corrupted_raw_frame_reported_with_offset),
+        cmocka_unit_test(test_reader_refuses_newer_major_version),
+        cmocka_unit_test(test_reader_rejects_what_is_not_a_trace),
+        cmocka_unit_test(test_reader_hostile_frame_size_is_refused),
+        cmocka_unit_test(test_reader_lying_records_are_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
