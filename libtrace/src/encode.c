@@ -19,13 +19,24 @@ void wt__enc_reset(wt__enc *e, uint8_t *buf, size_t cap)
     e->in_thread = 0;
 }
 
-/* Every record is assembled in a scratch buffer first and copied only when it fits whole, so
- * a failed call leaves the buffer as it was. The largest record is a span: type, flags and 8
- * varints; a STRING is bounded by WT__STRING_MAX and built in place. */
+/* A record is assembled in place when the largest record still fits (the common case: no
+ * copy, which the writer pays per span), else in a scratch buffer that is copied only when the
+ * record fits whole, so a failed call leaves the buffer as it was. The largest record is a
+ * span: type, flags and 8 varints; a STRING is bounded by WT__STRING_MAX and built apart. */
 #define REC_MAX (2 + 10 * WT__VARINT_MAX)
+
+/* Where to assemble the next record: in place, or in `scratch`. */
+static uint8_t *rec_at(wt__enc *e, uint8_t *scratch)
+{
+    return e->cap - e->len >= REC_MAX ? e->buf + e->len : scratch;
+}
 
 static int commit(wt__enc *e, const uint8_t *rec, size_t n)
 {
+    if (rec == e->buf + e->len) {
+        e->len += n;
+        return 0;
+    }
     if (e->cap - e->len < n)
         return WT_ENOSPC;
     memcpy(e->buf + e->len, rec, n);
@@ -52,7 +63,7 @@ int wt__enc_string(wt__enc *e, uint32_t id, const char *s, size_t len)
 
 int wt__enc_thread(wt__enc *e, uint64_t tid, int64_t ts)
 {
-    uint8_t rec[REC_MAX];
+    uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
     size_t n = 0;
     if (ts < 0)
         ts = 0;
@@ -92,7 +103,7 @@ int wt__enc_span(wt__enc *e, uint64_t tid, const wt__span_rec *s)
     int rc = chunk(e, tid, start < end ? start : end);
     if (rc)
         return rc;
-    uint8_t rec[REC_MAX];
+    uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
     size_t n = 0;
     unsigned flags = (unsigned)s->cached & WT__SF_CACHED_MASK;
     if (s->count != 1)
@@ -135,7 +146,7 @@ static int instant(wt__enc *e, uint64_t tid, int64_t ts, unsigned type, int nv, 
     int rc = chunk(e, tid, ts);
     if (rc)
         return rc;
-    uint8_t rec[REC_MAX];
+    uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
     size_t n = 0;
     int64_t clamped;
     rec[n++] = (uint8_t)type;
@@ -184,7 +195,7 @@ int wt__enc_round(wt__enc *e, uint64_t tid, int64_t start, int64_t end, uint32_t
 
 int wt__enc_sync(wt__enc *e, int64_t ts)
 {
-    uint8_t rec[REC_MAX];
+    uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
     size_t n = 0;
     rec[n++] = WT__R_SYNC;
     n += wt__put_varint(rec + n, ts > 0 ? (uint64_t)ts : 0);
@@ -193,7 +204,7 @@ int wt__enc_sync(wt__enc *e, int64_t ts)
 
 int wt__enc_end(wt__enc *e, int64_t ts, unsigned reason, int signo)
 {
-    uint8_t rec[REC_MAX];
+    uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
     size_t n = 0;
     rec[n++] = WT__R_END;
     n += wt__put_varint(rec + n, ts > 0 ? (uint64_t)ts : 0);

@@ -34,6 +34,11 @@ static const char *or_empty(const char *s) { return s ? s : ""; }
 
 int wt_ledger_render_flat(FILE *out, const wt_ledger_table *t)
 {
+    return wt_ledger_render(out, t, NULL);
+}
+
+int wt_ledger_render(FILE *out, const wt_ledger_table *t, const wt_ledger_extras *x)
+{
     wt_ledger_totals tot;
     wt_ledger_totals_of(t, &tot);
 
@@ -48,6 +53,8 @@ int wt_ledger_render_flat(FILE *out, const wt_ledger_table *t)
                 100.0 * r->seconds / tot.denom, (long long)r->count);
         if (r->hits || r->misses)
             fprintf(out, "%lld HIT / %lld MISS", (long long)r->hits, (long long)r->misses);
+        if (x && x->row_notes && x->row_notes[i] && *x->row_notes[i])
+            fprintf(out, "%s%s", r->hits || r->misses ? "  " : "", x->row_notes[i]);
         fputc('\n', out);
     }
     fprintf(out, "%-18s%10.1f%7.1f%%\n", "untracked", tot.untracked,
@@ -56,8 +63,27 @@ int wt_ledger_render_flat(FILE *out, const wt_ledger_table *t)
     fprintf(out, "%-18s%10.1f%7.1f%%\n", "TOTAL (tracked)", tot.tracked,
             100.0 * tot.tracked / tot.denom);
     fprintf(out, "%-18s%10.1f%7.1f%%\n", "TOTAL (wall)", tot.wall, 100.0);
+    for (size_t i = 0; x && i < x->n_facts; i++) {
+        const wt_ledger_fact *f = &x->facts[i];
+        if (f->has_seconds)
+            fprintf(out, "%-18s%10.1f%8s%8lld   %s\n", or_empty(f->name), f->seconds, "",
+                    (long long)f->count, or_empty(f->note));
+        else
+            fprintf(out, "%-18s%10s%8s%8lld   %s\n", or_empty(f->name), "", "",
+                    (long long)f->count, or_empty(f->note));
+    }
+    if (x && x->sections)
+        x->sections(out, x->sections_ctx);
     fputc('\n', out);
-    if (t->n_misses) {
+    if (x && x->anomalies) {
+        if (x->n_anomalies) {
+            fputs("ANOMALIES:\n", out);
+            for (size_t i = 0; i < x->n_anomalies; i++)
+                fprintf(out, "  - %s\n", or_empty(x->anomalies[i]));
+        } else {
+            fputs("ANOMALIES: none\n", out);
+        }
+    } else if (t->n_misses) {
         fputs("ANOMALIES:\n", out);
         for (size_t i = 0; i < t->n_misses; i++) {
             const wt_ledger_miss *m = &t->misses[i];

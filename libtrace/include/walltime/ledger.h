@@ -67,6 +67,33 @@ WT_API void wt_ledger_totals_of(const wt_ledger_table *t, wt_ledger_totals *out)
  * Returns 0, or WT_EIO when writing failed. */
 WT_API int wt_ledger_render_flat(FILE *out, const wt_ledger_table *t);
 
+/* A recorder fact shown as a ledger line after TOTAL (wall), in the table's columns:
+ * name, seconds (blank when has_seconds is 0), count, note. Not part of the arithmetic. */
+typedef struct wt_ledger_fact {
+    const char *name;
+    double seconds;
+    int has_seconds;
+    int64_t count;
+    const char *note;
+} wt_ledger_fact;
+
+/* What the analyzer's reconciled ledger adds to the seed's layout. Every field may be 0/NULL;
+ * wt_ledger_render(out, t, NULL) is wt_ledger_render_flat(out, t). */
+typedef struct wt_ledger_extras {
+    const char *const *row_notes;  /* NULL or n_rows entries (each may be NULL): appended to
+                                      the row's notes column, after HIT/MISS */
+    const wt_ledger_fact *facts;
+    size_t n_facts;
+    const char *const *anomalies;  /* when non-NULL, these lines replace the CACHE MISS list */
+    size_t n_anomalies;
+    /* Called after the facts, before the ANOMALIES block, to print more sections. */
+    void (*sections)(FILE *out, void *ctx);
+    void *sections_ctx;
+} wt_ledger_extras;
+
+/* The seed's table with `x` added (see wt_ledger_extras). Returns 0, or WT_EIO. */
+WT_API int wt_ledger_render(FILE *out, const wt_ledger_table *t, const wt_ledger_extras *x);
+
 #ifdef __cplusplus
 }
 #endif

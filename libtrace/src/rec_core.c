@@ -1,0 +1,261 @@
+/* The recorder's hot path: wt_begin/wt_end, wt_record, counters, marks, metadata, thread
+ * names and rounds. Each call is one check of the global `on` flag, the thread's state from
+ * a TLS pointer, one clock read, interned ids from the thread's pointer cache, and a 24-byte
+ * entry (two when the event carries a count, bytes, a detail or a large category id) stored
+ * into the thread's ring and published by one release store. No lock, no system call, no
+ * allocation, unless a ring is half full (one wake-up of the writer) or a string is new.
+ *
+ * Workload: millions of spans per second from a few threads; the spans of a model load are
+ * a few hundred distinct literals repeated. */
+#include <math.h>
+#include <string.h>
+
+#include "rec_state.h"
+
+/* Starts the recorder on the first call (rec_life.c); returns whether it records. */
+int wt__on_slow(void);
+
+#define ON() __builtin_expect(atomic_load_explicit(&wt__g.on, memory_order_relaxed), 1)
+
+static inline wt__tstate *self(void)
+{
+    wt__tstate *ts = wt__tls;
+    if (__builtin_expect(ts != NULL, 1))
+        return ts;
+    return wt__tstate_make();
+}
+
+static inline wt__ext *ext_at(wt__tstate *ts)
+{
+    return (wt__ext *)(void *)wt__ring_at(ts, atomic_load_explicit(&ts->head, memory_order_relaxed) + 1);
+}
+
+static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat : WT__B_CAT_BIG; }
+
+wt_span wt_begin(const char *category, const char *label)
+{
+    if (!ON() && !wt__on_slow())
+        return 0;
+    wt__tstate *ts = self();
+    if (!ts)
+        return 0;
+    const uint32_t d = ts->depth;
+    if (__builtin_expect(d >= WT__MAX_DEPTH, 0)) {
+        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+        return 0;
+    }
+    wt__open *o = &ts->stack[d];
+    o->cat = wt__intern(&ts->icache, category);
+    o->label = wt__intern(&ts->icache, label);
+    const uint32_t gen = ++ts->gen;
+    o->gen = gen;
+    ts->depth = d + 1;
+    /* the clock last, so interning is not inside the span */
+    o->t0 = wt__ticks();
+    return (uint64_t)(ts->serial & 0xffffu) << 48 | (uint64_t)gen << 16 | (uint64_t)(d + 1);
+}
+
+static inline void end_impl(wt_span h, wt_cached cached, int64_t count, int64_t bytes,
+                            const char *detail)
+{
+    /* the clock first, so the bookkeeping below is not inside the span */
+    const uint64_t t = wt__ticks();
+    wt__tstate *ts = wt__tls;
+    if (!h || !ts || !ON())
+        return;
+    const uint32_t idx = (uint32_t)(h & 0xffffu) - 1;
+    if (idx >= ts->depth || ts->stack[idx].gen != (uint32_t)(h >> 16) ||
+        (h >> 48) != (ts->serial & 0xffffu))
+        return; /* stale, already ended, or another thread's */
+    if (idx + 1 < ts->depth)
+        wt__close_spans(ts, t, idx + 1);
+    const wt__open *o = &ts->stack[idx];
+    const uint32_t did = detail ? wt__intern(&ts->icache, detail) : 0;
+    const int ext = (count != 0 && count != 1) || bytes != 0 || did != 0 || o->cat >= WT__B_CAT_BIG;
+    ts->depth = idx;
+    wt__ent *e = wt__reserve(ts, 1 + ext);
+    if (!e)
+        return;
+    e->t0 = o->t0;
+    e->t1 = t;
+    e->a = o->label;
+    e->b = WT__B_MAKE(WT__K_SPAN, (unsigned)cached & 3u, ext, idx, cat_bits(o->cat));
+    if (ext) {
+        wt__ext *x = ext_at(ts);
+        x->count = count;
+        x->bytes = bytes;
+        x->detail = did;
+        x->cat = o->cat;
+    }
+    wt__publish(ts, 1 + ext);
+}
+
+void wt_end(wt_span h, wt_cached cached, int64_t count, const char *detail)
+{
+    end_impl(h, cached, count, 0, detail);
+}
+
+void wt_end_ex(wt_span h, const wt_span_args *args)
+{
+    if (args)
+        end_impl(h, args->cached, args->count, args->bytes, args->detail);
+    else
+        end_impl(h, WT_CACHED_UNKNOWN, 0, 0, NULL);
+}
+
+static inline void record_impl(const char *category, const char *label, double seconds,
+                               wt_cached cached, int64_t count, int64_t bytes, const char *detail)
+{
+    uint64_t t = wt__ticks();
+    if (!ON()) {
+        if (!wt__on_slow())
+            return;
+        t = wt__ticks(); /* the clock was chosen just now */
+    }
+    wt__tstate *ts = self();
+    if (!ts)
+        return;
+    const uint32_t cat = wt__intern(&ts->icache, category);
+    const uint32_t lab = wt__intern(&ts->icache, label);
+    const uint32_t did = detail ? wt__intern(&ts->icache, detail) : 0;
+    /* a negative, NaN or infinite duration is 0; an absurd one is capped at ~292 years */
+    int64_t dur = 0;
+    if (isfinite(seconds) && seconds > 0)
+        dur = seconds < 9.2e9 ? (int64_t)(seconds * 1e9 + 0.5) : INT64_MAX / 2;
+    const int ext = (count != 0 && count != 1) || bytes != 0 || did != 0 || cat >= WT__B_CAT_BIG;
+    wt__ent *e = wt__reserve(ts, 1 + ext);
+    if (!e)
+        return;
+    e->t0 = (uint64_t)dur;
+    e->t1 = t;
+    e->a = lab;
+    e->b = WT__B_MAKE(WT__K_SPAN_MEASURED, (unsigned)cached & 3u, ext, ts->depth, cat_bits(cat));
+    if (ext) {
+        wt__ext *x = ext_at(ts);
+        x->count = count;
+        x->bytes = bytes;
+        x->detail = did;
+        x->cat = cat;
+    }
+    wt__publish(ts, 1 + ext);
+}
+
+void wt_record(const char *category, const char *label, double seconds, wt_cached cached,
+               int64_t count, const char *detail)
+{
+    record_impl(category, label, seconds, cached, count, 0, detail);
+}
+
+void wt_record_ex(const char *category, const char *label, double seconds,
+                  const wt_span_args *args)
+{
+    if (args)
+        record_impl(category, label, seconds, args->cached, args->count, args->bytes,
+                    args->detail);
+    else
+        record_impl(category, label, seconds, WT_CACHED_UNKNOWN, 0, 0, NULL);
+}
+
+void wt_counter(const char *name, int64_t value)
+{
+    uint64_t t = wt__ticks();
+    if (!ON()) {
+        if (!wt__on_slow())
+            return;
+        t = wt__ticks(); /* the clock was chosen just now */
+    }
+    wt__tstate *ts = self();
+    if (!ts)
+        return;
+    const uint32_t id = wt__intern(&ts->icache, name);
+    wt__ent *e = wt__reserve(ts, 1);
+    if (!e)
+        return;
+    e->t0 = t;
+    e->t1 = (uint64_t)value;
+    e->a = id;
+    e->b = WT__B_MAKE(WT__K_COUNTER, 0, 0, 0, 0);
+    wt__publish(ts, 1);
+}
+
+/* The rarer instants: an entry plus an extension for the second string. */
+static void instant2(unsigned kind, const char *category, const char *a, const char *detail)
+{
+    uint64_t t = wt__ticks();
+    if (!ON()) {
+        if (!wt__on_slow())
+            return;
+        t = wt__ticks(); /* the clock was chosen just now */
+    }
+    wt__tstate *ts = self();
+    if (!ts)
+        return;
+    const uint32_t cat = wt__intern(&ts->icache, category);
+    const uint32_t aid = wt__intern(&ts->icache, a);
+    const uint32_t did = wt__intern(&ts->icache, detail);
+    wt__ent *e = wt__reserve(ts, 2);
+    if (!e)
+        return;
+    e->t0 = t;
+    e->t1 = 0;
+    e->a = aid;
+    e->b = WT__B_MAKE(kind, 0, 1, 0, cat_bits(cat));
+    wt__ext *x = ext_at(ts);
+    memset(x, 0, sizeof *x);
+    x->detail = did;
+    x->cat = cat;
+    wt__publish(ts, 2);
+}
+
+void wt_mark(const char *category, const char *label, const char *detail)
+{
+    instant2(WT__K_MARK, category, label, detail);
+}
+
+void wt_meta(const char *key, const char *value) { instant2(WT__K_META, NULL, key, value); }
+
+void wt_thread_name(const char *name) { instant2(WT__K_THREAD_NAME, NULL, name, NULL); }
+
+static void round_end_at(wt__tstate *ts, uint64_t t)
+{
+    ts->round_open = 0;
+    wt__ent *e = wt__reserve(ts, 2);
+    if (!e)
+        return;
+    e->t0 = ts->round_t0;
+    e->t1 = t;
+    e->a = ts->round_cfg;
+    e->b = WT__B_MAKE(WT__K_ROUND, 0, 1, 0, 0);
+    wt__ext *x = ext_at(ts);
+    memset(x, 0, sizeof *x);
+    x->count = ts->round_no;
+    wt__publish(ts, 2);
+}
+
+void wt_round_begin(const char *config, int64_t round)
+{
+    uint64_t t = wt__ticks();
+    if (!ON()) {
+        if (!wt__on_slow())
+            return;
+        t = wt__ticks(); /* the clock was chosen just now */
+    }
+    wt__tstate *ts = self();
+    if (!ts)
+        return;
+    if (ts->round_open)
+        round_end_at(ts, t);
+    ts->round_cfg = wt__intern(&ts->icache, config);
+    ts->round_no = round;
+    ts->round_t0 = t;
+    ts->round_open = 1;
+}
+
+void wt_round_end(void)
+{
+    const uint64_t t = wt__ticks();
+    wt__tstate *ts = wt__tls;
+    if (!ts || !ON() || !ts->round_open)
+        return;
+    round_end_at(ts, t);
+}

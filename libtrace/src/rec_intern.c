@@ -1,0 +1,197 @@
+/* The global string table behind rec_intern.h: an append-only array of entries in chunks
+ * that never move (read lock-free by the writer and the crash handler) and an open-addressing
+ * hash index by content, guarded by a mutex that only cache misses take. */
+#include "rec_intern.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "format.h"
+
+#define CHUNK_BITS 12
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define MAX_CHUNKS 4096u /* 16M strings */
+#define ARENA_BLOCK (64u << 10)
+
+typedef struct str_ent {
+    const char *s;
+    uint32_t len;
+    uint32_t hash;
+} str_ent;
+
+static str_ent *chunks[MAX_CHUNKS];
+static atomic_uint count;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t *index_ids; /* 0 = empty slot */
+static uint32_t index_cap;
+static char *arena;
+static size_t arena_left;
+
+#define MAX_RO 256
+static struct { uintptr_t lo, hi; } ro[MAX_RO];
+static atomic_int n_ro;
+
+static uint32_t hash_str(const char *s, size_t n)
+{
+    /* FNV-1a: strings are short labels; quality is ample for an index */
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+const char *wt__string_get(uint32_t id, uint32_t *len)
+{
+    if (id == 0 || id > atomic_load_explicit(&count, memory_order_acquire))
+        return NULL;
+    const str_ent *e = &chunks[(id - 1) >> CHUNK_BITS][(id - 1) & (CHUNK_SIZE - 1)];
+    if (len)
+        *len = e->len;
+    return e->s;
+}
+
+uint32_t wt__string_count(void) { return atomic_load_explicit(&count, memory_order_acquire); }
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    int n = atomic_load_explicit(&n_ro, memory_order_relaxed);
+    for (int i = 0; i < info->dlpi_phnum && n < MAX_RO; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        if (p->p_type != PT_LOAD || (p->p_flags & PF_W))
+            continue;
+        ro[n].lo = info->dlpi_addr + p->p_vaddr;
+        ro[n].hi = ro[n].lo + p->p_memsz;
+        n++;
+    }
+    atomic_store_explicit(&n_ro, n, memory_order_release);
+    return 0;
+}
+
+void wt__intern_scan_ro(void)
+{
+    pthread_mutex_lock(&lock);
+    atomic_store_explicit(&n_ro, 0, memory_order_relaxed);
+    dl_iterate_phdr(phdr_cb, NULL);
+    pthread_mutex_unlock(&lock);
+}
+
+static int is_ro(const char *s)
+{
+    const uintptr_t p = (uintptr_t)s;
+    const int n = atomic_load_explicit(&n_ro, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (p >= ro[i].lo && p < ro[i].hi)
+            return 1;
+    return 0;
+}
+
+static char *arena_copy(const char *s, size_t n)
+{
+    if (n + 1 > ARENA_BLOCK) {
+        char *big = malloc(n + 1);
+        if (big) {
+            memcpy(big, s, n);
+            big[n] = '\0';
+        }
+        return big;
+    }
+    if (arena_left < n + 1) {
+        arena = malloc(ARENA_BLOCK);
+        arena_left = arena ? ARENA_BLOCK : 0;
+        if (!arena)
+            return NULL;
+    }
+    char *out = arena;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    arena += n + 1;
+    arena_left -= n + 1;
+    return out;
+}
+
+static const str_ent *ent_of(uint32_t id)
+{
+    return &chunks[(id - 1) >> CHUNK_BITS][(id - 1) & (CHUNK_SIZE - 1)];
+}
+
+/* Doubles the index; called with the lock held. */
+static int grow_index(void)
+{
+    const uint32_t cap = index_cap ? index_cap * 2 : 1024;
+    uint32_t *ids = calloc(cap, sizeof *ids);
+    if (!ids)
+        return -1;
+    for (uint32_t i = 0; i < index_cap; i++) {
+        const uint32_t id = index_ids[i];
+        if (!id)
+            continue;
+        uint32_t j = ent_of(id)->hash & (cap - 1);
+        while (ids[j])
+            j = (j + 1) & (cap - 1);
+        ids[j] = id;
+    }
+    free(index_ids);
+    index_ids = ids;
+    index_cap = cap;
+    return 0;
+}
+
+/* Finds or adds (s, n); lock held. Returns the id or 0. */
+static uint32_t lookup_add(const char *s, size_t n)
+{
+    const uint32_t h = hash_str(s, n);
+    const uint32_t have = atomic_load_explicit(&count, memory_order_relaxed);
+    if (index_cap && (have + 1) * 2 > index_cap) {
+        if (grow_index())
+            return 0;
+    } else if (!index_cap && grow_index()) {
+        return 0;
+    }
+    uint32_t j = h & (index_cap - 1);
+    for (; index_ids[j]; j = (j + 1) & (index_cap - 1)) {
+        const str_ent *e = ent_of(index_ids[j]);
+        if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
+            return index_ids[j];
+    }
+    const uint32_t id = have + 1;
+    const uint32_t c = (id - 1) >> CHUNK_BITS;
+    if (c >= MAX_CHUNKS)
+        return 0;
+    if (!chunks[c] && !(chunks[c] = calloc(CHUNK_SIZE, sizeof(str_ent))))
+        return 0;
+    char *copy = arena_copy(s, n);
+    if (!copy)
+        return 0;
+    str_ent *e = &chunks[c][(id - 1) & (CHUNK_SIZE - 1)];
+    e->s = copy;
+    e->len = (uint32_t)n;
+    e->hash = h;
+    index_ids[j] = id;
+    /* publishes the entry to lock-free readers (writer thread, crash handler) */
+    atomic_store_explicit(&count, id, memory_order_release);
+    return id;
+}
+
+uint32_t wt__intern_slow(wt__icache *c, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > WT__STRING_MAX)
+        n = WT__STRING_MAX; /* cut before hashing, so a long string always maps to one id */
+    pthread_mutex_lock(&lock);
+    const uint32_t id = lookup_add(s, n);
+    pthread_mutex_unlock(&lock);
+    if (id && c) {
+        const uint64_t h =
+            ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - WT__ICACHE_BITS);
+        c->e[h].ptr = s;
+        c->e[h].id = id;
+        c->e[h].ro = is_ro(s);
+    }
+    return id;
+}
+
+void wt__intern_lock(void) { pthread_mutex_lock(&lock); }
+
+void wt__intern_unlock(void) { pthread_mutex_unlock(&lock); }

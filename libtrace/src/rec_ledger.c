@@ -1,0 +1,143 @@
+/* The seed's flat ledger, kept in memory by the writer thread: per category (in the order of
+ * its first span) the seconds, the sum of counts, HIT and MISS tallies, and every MISS for
+ * the ANOMALIES list. The writer sees every span as it encodes it, so the hot path pays
+ * nothing for this. Printed at exit and by wt_print_ledger() through wt_ledger_render_flat(),
+ * the one implementation of the seed's layout. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rec_state.h"
+#include "walltime/ledger.h"
+
+typedef struct row {
+    uint32_t cat;
+    double seconds;
+    int64_t count, hits, misses;
+} row;
+
+typedef struct miss {
+    uint32_t cat, label, detail;
+    double seconds;
+} miss;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t *row_of; /* category id -> row index + 1 */
+static uint32_t row_of_cap;
+static row *rows;
+static size_t n_rows, cap_rows;
+static miss *misses;
+static size_t n_misses, cap_misses;
+
+#define MAX_MISSES 100000 /* the list is for a person to read; the tallies stay exact */
+
+void wt__agg_lock(void) { pthread_mutex_lock(&lock); }
+
+void wt__agg_unlock(void) { pthread_mutex_unlock(&lock); }
+
+void wt__agg_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    free(row_of);
+    free(rows);
+    free(misses);
+    row_of = NULL;
+    rows = NULL;
+    misses = NULL;
+    row_of_cap = 0;
+    n_rows = cap_rows = n_misses = cap_misses = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+static row *row_for(uint32_t cat)
+{
+    if (cat < row_of_cap && row_of[cat])
+        return &rows[row_of[cat] - 1]; /* the common case: a known category */
+    if (cat >= row_of_cap) {
+        uint32_t cap = row_of_cap ? row_of_cap : 64;
+        while (cap <= cat)
+            cap *= 2;
+        uint32_t *r = realloc(row_of, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        for (uint32_t i = row_of_cap; i < cap; i++)
+            r[i] = 0;
+        row_of = r;
+        row_of_cap = cap;
+    }
+    if (row_of[cat])
+        return &rows[row_of[cat] - 1];
+    if (n_rows == cap_rows) {
+        const size_t cap = cap_rows ? 2 * cap_rows : 16;
+        row *r = realloc(rows, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        rows = r;
+        cap_rows = cap;
+    }
+    row *r = &rows[n_rows++];
+    *r = (row){ cat, 0.0, 0, 0, 0 };
+    row_of[cat] = (uint32_t)n_rows;
+    return r;
+}
+
+/* Called by the writer with the lock held (it holds it for a whole drain). */
+void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns,
+                  wt_cached cached, int64_t count)
+{
+    row *r = row_for(cat);
+    if (!r)
+        return;
+    const double s = (double)dur_ns * 1e-9;
+    r->seconds += s;
+    r->count += count;
+    if (cached == WT_CACHED_HIT) {
+        r->hits++;
+    } else if (cached == WT_CACHED_MISS) {
+        r->misses++;
+        if (n_misses == cap_misses && cap_misses < MAX_MISSES) {
+            const size_t cap = cap_misses ? 2 * cap_misses : 16;
+            miss *m = realloc(misses, cap * sizeof *m);
+            if (m) {
+                misses = m;
+                cap_misses = cap;
+            }
+        }
+        if (n_misses < cap_misses)
+            misses[n_misses++] = (miss){ cat, label, detail, s };
+    }
+}
+
+int wt__agg_empty(void)
+{
+    pthread_mutex_lock(&lock);
+    const int empty = n_rows == 0;
+    pthread_mutex_unlock(&lock);
+    return empty;
+}
+
+void wt__agg_print(const char *title, double wall)
+{
+    pthread_mutex_lock(&lock);
+    wt_ledger_row *lr = calloc(n_rows ? n_rows : 1, sizeof *lr);
+    wt_ledger_miss *lm = calloc(n_misses ? n_misses : 1, sizeof *lm);
+    if (lr && lm) {
+        for (size_t i = 0; i < n_rows; i++) {
+            const char *name = wt__string_get(rows[i].cat, NULL);
+            lr[i] = (wt_ledger_row){ .name = name ? name : "", .seconds = rows[i].seconds,
+                                     .count = rows[i].count, .hits = rows[i].hits,
+                                     .misses = rows[i].misses };
+        }
+        for (size_t i = 0; i < n_misses; i++)
+            lm[i] = (wt_ledger_miss){ .category = wt__string_get(misses[i].cat, NULL),
+                                      .label = wt__string_get(misses[i].label, NULL),
+                                      .detail = wt__string_get(misses[i].detail, NULL),
+                                      .seconds = misses[i].seconds };
+        const wt_ledger_table t = { .title = title, .rows = lr, .n_rows = n_rows,
+                                    .misses = lm, .n_misses = n_misses, .wall = wall };
+        wt_ledger_render_flat(stderr, &t);
+        fflush(stderr);
+    }
+    free(lr);
+    free(lm);
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,261 @@
+/* The recorder's life cycle: the first call (configuration from the environment, clock
+ * calibration, start at first use), wt_open/wt_flush/wt_close, the exit hook, and fork().
+ *
+ * fork(): the child does not write into the parent's file. In the child the recorder is
+ * closed, as after wt_close() but with nothing written: the writer thread does not exist
+ * there, the parent's unwritten events are discarded, and no ledger is printed at the
+ * child's exit. The child may call wt_open() to record into a file of its own. The locks the
+ * recorder takes outside the hot path are held across fork() so the child never inherits
+ * one taken. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "rec_state.h"
+
+wt__rec wt__g = {
+    .fd = -1,
+    .flush_lock = PTHREAD_MUTEX_INITIALIZER,
+    .flush_cond = PTHREAD_COND_INITIALIZER,
+    .threads_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
+static int inited;
+
+static void at_exit(void)
+{
+    const int st = atomic_load(&wt__g.state);
+    if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
+        wt_close();
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&life);
+    pthread_mutex_lock(&wt__g.threads_lock);
+    wt__agg_lock();
+    wt__intern_lock();
+}
+
+static void fork_parent(void)
+{
+    wt__intern_unlock();
+    wt__agg_unlock();
+    pthread_mutex_unlock(&wt__g.threads_lock);
+    pthread_mutex_unlock(&life);
+}
+
+static void fork_child(void)
+{
+    wt__intern_unlock();
+    wt__agg_unlock();
+    pthread_mutex_unlock(&wt__g.threads_lock);
+    atomic_store(&wt__g.on, 0);
+    const int st = atomic_load(&wt__g.state);
+    if (st == WT__ST_OPEN || st == WT__ST_FAILED) {
+        wt__signals_remove();
+        if (wt__g.fd >= 0)
+            close(wt__g.fd);
+        wt__g.fd = -1;
+        free(wt__g.path);
+        wt__g.path = NULL;
+        atomic_store(&wt__g.state, WT__ST_CLOSED);
+    }
+    wt__writer_forget();
+    pthread_mutex_init(&wt__g.flush_lock, NULL);
+    pthread_cond_init(&wt__g.flush_cond, NULL);
+    atomic_store(&wt__g.io_busy, 0);
+    /* only the forking thread exists in the child */
+    wt__tstate *me = wt__tls;
+    for (wt__tstate *ts = atomic_load(&wt__g.threads); ts; ts = ts->next) {
+        if (ts != me) {
+            atomic_store(&ts->status, WT__TS_FREE);
+        } else {
+            ts->depth = 0;
+            ts->round_open = 0;
+            ts->tid = (uint64_t)getpid();
+        }
+    }
+    pthread_mutex_unlock(&life);
+}
+
+/* Once per process, with `life` held. */
+static void init_locked(void)
+{
+    if (inited)
+        return;
+    inited = 1;
+    wt__env_load();
+    if (atomic_load(&wt__g.state) == WT__ST_DISABLED)
+        return;
+    wt__clock_init(wt__g.force_monotonic);
+    wt__intern_scan_ro();
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    atexit(at_exit);
+}
+
+static void say_cannot(const char *path, int err)
+{
+    fprintf(stderr, "walltime: cannot write '%s': %s; recording is off\n", path ? path : "?",
+            strerror(err));
+}
+
+static int open_locked(const char *tmpl)
+{
+    char *path = NULL;
+    int fd = -1, err = 0, rc = 0;
+    char *cmdline = NULL;
+    if (wt__file_open(tmpl ? tmpl : wt__g.path_template, &path, &fd, &err)) {
+        say_cannot(path ? path : tmpl, err);
+        rc = WT_EOPEN;
+        goto fail;
+    }
+    char host[256];
+    if (gethostname(host, sizeof host - 1))
+        strcpy(host, "");
+    host[sizeof host - 1] = '\0';
+    cmdline = wt__cmdline();
+    struct timespec real;
+    const int64_t mono = wt__mono_ns();
+    clock_gettime(CLOCK_REALTIME, &real);
+    wt__g.open_ns = mono;
+    wt__g.process_start_ns = wt__process_start_ns();
+    if (!wt__g.process_start_ns || wt__g.process_start_ns > mono)
+        wt__g.process_start_ns = mono;
+    const wt__header h = {
+        .pid = (uint64_t)getpid(),
+        .process_start_ns = wt__g.process_start_ns,
+        .open_ns = mono,
+        .anchor_mono_ns = mono,
+        .anchor_real_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec,
+        .clock = wt__clock_name(),
+        .tsc_hz = wt__clock_hz(),
+        .host = host,
+        .cmdline = cmdline,
+        .recorder = "libwalltime " WT_VERSION_STRING,
+    };
+    static uint8_t frame[WT__HEADER_MAX + 8];
+    const size_t n = wt__header_frame(frame, sizeof frame, &h);
+    if (n == 0 || wt__write_all(fd, frame, n)) {
+        say_cannot(path, n == 0 ? EINVAL : errno);
+        rc = WT_EIO;
+        goto fail;
+    }
+    wt__g.fd = fd;
+    wt__g.path = path;
+    wt__tstates_reset();
+    atomic_store(&wt__g.strings_written, 0);
+    atomic_store(&wt__g.crashed, 0);
+    atomic_store(&wt__g.io_busy, 0);
+    wt__fail_reset();
+    wt__agg_reset();
+    if (wt__writer_start()) {
+        say_cannot(path, ENOMEM);
+        wt__g.fd = -1;
+        wt__g.path = NULL;
+        rc = WT_ENOMEM;
+        goto fail;
+    }
+    if (wt__g.signals)
+        wt__signals_install();
+    atomic_store(&wt__g.state, WT__ST_OPEN);
+    atomic_store(&wt__g.on, 1);
+    free(cmdline);
+    return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    free(cmdline);
+    atomic_store(&wt__g.state, WT__ST_FAILED);
+    return rc;
+}
+
+int wt__on_slow(void)
+{
+    if (atomic_load(&wt__g.state) == WT__ST_UNINIT) {
+        pthread_mutex_lock(&life);
+        init_locked();
+        if (atomic_load(&wt__g.state) == WT__ST_UNINIT)
+            open_locked(NULL);
+        pthread_mutex_unlock(&life);
+    }
+    return atomic_load_explicit(&wt__g.on, memory_order_relaxed);
+}
+
+int wt_open(const char *path)
+{
+    pthread_mutex_lock(&life);
+    init_locked();
+    int rc;
+    const int st = atomic_load(&wt__g.state);
+    if (st == WT__ST_DISABLED)
+        rc = WT_EDISABLED;
+    else if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
+        rc = WT_ESTATE;
+    else
+        rc = open_locked(path);
+    pthread_mutex_unlock(&life);
+    return rc;
+}
+
+int wt_flush(void)
+{
+    if (atomic_load(&wt__g.state) != WT__ST_OPEN)
+        return atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : WT_ESTATE;
+    return wt__writer_flush();
+}
+
+int wt_close(void)
+{
+    pthread_mutex_lock(&life);
+    const int st = atomic_load(&wt__g.state);
+    if (st != WT__ST_OPEN && !(st == WT__ST_FAILED && wt__g.writer_running)) {
+        pthread_mutex_unlock(&life);
+        return WT_ESTATE;
+    }
+    /* the calling thread's open spans end now; other threads' end with their thread */
+    wt__tstate *ts = wt__tls;
+    if (ts && st == WT__ST_OPEN)
+        wt__close_open(ts, wt__ticks());
+    atomic_store(&wt__g.on, 0);
+    wt__writer_stop();
+    wt__signals_remove();
+    const int failed = atomic_load(&wt__g.state) == WT__ST_FAILED;
+    if (wt__g.fd >= 0)
+        close(wt__g.fd);
+    wt__g.fd = -1;
+    atomic_store(&wt__g.state, WT__ST_CLOSED);
+    if (!failed && wt__g.summary) {
+        if (!wt__agg_empty())
+            wt__agg_print("end of run",
+                          (double)(wt__mono_ns() - wt__g.process_start_ns) * 1e-9);
+        fprintf(stderr, "walltime: trace written to '%s'\n", wt__g.path);
+        fflush(stderr);
+    }
+    free(wt__g.path);
+    wt__g.path = NULL;
+    pthread_mutex_unlock(&life);
+    return failed ? WT_EIO : 0;
+}
+
+int wt_enabled(void) { return atomic_load_explicit(&wt__g.on, memory_order_relaxed); }
+
+const char *wt_trace_path(void)
+{
+    return atomic_load(&wt__g.state) == WT__ST_OPEN ? wt__g.path : NULL;
+}
+
+void wt_print_ledger(const char *title)
+{
+    if (atomic_load(&wt__g.state) == WT__ST_OPEN)
+        wt__writer_flush();
+    wt__agg_print(title, wt__g.process_start_ns
+                             ? (double)(wt__mono_ns() - wt__g.process_start_ns) * 1e-9
+                             : 0.0);
+}

@@ -1,0 +1,180 @@
+/* Crash handlers: on SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT, write what the rings hold
+ * (the crashing thread first, complete; the others best effort), the crashing thread's open
+ * spans as unclosed, and an END record with the signal; then put back the handler that was
+ * there before and let the signal go on to it, so the process dies (or a sanitizer or
+ * Python's faulthandler reports) as it would have without us.
+ *
+ * Everything here is async-signal-safe: buffers are allocated at install time, records are
+ * made by the encoder (no allocation, no locks) into raw zstd frames (wt__frame_raw, no
+ * compression), and each frame goes out with write(). The writer thread is kept out by the
+ * io_busy flag, waited for at most 500 ms (it may be the crashing thread). Limits: a stack
+ * overflow needs an alternate signal stack, which the program must provide (the handlers are
+ * installed with SA_ONSTACK); events a thread was storing at the instant of the crash may be
+ * missing. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "rec_state.h"
+
+#define NSIGS 5
+static const int sigs[NSIGS] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction saved[NSIGS];
+static int installed;
+
+/* The crash path's buffers, allocated once and kept for the life of the process. */
+#define CBUF_CAP (256u << 10)
+static uint8_t *cbuf, *cframe;
+static atomic_int in_crash, dump_done;
+
+static int cflush(wt__sink *s)
+{
+    if (s->enc.len == 0)
+        return 0;
+    const size_t n = wt__frame_raw(cframe, WT__FRAME_RAW_BOUND(CBUF_CAP), cbuf, s->enc.len);
+    if (n == 0 || wt__write_all(wt__g.fd, cframe, n))
+        return -1;
+    wt__enc_reset(&s->enc, cbuf, CBUF_CAP);
+    return 0;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The crashing thread's open spans, innermost first (the order their ends would have come). */
+static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int64_t end)
+{
+    for (uint32_t d = ts->depth; d-- > 0;) {
+        const wt__open *o = &ts->stack[d];
+        const uint32_t need = o->cat > o->label ? o->cat : o->label;
+        if (wt__emit_strings(s, need))
+            return;
+        wt__span_rec r;
+        memset(&r, 0, sizeof r);
+        r.start = wt__tick_ns(c, o->t0);
+        r.end = end > r.start ? end : r.start;
+        r.depth = d;
+        r.category = o->cat;
+        r.label = o->label;
+        r.count = 1;
+        r.unclosed = 1;
+        int rc = wt__enc_span(&s->enc, ts->tid, &r);
+        if (rc == WT_ENOSPC) {
+            if (s->flush(s))
+                return;
+            rc = wt__enc_span(&s->enc, ts->tid, &r);
+        }
+        if (rc)
+            return;
+    }
+}
+
+static void dump_ring(wt__sink *s, const wt__tstate *ts, const wt__calib *c)
+{
+    uint64_t progress;
+    const uint64_t from = atomic_load_explicit(&ts->tail, memory_order_acquire);
+    const uint64_t to = atomic_load_explicit(&ts->head, memory_order_acquire);
+    if (to > from && to - from <= ts->mask + 1)
+        wt__emit_ring(s, ts, from, to, c, &progress);
+}
+
+static void dump(int sig)
+{
+    atomic_store(&wt__g.on, 0);
+    atomic_store(&wt__g.crashed, 1);
+    /* keep the writer out; it may be stuck or be this very thread, so not for ever */
+    const int64_t give_up = now_ns() + 500000000;
+    while (atomic_exchange_explicit(&wt__g.io_busy, 1, memory_order_acquire) && now_ns() < give_up)
+        ;
+    const wt__calib c = *wt__clock_calib();
+    wt__sink s;
+    memset(&s, 0, sizeof s);
+    wt__enc_reset(&s.enc, cbuf, CBUF_CAP);
+    s.strings_done = atomic_load_explicit(&wt__g.strings_written, memory_order_acquire);
+    s.flush = cflush;
+    const int64_t end = wt__tick_ns(&c, wt__ticks());
+    const wt__tstate *me = wt__tls;
+    if (me) {
+        dump_ring(&s, me, &c);
+        dump_open(&s, me, &c, end);
+    }
+    for (const wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
+         ts = ts->next)
+        if (ts != me && atomic_load(&ts->status) != WT__TS_FREE)
+            dump_ring(&s, ts, &c);
+    int rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);
+    if (rc == WT_ENOSPC && s.flush(&s) == 0)
+        rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);
+    if (rc == 0)
+        cflush(&s);
+}
+
+static void on_crash(int sig, siginfo_t *info, void *uctx)
+{
+    (void)uctx;
+    const int saved_errno = errno;
+    if (!atomic_exchange(&in_crash, 1)) {
+        if (atomic_load(&wt__g.on) && cbuf)
+            dump(sig);
+        atomic_store(&dump_done, 1);
+    } else {
+        /* another thread is writing the dump: let it finish before this one kills us */
+        const int64_t give_up = now_ns() + 1000000000;
+        while (!atomic_load(&dump_done) && now_ns() < give_up)
+            ;
+    }
+    for (int i = 0; i < NSIGS; i++)
+        if (sigs[i] == sig)
+            sigaction(sig, &saved[i], NULL);
+    /* a sent signal (abort, kill) is sent again; a fault happens again when we return */
+    if (info == NULL || info->si_code <= 0)
+        raise(sig);
+    errno = saved_errno;
+}
+
+void wt__signals_install(void)
+{
+    if (installed)
+        return;
+    if (!cbuf) {
+        cbuf = malloc(CBUF_CAP);
+        cframe = malloc(WT__FRAME_RAW_BOUND(CBUF_CAP));
+        if (!cbuf || !cframe) {
+            free(cbuf);
+            free(cframe);
+            cbuf = cframe = NULL;
+            return;
+        }
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_crash;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NSIGS; i++)
+        sigaction(sigs[i], &sa, &saved[i]);
+    atomic_store(&in_crash, 0);
+    atomic_store(&dump_done, 0);
+    installed = 1;
+}
+
+void wt__signals_remove(void)
+{
+    if (!installed)
+        return;
+    for (int i = 0; i < NSIGS; i++) {
+        struct sigaction cur;
+        /* put the old handler back only if nobody installed theirs over ours since */
+        if (sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+            cur.sa_sigaction == on_crash)
+            sigaction(sigs[i], &saved[i], NULL);
+    }
+    installed = 0;
+}

@@ -1,0 +1,218 @@
+/* The recorder's shared state: the raw entries threads append, the per-thread state that owns
+ * a ring of them, and the process-wide recorder state. Included only by rec_*.c.
+ *
+ * Invariants:
+ * - A thread's ring has one producer (its thread) and one consumer (the writer, or the crash
+ *   handler when the process is dying). The producer stores entries and then publishes `head`
+ *   with a release store; the consumer reads `head` with acquire and gives space back by a
+ *   release store of `tail`, but only after the frame holding those entries has been
+ *   written: until then the crash handler can still write them from the ring.
+ * - Producer-written fields and the consumer-written `tail` live on separate cache lines;
+ *   no two threads ever write one line per event.
+ * - A raw entry is 24 bytes. A span is stored once, at its end. Fields an entry cannot hold
+ *   (count, bytes, detail, a large id) go to one extension entry right after it; the two are
+ *   published together.
+ * - Thread states are never freed: a thread that exits leaves its state DEAD, the writer
+ *   drains it and marks it FREE, and a new thread recycles it. Walking the list is therefore
+ *   safe without a lock (for the writer and the crash handler). */
+#ifndef WT_REC_STATE_H
+#define WT_REC_STATE_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "rec_clock.h"
+#include "rec_intern.h"
+#include "walltime/walltime.h"
+
+/* Entry kinds (top 4 bits of wt__ent.b). */
+enum {
+    WT__K_SPAN = 1,
+    WT__K_SPAN_MEASURED = 2, /* t0 holds the duration in ns, t1 the end tick */
+    WT__K_SPAN_UNCLOSED = 3,
+    WT__K_COUNTER = 4,       /* t0 tick, t1 value, a name */
+    WT__K_MARK = 5,          /* t0 tick, a label, cat category, ext detail */
+    WT__K_META = 6,          /* t0 tick, a key, ext detail = value */
+    WT__K_THREAD_NAME = 7,   /* t0 tick, a name */
+    WT__K_ROUND = 8          /* t0, t1 ticks, a config, ext count = round */
+};
+
+/* b = kind:4 | cached:2 | ext:1 | depth:8 | cat:17 */
+#define WT__B_CAT_BITS 17
+#define WT__B_CAT_BIG ((1u << WT__B_CAT_BITS) - 1) /* the category id is in ext.cat */
+#define WT__B_MAKE(kind, cached, ext, depth, cat)                                          \
+    ((uint32_t)(kind) << 28 | (uint32_t)(cached) << 26 | (uint32_t)(ext) << 25 |              \
+     (uint32_t)(depth) << 17 | (uint32_t)(cat))
+#define WT__B_KIND(b) ((b) >> 28)
+#define WT__B_CACHED(b) (((b) >> 26) & 3u)
+#define WT__B_EXT(b) (((b) >> 25) & 1u)
+#define WT__B_DEPTH(b) (((b) >> 17) & 0xffu)
+#define WT__B_CATID(b) ((b) & WT__B_CAT_BIG)
+
+typedef struct wt__ent {
+    uint64_t t0, t1;
+    uint32_t a, b;
+} wt__ent;
+
+typedef struct wt__ext {
+    int64_t count; /* spans: count (0 = 1); ROUND: the round */
+    int64_t bytes;
+    uint32_t detail; /* spans, marks: detail; META: value */
+    uint32_t cat;    /* the category when it does not fit in b */
+} wt__ext;
+
+_Static_assert(sizeof(wt__ent) == 24, "raw entries are 24 bytes");
+_Static_assert(sizeof(wt__ext) == 24, "an extension takes one entry slot");
+
+#define WT__MAX_DEPTH 255 /* deeper begins are dropped (counted) */
+
+typedef struct wt__open {
+    uint64_t t0;
+    uint32_t cat, label;
+    uint32_t gen, pad;
+} wt__open;
+
+enum { WT__TS_LIVE = 1, WT__TS_DEAD = 2, WT__TS_FREE = 3 };
+
+typedef struct wt__tstate {
+    /* ---- written by the owning thread ---- */
+    wt__ent *ring;
+    uint64_t mask;      /* ring size - 1 */
+    uint64_t limit;     /* the fast path may append while head + n <= limit */
+    _Atomic uint64_t head;
+    uint32_t depth;     /* open spans */
+    uint32_t gen;       /* bumped per begin: the handle's generation */
+    uint32_t serial;    /* this incarnation of the state, in handles */
+    int dropping;       /* the writer is stuck: drop without waiting */
+    uint64_t round_t0;
+    int64_t round_no;
+    uint32_t round_cfg;
+    int round_open;
+    wt__open *stack;    /* WT__MAX_DEPTH entries */
+    wt__icache icache;
+    /* ---- written by the writer ---- */
+    _Alignas(64) _Atomic uint64_t tail; /* committed: written to the file */
+    uint64_t enc_pos;                   /* writer-private: encoded into the current frame */
+    /* ---- rare, either side ---- */
+    _Alignas(64) _Atomic uint64_t dropped;
+    atomic_int kicked;
+    atomic_int status;
+    uint64_t tid;
+    struct wt__tstate *next; /* immutable once published */
+} wt__tstate;
+
+enum { WT__ST_UNINIT = 0, WT__ST_OPEN, WT__ST_CLOSED, WT__ST_DISABLED, WT__ST_FAILED };
+
+typedef struct wt__rec {
+    atomic_int on;    /* the hot path's one check: 1 while recording */
+    atomic_int state; /* WT__ST_* */
+    /* configuration, from the environment at the first call */
+    int summary, signals, force_monotonic, zstd_level;
+    uint32_t ring_entries;
+    char *path_template;
+    /* the open file */
+    int fd;
+    char *path;
+    int64_t process_start_ns, open_ns;
+    /* the writer */
+    pthread_t writer;
+    int writer_running;
+    sem_t wake;
+    atomic_int stop;
+    pthread_mutex_t flush_lock;
+    pthread_cond_t flush_cond;
+    uint64_t flush_req, flush_done;
+    /* frames: the writer and the crash handler never write concurrently */
+    atomic_int io_busy;
+    atomic_int crashed;
+    _Atomic uint32_t strings_written; /* ids 1..n are in the file */
+    _Atomic uint64_t writer_progress; /* bumped per ring drained and frame written */
+    /* threads */
+    _Atomic(wt__tstate *) threads;
+    pthread_mutex_t threads_lock;
+    atomic_uint serials;
+} wt__rec;
+
+extern wt__rec wt__g;
+
+/* rec_thread.c: the calling thread's state, created on first use; NULL when out of memory. */
+extern __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec")));
+wt__tstate *wt__tstate_make(void);
+/* Resets every state's ring to empty and their positions (at open). */
+void wt__tstates_reset(void);
+/* The slow path of appending n entries: refreshes the tail, wakes the writer, waits for
+ * room while the writer makes progress, else drops. Returns 1 with room, 0 dropped. */
+int wt__ring_slow(wt__tstate *ts, unsigned n);
+/* Ends the thread's open spans deeper than to_depth at tick `t`, flagged unclosed. */
+void wt__close_spans(wt__tstate *ts, uint64_t t, uint32_t to_depth);
+/* Ends all its open spans (unclosed) and its open round at tick `t`. */
+void wt__close_open(wt__tstate *ts, uint64_t t);
+
+static inline wt__ent *wt__ring_at(const wt__tstate *ts, uint64_t pos) { return &ts->ring[pos & ts->mask]; }
+
+/* Room for n entries at head; NULL when they were dropped. */
+static inline wt__ent *wt__reserve(wt__tstate *ts, unsigned n)
+{
+    const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    if (__builtin_expect(h + n > ts->limit, 0) && !wt__ring_slow(ts, n))
+        return NULL;
+    return wt__ring_at(ts, h);
+}
+
+static inline void wt__publish(wt__tstate *ts, unsigned n)
+{
+    const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    atomic_store_explicit(&ts->head, h + n, memory_order_release);
+}
+
+/* rec_writer.c */
+int wt__writer_start(void);
+void wt__writer_stop(void); /* final drain, END record, join */
+int wt__writer_flush(void);
+void wt__writer_kick(void);
+void wt__writer_forget(void); /* in a forked child, where the thread does not exist */
+/* Turns recording off after an I/O error, printing the one message (once per open). */
+void wt__fail(const char *what, int err);
+void wt__fail_reset(void);
+/* write() until done (EINTR retried); 0 or -1 with errno. Async-signal-safe. */
+int wt__write_all(int fd, const uint8_t *p, size_t n);
+
+/* rec_ledger.c: flat per-category aggregates, fed by the writer. */
+void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns,
+                  wt_cached cached, int64_t count);
+void wt__agg_reset(void);
+void wt__agg_lock(void);
+void wt__agg_unlock(void);
+void wt__agg_print(const char *title, double wall);
+int wt__agg_empty(void);
+
+/* rec_signal.c */
+void wt__signals_install(void);
+void wt__signals_remove(void);
+
+/* rec_env.c */
+void wt__env_load(void);
+int wt__file_open(const char *tmpl, char **path_out, int *fd_out, int *err_out);
+int64_t wt__process_start_ns(void);
+char *wt__cmdline(void);
+
+/* rec_emit.c: ring entries to records, shared by the writer and the crash handler. */
+#include "encode.h"
+typedef struct wt__sink wt__sink;
+struct wt__sink {
+    wt__enc enc;
+    uint32_t strings_done;  /* ids 1..n are defined in written or pending frames */
+    int (*flush)(wt__sink *); /* makes a frame of enc's records; 0 or negative: give up */
+    int agg;                  /* feed the ledger aggregates (writer only) */
+};
+/* Encodes the entries [from, to) of ts; returns the position reached (to, or less when the
+ * sink gave up). Stores the position after each entry in *progress, so a flush in between
+ * (which commits what is encoded) knows where the frame ends. */
+uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_t to,
+                       const wt__calib *c, uint64_t *progress);
+/* Defines strings strings_done+1 .. upto. 0 or -1 (the sink gave up). */
+int wt__emit_strings(wt__sink *s, uint32_t upto);
+
+#endif

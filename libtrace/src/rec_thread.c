@@ -1,0 +1,195 @@
+/* Per-thread recorder state: creation on a thread's first call, recycling of states whose
+ * thread exited, the ring's slow path (wake the writer, wait while it makes progress, drop
+ * when it is stuck), and the unclosed ends of spans a thread leaves open.
+ *
+ * The wait policy for a full ring: a thread whose ring is full waits in 50 us sleeps for as
+ * long as the writer keeps draining rings and writing frames (so a burst is throttled to the writer's pace,
+ * and nothing is lost); when the writer has made no progress for 200 ms (a disk that stopped
+ * answering), the thread drops events, counting them, and stops waiting until space
+ * reappears. A host thread is therefore never blocked by a stuck writer for more than 200 ms
+ * once. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec_state.h"
+
+__thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+#define STALL_NS 200000000LL
+
+/* A thread leaves: its open spans end now as unclosed, and the writer takes over. */
+static void on_thread_exit(void *p)
+{
+    wt__tstate *ts = p;
+    if (atomic_load_explicit(&wt__g.on, memory_order_relaxed))
+        wt__close_open(ts, wt__ticks());
+    wt__tls = NULL;
+    atomic_store_explicit(&ts->status, WT__TS_DEAD, memory_order_release);
+    wt__writer_kick();
+}
+
+static void make_key(void) { pthread_key_create(&key, on_thread_exit); }
+
+static void init_state(wt__tstate *ts)
+{
+    const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    ts->depth = 0;
+    ts->round_open = 0;
+    ts->dropping = 0;
+    ts->limit = h + (ts->mask + 1) / 2;
+    ts->serial = atomic_fetch_add(&wt__g.serials, 1) + 1;
+    ts->tid = (uint64_t)syscall(SYS_gettid);
+}
+
+wt__tstate *wt__tstate_make(void)
+{
+    pthread_once(&key_once, make_key);
+    wt__tstate *ts;
+    /* recycle the state of a thread that exited and whose events are all written */
+    for (ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts; ts = ts->next) {
+        int want = WT__TS_FREE;
+        if (atomic_compare_exchange_strong(&ts->status, &want, WT__TS_LIVE))
+            goto claimed;
+    }
+    const uint64_t n = wt__g.ring_entries;
+    ts = aligned_alloc(64, sizeof *ts);
+    if (!ts)
+        return NULL;
+    memset(ts, 0, sizeof *ts);
+    ts->ring = malloc(n * sizeof(wt__ent));
+    ts->stack = malloc(WT__MAX_DEPTH * sizeof(wt__open));
+    if (!ts->ring || !ts->stack) {
+        free(ts->ring);
+        free(ts->stack);
+        free(ts);
+        return NULL;
+    }
+    ts->mask = n - 1;
+    atomic_store(&ts->status, WT__TS_LIVE);
+    pthread_mutex_lock(&wt__g.threads_lock);
+    ts->next = atomic_load_explicit(&wt__g.threads, memory_order_relaxed);
+    atomic_store_explicit(&wt__g.threads, ts, memory_order_release);
+    pthread_mutex_unlock(&wt__g.threads_lock);
+claimed:
+    init_state(ts);
+    wt__tls = ts;
+    pthread_setspecific(key, ts);
+    return ts;
+}
+
+void wt__tstates_reset(void)
+{
+    for (wt__tstate *ts = atomic_load(&wt__g.threads); ts; ts = ts->next) {
+        const uint64_t h = atomic_load(&ts->head);
+        atomic_store(&ts->tail, h);
+        ts->enc_pos = h;
+        ts->limit = h + (ts->mask + 1) / 2;
+        ts->dropping = 0;
+        atomic_store(&ts->dropped, 0);
+        atomic_store(&ts->kicked, 0);
+    }
+}
+
+static void kick(wt__tstate *ts)
+{
+    if (!atomic_exchange_explicit(&ts->kicked, 1, memory_order_relaxed))
+        wt__writer_kick();
+}
+
+int wt__ring_slow(wt__tstate *ts, unsigned n)
+{
+    const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    const uint64_t size = ts->mask + 1, half = size / 2;
+    uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
+    if (h + n <= tail + half) {
+        ts->limit = tail + half;
+        ts->dropping = 0;
+        return 1;
+    }
+    /* half full: the writer should come now rather than at its next period */
+    kick(ts);
+    if (h + n <= tail + size) {
+        ts->limit = tail + size;
+        ts->dropping = 0;
+        return 1;
+    }
+    if (ts->dropping || !atomic_load_explicit(&wt__g.on, memory_order_relaxed))
+        goto drop;
+    /* progress is any ring drained or frame written, not only this ring's: with many full
+     * rings the writer reaches this one only after the others */
+    uint64_t frames = atomic_load_explicit(&wt__g.writer_progress, memory_order_relaxed);
+    int64_t last_progress = wt__mono_ns();
+    for (;;) {
+        const struct timespec nap = { 0, 50000 };
+        nanosleep(&nap, NULL);
+        const uint64_t t = atomic_load_explicit(&ts->tail, memory_order_acquire);
+        if (h + n <= t + size) {
+            ts->limit = t + size;
+            return 1;
+        }
+        const int64_t now = wt__mono_ns();
+        const uint64_t f = atomic_load_explicit(&wt__g.writer_progress, memory_order_relaxed);
+        if (t != tail || f != frames) {
+            tail = t;
+            frames = f;
+            last_progress = now;
+        } else if (now - last_progress > STALL_NS ||
+                   !atomic_load_explicit(&wt__g.on, memory_order_relaxed)) {
+            break;
+        }
+        kick(ts);
+    }
+    ts->dropping = 1;
+drop:
+    atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+    kick(ts);
+    return 0;
+}
+
+void wt__close_spans(wt__tstate *ts, uint64_t t, uint32_t to_depth)
+{
+    while (ts->depth > to_depth) {
+        const uint32_t d = ts->depth - 1;
+        const wt__open *o = &ts->stack[d];
+        const int big = o->cat >= WT__B_CAT_BIG;
+        wt__ent *e = wt__reserve(ts, 1 + big);
+        if (e) {
+            e->t0 = o->t0;
+            e->t1 = t;
+            e->a = o->label;
+            e->b = WT__B_MAKE(WT__K_SPAN_UNCLOSED, 0, big, d, big ? WT__B_CAT_BIG : o->cat);
+            if (big) {
+                wt__ext *x = (wt__ext *)(void *)wt__ring_at(ts, atomic_load_explicit(&ts->head, memory_order_relaxed) + 1);
+                memset(x, 0, sizeof *x);
+                x->cat = o->cat;
+            }
+            wt__publish(ts, 1 + big);
+        }
+        ts->depth = d;
+    }
+}
+
+void wt__close_open(wt__tstate *ts, uint64_t t)
+{
+    wt__close_spans(ts, t, 0);
+    if (ts->round_open) {
+        ts->round_open = 0;
+        wt__ent *e = wt__reserve(ts, 2);
+        if (e) {
+            e->t0 = ts->round_t0;
+            e->t1 = t;
+            e->a = ts->round_cfg;
+            e->b = WT__B_MAKE(WT__K_ROUND, 0, 1, 0, 0);
+            wt__ext *x = (wt__ext *)(void *)wt__ring_at(ts, atomic_load_explicit(&ts->head, memory_order_relaxed) + 1);
+            memset(x, 0, sizeof *x);
+            x->count = ts->round_no;
+            wt__publish(ts, 2);
+        }
+    }
+}

@@ -1,0 +1,327 @@
+/* The writer thread: every 250 ms, or sooner when a ring is half full or wt_flush() asks, it
+ * reads CLOCK_MONOTONIC (the SYNC time), refines the TSC calibration, drains every thread's
+ * ring into records (chunk per thread), feeds the ledger aggregates, compresses the records
+ * into one zstd frame per WT__FRAME_TARGET bytes and appends each frame with one write() to
+ * the O_APPEND file. Space in a ring is given back only once the frame holding its entries
+ * is written, so the crash handler can still write whatever is not in the file yet.
+ *
+ * The writer and the crash handler never write at the same time: both take `io_busy` (a
+ * spin flag, async-signal-safe) around write-and-commit, and the writer gives up on a frame
+ * when it finds the process crashed. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "rec_state.h"
+
+#define PERIOD_NS 250000000LL
+
+static struct {
+    ZSTD_CCtx *cctx;
+    uint8_t *buf, *out;
+    size_t out_cap;
+    wt__sink sink;
+    wt__tstate **touched; /* rings with entries in the frame being built */
+    size_t n_touched, cap_touched;
+    wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
+} W;
+
+static atomic_int fail_once;
+
+void wt__fail(const char *what, int err)
+{
+    atomic_store(&wt__g.on, 0);
+    atomic_store(&wt__g.state, WT__ST_FAILED);
+    if (!atomic_exchange(&fail_once, 1))
+        fprintf(stderr, "walltime: cannot write '%s': %s; recording is off\n",
+                what ? what : "?", strerror(err));
+}
+
+void wt__fail_reset(void) { atomic_store(&fail_once, 0); }
+
+void wt__writer_kick(void)
+{
+    if (wt__g.writer_running)
+        sem_post(&wt__g.wake);
+}
+
+static void io_lock(void)
+{
+    while (atomic_exchange_explicit(&wt__g.io_busy, 1, memory_order_acquire))
+        sched_yield();
+}
+
+static void io_unlock(void) { atomic_store_explicit(&wt__g.io_busy, 0, memory_order_release); }
+
+/* One write() per frame; a short write on a regular file happens only with an error, but
+ * go on after one rather than leave half a frame. */
+int wt__write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        const ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void commit_touched(void)
+{
+    for (size_t i = 0; i < W.n_touched; i++)
+        atomic_store_explicit(&W.touched[i]->tail, W.touched[i]->enc_pos, memory_order_release);
+}
+
+static int touch(wt__tstate *ts)
+{
+    for (size_t i = 0; i < W.n_touched; i++)
+        if (W.touched[i] == ts)
+            return 0;
+    if (W.n_touched == W.cap_touched) {
+        const size_t cap = W.cap_touched ? 2 * W.cap_touched : 16;
+        wt__tstate **t = realloc(W.touched, cap * sizeof *t);
+        if (!t)
+            return -1;
+        W.touched = t;
+        W.cap_touched = cap;
+    }
+    W.touched[W.n_touched++] = ts;
+    return 0;
+}
+
+static int wflush(wt__sink *s)
+{
+    if (s->enc.len == 0)
+        return 0;
+    const size_t n = wt__frame_compress(W.cctx, W.out, W.out_cap, W.buf, s->enc.len);
+    if (n == 0) {
+        wt__fail(wt__g.path, ENOMEM);
+        return -1;
+    }
+    io_lock();
+    if (atomic_load(&wt__g.crashed) || atomic_load(&wt__g.state) == WT__ST_FAILED) {
+        io_unlock();
+        return -1;
+    }
+    if (wt__write_all(wt__g.fd, W.out, n)) {
+        const int err = errno;
+        io_unlock();
+        wt__fail(wt__g.path, err);
+        return -1;
+    }
+    atomic_store_explicit(&wt__g.strings_written, s->strings_done, memory_order_release);
+    commit_touched();
+    atomic_fetch_add_explicit(&wt__g.writer_progress, 1, memory_order_relaxed);
+    io_unlock();
+    W.n_touched = 0;
+    if (W.cur)
+        W.touched[W.n_touched++] = W.cur; /* capacity is there: it was in the list */
+    wt__enc_reset(&s->enc, W.buf, WT__FRAME_TARGET);
+    return 0;
+}
+
+#define TRY(call)                                                                          \
+    do {                                                                                   \
+        int rc_ = (call);                                                                  \
+        if (rc_ == WT_ENOSPC) {                                                            \
+            if (wflush(&W.sink) < 0)                                                       \
+                return -1;                                                                 \
+            rc_ = (call);                                                                  \
+        }                                                                                  \
+        if (rc_)                                                                           \
+            return -1;                                                                     \
+    } while (0)
+
+/* One drain: see the file comment. Returns 0, or -1 when writing failed. */
+static int drain(void)
+{
+    /* the SYNC time is read before any ring: everything before it is in the rings */
+    const int64_t now = wt__clock_refine();
+    const wt__calib c = *wt__clock_calib();
+    int any = 0;
+    wt__agg_lock();
+    for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
+         ts = ts->next) {
+        const int st = atomic_load_explicit(&ts->status, memory_order_acquire);
+        if (st == WT__TS_FREE)
+            continue;
+        const uint64_t h = atomic_load_explicit(&ts->head, memory_order_acquire);
+        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_relaxed);
+        atomic_store_explicit(&ts->kicked, 0, memory_order_relaxed);
+        if (ts->enc_pos == h && !d)
+            continue;
+        any = 1;
+        if (touch(ts))
+            goto fail;
+        W.cur = ts;
+        if (ts->enc_pos < h && wt__emit_ring(&W.sink, ts, ts->enc_pos, h, &c, &ts->enc_pos) < h)
+            goto fail;
+        /* alive and working: threads waiting for room keep waiting */
+        atomic_fetch_add_explicit(&wt__g.writer_progress, 1, memory_order_relaxed);
+        if (d) {
+            int rc = wt__enc_dropped(&W.sink.enc, ts->tid, now, d);
+            if (rc == WT_ENOSPC) {
+                if (wflush(&W.sink) < 0)
+                    goto fail;
+                rc = wt__enc_dropped(&W.sink.enc, ts->tid, now, d);
+            }
+            if (rc)
+                goto fail;
+        }
+        W.cur = NULL;
+    }
+    wt__agg_unlock();
+    if (!any)
+        return 0;
+    TRY(wt__enc_sync(&W.sink.enc, now));
+    if (wflush(&W.sink) < 0)
+        return -1;
+    /* states of exited threads whose events are all in the file can be recycled */
+    for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
+         ts = ts->next) {
+        if (atomic_load_explicit(&ts->status, memory_order_acquire) == WT__TS_DEAD &&
+            atomic_load(&ts->tail) == atomic_load(&ts->head))
+            atomic_store_explicit(&ts->status, WT__TS_FREE, memory_order_release);
+    }
+    return 0;
+fail:
+    W.cur = NULL;
+    wt__agg_unlock();
+    return -1;
+}
+
+static int write_end(void)
+{
+    TRY(wt__enc_end(&W.sink.enc, wt__mono_ns(), WT__END_CLEAN, 0));
+    return wflush(&W.sink);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    int failed = 0;
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += PERIOD_NS;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        while (sem_clockwait(&wt__g.wake, CLOCK_MONOTONIC, &until) < 0 && errno == EINTR)
+            ;
+        const int stop = atomic_load(&wt__g.stop);
+        pthread_mutex_lock(&wt__g.flush_lock);
+        const uint64_t req = wt__g.flush_req;
+        pthread_mutex_unlock(&wt__g.flush_lock);
+        if (!failed && drain() < 0)
+            failed = 1;
+        if (stop && !failed && write_end() < 0)
+            failed = 1;
+        pthread_mutex_lock(&wt__g.flush_lock);
+        wt__g.flush_done = req;
+        pthread_cond_broadcast(&wt__g.flush_cond);
+        pthread_mutex_unlock(&wt__g.flush_lock);
+        if (stop)
+            break;
+    }
+    return NULL;
+}
+
+int wt__writer_start(void)
+{
+    W.cctx = ZSTD_createCCtx();
+    W.buf = malloc(WT__FRAME_TARGET);
+    W.out_cap = ZSTD_compressBound(WT__FRAME_TARGET);
+    W.out = malloc(W.out_cap);
+    if (!W.cctx || !W.buf || !W.out)
+        goto fail;
+    ZSTD_CCtx_setParameter(W.cctx, ZSTD_c_compressionLevel, wt__g.zstd_level);
+    memset(&W.sink, 0, sizeof W.sink);
+    wt__enc_reset(&W.sink.enc, W.buf, WT__FRAME_TARGET);
+    W.sink.flush = wflush;
+    W.sink.agg = 1;
+    W.n_touched = 0;
+    atomic_store(&wt__g.stop, 0);
+    wt__g.flush_req = wt__g.flush_done = 0;
+    sem_init(&wt__g.wake, 0, 0);
+    /* the writer takes no asynchronous signal meant for the program; crash signals stay
+     * open so a fault in the writer still reaches the crash handler */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGABRT);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    const int rc = pthread_create(&wt__g.writer, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        goto fail;
+    pthread_setname_np(wt__g.writer, "walltime-writer");
+    wt__g.writer_running = 1;
+    return 0;
+fail:
+    ZSTD_freeCCtx(W.cctx);
+    free(W.buf);
+    free(W.out);
+    memset(&W, 0, sizeof W);
+    return WT_ENOMEM;
+}
+
+void wt__writer_stop(void)
+{
+    if (!wt__g.writer_running)
+        return;
+    atomic_store(&wt__g.stop, 1);
+    sem_post(&wt__g.wake);
+    pthread_join(wt__g.writer, NULL);
+    wt__g.writer_running = 0;
+    sem_destroy(&wt__g.wake);
+    ZSTD_freeCCtx(W.cctx);
+    free(W.buf);
+    free(W.out);
+    free(W.touched);
+    memset(&W, 0, sizeof W);
+}
+
+/* Forgets the writer in a forked child, where its thread does not exist: its buffers are
+ * the child's copies, free to release. */
+void wt__writer_forget(void)
+{
+    if (!wt__g.writer_running)
+        return;
+    wt__g.writer_running = 0;
+    sem_destroy(&wt__g.wake);
+    ZSTD_freeCCtx(W.cctx);
+    free(W.buf);
+    free(W.out);
+    free(W.touched);
+    memset(&W, 0, sizeof W);
+}
+
+int wt__writer_flush(void)
+{
+    if (!wt__g.writer_running)
+        return WT_ESTATE;
+    pthread_mutex_lock(&wt__g.flush_lock);
+    const uint64_t mine = ++wt__g.flush_req;
+    sem_post(&wt__g.wake);
+    while (wt__g.flush_done < mine)
+        pthread_cond_wait(&wt__g.flush_cond, &wt__g.flush_lock);
+    pthread_mutex_unlock(&wt__g.flush_lock);
+    return atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : 0;
+}

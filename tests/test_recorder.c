@@ -1,0 +1,613 @@
+/* The recorder, end to end: what a program records is what the reader reads back. Every
+ * scenario runs in a forked child (a fresh recorder with its own environment); the test
+ * process reads the child's trace. Expected values are the ones the scenario put in. */
+#include <dirent.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include <cmocka.h>
+
+#include "test_recorder_util.h"
+
+static char dir[256];
+static char path[512];
+
+static int setup(void **state)
+{
+    (void)state;
+    rt_tmpdir(dir, sizeof dir, "t");
+    snprintf(path, sizeof path, "%s/run.wtrace", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rt_rmdir(dir);
+    return 0;
+}
+
+/* ---- every record type ---------------------------------------------------------------- */
+
+static int child_every_type(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    if (wt_open(path) != WT_ESTATE)
+        return 11;
+    if (!wt_enabled() || !wt_trace_path() || strcmp(wt_trace_path(), path) != 0)
+        return 12;
+    wt_meta("model", "m-1");
+    wt_thread_name("main");
+    wt_round_begin("keep", 3);
+    const wt_span h = wt_begin("weights", "load a");
+    const wt_span_args args = { WT_CACHED_MISS, 5, 1024, "key changed" };
+    wt_end_ex(h, &args);
+    wt_end(h, WT_CACHED_HIT, 1, NULL); /* stale: ignored */
+    wt_record("warmup", "compile", 0.5, WT_CACHED_HIT, 2, "jit");
+    wt_counter("device_bytes", -7);
+    wt_counter("tensors", INT64_MAX);
+    wt_mark("generate", "first token", "tok=1");
+    wt_round_end();
+    wt_round_end(); /* none open: no-op */
+    /* a dropped event: deeper than the recorder keeps */
+    wt_span deep[256];
+    for (int i = 0; i < 256; i++)
+        deep[i] = wt_begin("deep", NULL);
+    if (deep[255] != 0)
+        return 13;
+    wt_end(deep[0], WT_CACHED_UNKNOWN, 0, NULL); /* ends the 254 inside it as unclosed */
+    (void)wt_begin("outer", NULL); /* still open at close */
+    if (wt_flush() != 0)
+        return 14;
+    if (wt_close() != 0)
+        return 15;
+    if (wt_enabled() || wt_trace_path() != NULL || wt_close() != WT_ESTATE)
+        return 16;
+    wt_counter("after close", 1); /* records nothing */
+    return 0;
+}
+
+static void test_recorder_round_trips_every_record_type(void **state)
+{
+    (void)state;
+    pid_t pid;
+    const int st = rt_run(child_every_type, NULL, NULL, &pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(t->info.pid, (uint64_t)pid);
+    assert_true(rt_streq(t->clock, "tsc") || rt_streq(t->clock, "monotonic"));
+    assert_non_null(strstr(t->cmdline, "test_recorder"));
+    assert_non_null(strstr(t->recorder, "libwalltime"));
+    assert_true(t->info.process_start_ns > 0 && t->info.process_start_ns <= t->info.open_ns);
+
+    long i = rt_find(t, WT_EV_META, "model", 0);
+    assert_true(i >= 0);
+    assert_string_equal(t->ev[i].ev.detail, "m-1");
+    assert_true(t->ev[i].ev.ts >= t->info.open_ns);
+    i = rt_find(t, WT_EV_THREAD_NAME, "main", 0);
+    assert_true(i >= 0);
+    assert_int_equal(t->ev[i].ev.tid, (uint64_t)pid);
+
+    i = rt_find(t, WT_EV_SPAN, "load a", 0);
+    assert_true(i >= 0);
+    const wt_event *s = &t->ev[i].ev;
+    assert_string_equal(s->category, "weights");
+    assert_int_equal(s->cached, WT_CACHED_MISS);
+    assert_int_equal(s->count, 5);
+    assert_int_equal(s->bytes, 1024);
+    assert_string_equal(s->detail, "key changed");
+    assert_int_equal(s->depth, 0);
+    assert_int_equal(s->flags, 0);
+    assert_int_equal(rt_find(t, WT_EV_SPAN, "load a", 1), -1); /* the stale end added nothing */
+
+    i = rt_find(t, WT_EV_SPAN, "compile", 0);
+    assert_true(i >= 0);
+    s = &t->ev[i].ev;
+    assert_int_equal(s->flags, WT_EVF_MEASURED);
+    assert_int_equal(s->dur, 500000000);
+    assert_int_equal(s->cached, WT_CACHED_HIT);
+    assert_int_equal(s->count, 2);
+    assert_string_equal(s->detail, "jit");
+
+    i = rt_find(t, WT_EV_COUNTER, "device_bytes", 0);
+    assert_true(i >= 0);
+    assert_int_equal(t->ev[i].ev.value, -7);
+    i = rt_find(t, WT_EV_COUNTER, "tensors", 0);
+    assert_true(i >= 0);
+    assert_true(t->ev[i].ev.value == INT64_MAX);
+    assert_int_equal(rt_find(t, WT_EV_COUNTER, "after close", 0), -1);
+
+    i = rt_find(t, WT_EV_MARK, "first token", 0);
+    assert_true(i >= 0);
+    assert_string_equal(t->ev[i].ev.category, "generate");
+    assert_string_equal(t->ev[i].ev.detail, "tok=1");
+
+    i = rt_find(t, WT_EV_ROUND, "keep", 0);
+    assert_true(i >= 0);
+    assert_int_equal(t->ev[i].ev.count, 3);
+    assert_true(t->ev[i].ev.dur > 0);
+    assert_int_equal(rt_count(t, WT_EV_ROUND), 1);
+
+    i = rt_find(t, WT_EV_DROPPED, NULL, 0);
+    assert_true(i >= 0);
+    assert_int_equal(t->ev[i].ev.count, 1);
+
+    /* 255 "deep" spans: the outermost ended normally, 254 inside it unclosed */
+    size_t deep = 0, deep_unclosed = 0;
+    for (size_t k = 0; k < t->n; k++) {
+        const wt_event *e = &t->ev[k].ev;
+        if (e->kind == WT_EV_SPAN && rt_streq(e->category, "deep")) {
+            deep++;
+            deep_unclosed += (e->flags & WT_EVF_UNCLOSED) != 0;
+            assert_null(e->label);
+        }
+    }
+    assert_int_equal(deep, 255);
+    assert_int_equal(deep_unclosed, 254);
+
+    /* "outer" was open at close: recorded, unclosed, label NULL */
+    long outer = -1;
+    for (size_t k = 0; k < t->n; k++)
+        if (t->ev[k].ev.kind == WT_EV_SPAN && rt_streq(t->ev[k].ev.category, "outer"))
+            outer = (long)k;
+    assert_true(outer >= 0);
+    assert_int_equal(t->ev[outer].ev.flags, WT_EVF_UNCLOSED);
+
+    assert_true(rt_count(t, WT_EV_SYNC) >= 1);
+    assert_int_equal(rt_count(t, WT_EV_END), 1);
+    assert_int_equal(t->ev[t->n - 1].ev.kind, WT_EV_END);
+    assert_int_equal(t->stats.end, WT_END_CLEAN);
+    rt_free(t);
+}
+
+/* ---- nesting -------------------------------------------------------------------------- */
+
+static int child_nested(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    setenv("WALLTIME_TRACE", path, 1);
+    const wt_span a = wt_begin("phase", "A"); /* starts the recorder by itself */
+    const wt_span b = wt_begin("phase", "B");
+    const wt_span c = wt_begin("phase", "C");
+    wt_end(c, WT_CACHED_UNKNOWN, 0, NULL);
+    wt_end(b, WT_CACHED_UNKNOWN, 0, NULL);
+    wt_record("measured", "M", 0.0, WT_CACHED_UNKNOWN, 0, NULL);
+    wt_end(a, WT_CACHED_UNKNOWN, 0, NULL);
+    const wt_span p = wt_begin("phase", "P");
+    (void)wt_begin("phase", "Q");
+    wt_end(p, WT_CACHED_UNKNOWN, 0, NULL); /* Q ends with P, unclosed */
+    return 0; /* closed by the exit hook */
+}
+
+static void test_recorder_nested_spans_have_depth_and_end_order(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_nested, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    const char *order[] = { "C", "B", "M", "A", "Q", "P" };
+    const unsigned depth[] = { 2, 1, 1, 0, 1, 0 };
+    size_t k = 0;
+    const wt_event *sp[6];
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        assert_true(k < 6);
+        assert_string_equal(e->label, order[k]);
+        assert_int_equal(e->depth, depth[k]);
+        sp[k++] = e;
+    }
+    assert_int_equal(k, 6);
+    /* children lie within their parents */
+    assert_true(sp[0]->ts >= sp[1]->ts && sp[0]->ts + sp[0]->dur <= sp[1]->ts + sp[1]->dur);
+    assert_true(sp[1]->ts >= sp[3]->ts && sp[1]->ts + sp[1]->dur <= sp[3]->ts + sp[3]->dur);
+    assert_int_equal(sp[4]->flags, WT_EVF_UNCLOSED);
+    assert_int_equal(sp[5]->flags, 0);
+    assert_true(sp[4]->ts + sp[4]->dur == sp[5]->ts + sp[5]->dur); /* Q ended at P's end */
+    assert_int_equal(t->stats.end, WT_END_CLEAN);
+    rt_free(t);
+}
+
+/* ---- disabled --------------------------------------------------------------------------- */
+
+static int child_disabled(void *arg)
+{
+    setenv((const char *)arg, "0", 1);
+    char tmpl[600];
+    snprintf(tmpl, sizeof tmpl, "%s/off-%%p.wtrace", dir);
+    setenv("WALLTIME_TRACE", tmpl, 1);
+    const wt_span h = wt_begin("a", "b");
+    if (h != 0)
+        return 1;
+    wt_end(h, WT_CACHED_HIT, 0, NULL);
+    wt_record("a", "b", 1.0, WT_CACHED_MISS, 1, NULL);
+    wt_counter("c", 1);
+    if (wt_enabled() || wt_open(NULL) != WT_EDISABLED || wt_trace_path())
+        return 2;
+    return 0;
+}
+
+static size_t files_in(const char *d)
+{
+    size_t n = 0;
+    DIR *dd = opendir(d);
+    for (struct dirent *e; dd && (e = readdir(dd));)
+        n += e->d_name[0] != '.';
+    if (dd)
+        closedir(dd);
+    return n;
+}
+
+static void test_recorder_disabled_writes_no_file(void **state)
+{
+    (void)state;
+    char err[600];
+    snprintf(err, sizeof err, "/tmp/wt-rec-err-%d", (int)getpid());
+    for (int k = 0; k < 2; k++) {
+        const int st = rt_run(child_disabled, k ? "TT_WALLTIME" : "WALLTIME", err, NULL);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+        assert_int_equal(files_in(dir), 0);
+        assert_string_equal(rt_slurp(err), ""); /* and prints nothing, not even a ledger */
+    }
+    unlink(err);
+}
+
+/* ---- write errors ---------------------------------------------------------------------- */
+
+static int child_write_to(void *arg)
+{
+    setenv("WALLTIME_TRACE", (const char *)arg, 1);
+    for (int i = 0; i < 1000; i++) {
+        const wt_span h = wt_begin("a", "b");
+        wt_end(h, WT_CACHED_HIT, 0, NULL);
+    }
+    if (wt_enabled())
+        return 3;
+    return 7; /* the host goes on and exits as it chose */
+}
+
+static size_t count_lines(const char *s, const char *prefix)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, prefix)); p++)
+        n++;
+    return n;
+}
+
+static void test_recorder_unwritable_path_turns_off_with_one_message(void **state)
+{
+    (void)state;
+    char err[600], bad[600], want[800];
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    snprintf(bad, sizeof bad, "%s/no/such/dir/x.wtrace", dir);
+    int st = rt_run(child_write_to, bad, err, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    snprintf(want, sizeof want, "walltime: cannot write '%s': No such file or directory; recording is off\n", bad);
+    assert_string_equal(rt_slurp(err), want);
+
+    st = rt_run(child_write_to, "/dev/full", err, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    assert_string_equal(rt_slurp(err),
+                        "walltime: cannot write '/dev/full': No space left on device; recording is off\n");
+}
+
+static int child_file_too_big(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_TRACE", path, 1);
+    signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit lim = { 20000, 20000 };
+    setrlimit(RLIMIT_FSIZE, &lim);
+    char label[32];
+    for (int i = 0; i < 200000; i++) {
+        snprintf(label, sizeof label, "x%d", i); /* new strings: the file grows fast */
+        wt_record("a", label, 0.001, WT_CACHED_HIT, 0, NULL);
+        if (i % 20000 == 0)
+            wt_flush();
+    }
+    wt_flush();
+    if (wt_enabled())
+        return 3;
+    if (wt_flush() != WT_EIO)
+        return 4;
+    return 7;
+}
+
+static void test_recorder_write_error_midway_turns_off_with_one_message(void **state)
+{
+    (void)state;
+    char err[600], want[800];
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const int st = rt_run(child_file_too_big, NULL, err, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    snprintf(want, sizeof want, "walltime: cannot write '%s': File too large; recording is off\n", path);
+    assert_string_equal(rt_slurp(err), want);
+    assert_int_equal(count_lines(rt_slurp(err), "walltime:"), 1);
+}
+
+/* ---- path template, never overwrite ----------------------------------------------------- */
+
+static int child_template(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    char tmpl[600];
+    snprintf(tmpl, sizeof tmpl, "%s/t-%%p-%%h-%%%%-%%t.wtrace", dir);
+    setenv("WALLTIME_TRACE", tmpl, 1);
+    wt_counter("c", 1);
+    return wt_enabled() ? 0 : 1;
+}
+
+static void test_recorder_path_template_expands_pid_host_percent_time(void **state)
+{
+    (void)state;
+    pid_t pid;
+    const int st = rt_run(child_template, NULL, NULL, &pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    char pattern[1024];
+    /* %t: YYYYmmdd-HHMMSS */
+    snprintf(pattern, sizeof pattern,
+             "%s/t-%d-%s-%%-[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9][0-9].wtrace",
+             dir, (int)pid, host);
+    glob_t g;
+    assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+    assert_int_equal(g.gl_pathc, 1);
+    rt_trace *t = rt_read(g.gl_pathv[0]);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->info.pid, (uint64_t)pid);
+    assert_string_equal(t->host, host);
+    rt_free(t);
+    globfree(&g);
+}
+
+static int child_fixed(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    setenv("WALLTIME_TRACE", path, 1);
+    wt_counter("c", 1);
+    return 0;
+}
+
+static void test_recorder_never_overwrites_an_existing_file(void **state)
+{
+    (void)state;
+    FILE *f = fopen(path, "w");
+    fputs("keep me", f);
+    fclose(f);
+    for (int k = 1; k <= 2; k++) {
+        const int st = rt_run(child_fixed, NULL, NULL, NULL);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        char next[600];
+        snprintf(next, sizeof next, "%s.%d", path, k);
+        assert_true(rt_exists(next));
+        rt_trace *t = rt_read(next);
+        assert_int_equal(t->open_rc, 0);
+        assert_true(rt_find(t, WT_EV_COUNTER, "c", 0) >= 0);
+        rt_free(t);
+    }
+    assert_string_equal(rt_slurp(path), "keep me");
+}
+
+/* ---- fork ----------------------------------------------------------------------------- */
+
+static int child_forks(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    const wt_span h = wt_begin("parent", "before");
+    wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+    const wt_span open_at_fork = wt_begin("parent", "open across fork");
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        /* the child records nothing into the parent's file ... */
+        const wt_span c = wt_begin("child", "in child");
+        wt_end(c, WT_CACHED_UNKNOWN, 0, NULL);
+        wt_end(open_at_fork, WT_CACHED_UNKNOWN, 0, NULL);
+        if (wt_enabled() || wt_flush() != WT_ESTATE || wt_close() != WT_ESTATE)
+            exit(20);
+#ifdef __SANITIZE_THREAD__
+        exit(0); /* TSan cannot start threads after a multi-threaded fork */
+#endif
+        /* ... but may record into a file of its own */
+        char own[600];
+        snprintf(own, sizeof own, "%s/child.wtrace", dir);
+        if (wt_open(own) != 0)
+            exit(21);
+        const wt_span o = wt_begin("child", "own file");
+        wt_end(o, WT_CACHED_UNKNOWN, 0, NULL);
+        exit(0); /* the exit hook closes the child's own file */
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 30 + (WIFEXITED(status) ? WEXITSTATUS(status) % 20 : 19);
+    wt_end(open_at_fork, WT_CACHED_UNKNOWN, 0, NULL);
+    const wt_span a = wt_begin("parent", "after");
+    wt_end(a, WT_CACHED_UNKNOWN, 0, NULL);
+    return wt_close();
+}
+
+static void test_recorder_fork_child_never_writes_parents_file(void **state)
+{
+    (void)state;
+    pid_t pid;
+    const int st = rt_run(child_forks, NULL, NULL, &pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->info.pid, (uint64_t)pid);
+    assert_true(rt_find(t, WT_EV_SPAN, "before", 0) >= 0);
+    assert_true(rt_find(t, WT_EV_SPAN, "after", 0) >= 0);
+    const long o = rt_find(t, WT_EV_SPAN, "open across fork", 0);
+    assert_true(o >= 0);
+    assert_int_equal(t->ev[o].ev.flags, 0);
+    assert_int_equal(rt_find(t, WT_EV_SPAN, "open across fork", 1), -1);
+    assert_int_equal(rt_find(t, WT_EV_SPAN, "in child", 0), -1);
+    assert_int_equal(rt_find(t, WT_EV_SPAN, "own file", 0), -1);
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].ev.kind == WT_EV_SPAN)
+            assert_int_equal(t->ev[i].ev.tid, (uint64_t)pid);
+    assert_int_equal(rt_count(t, WT_EV_END), 1);
+    rt_free(t);
+
+#ifdef __SANITIZE_THREAD__
+    return;
+#endif
+    char own[600];
+    snprintf(own, sizeof own, "%s/child.wtrace", dir);
+    t = rt_read(own);
+    assert_int_equal(t->open_rc, 0);
+    assert_true(t->info.pid != (uint64_t)pid);
+    assert_true(rt_find(t, WT_EV_SPAN, "own file", 0) >= 0);
+    assert_int_equal(rt_find(t, WT_EV_SPAN, "before", 0), -1);
+    assert_int_equal(t->stats.end, WT_END_CLEAN);
+    rt_free(t);
+}
+
+/* ---- a stuck writer: drop with a count --------------------------------------------------- */
+
+#define N_STUCK 200000
+
+static void test_recorder_stuck_writer_drops_with_a_count(void **state)
+{
+    (void)state;
+    /* the trace goes into a FIFO nobody reads for a while: the writer blocks in write(),
+     * the 1 Ki-entry ring fills, the thread waits 200 ms for progress and then drops */
+    char fifo[600], out[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(out, sizeof out, "%s/drained.wtrace", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    const int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setenv("WALLTIME_SUMMARY", "0", 1);
+        setenv("WALLTIME_RING", "1024", 1);
+        if (wt_open(fifo) != 0)
+            _exit(10);
+        for (int i = 0; i < N_STUCK; i++) {
+            const wt_span h = wt_begin("work", "s");
+            wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+        }
+        exit(wt_close() == 0 ? 0 : 11);
+    }
+    sleep(1); /* the child records while its writer is stuck */
+    fcntl(rd, F_SETFL, 0);
+    FILE *f = fopen(out, "wb");
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(rd, buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)n, f);
+    fclose(f);
+    close(rd);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(out);
+    assert_int_equal(t->open_rc, 0);
+    uint64_t spans = 0, dropped = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->ev[i].ev.kind == WT_EV_SPAN)
+            spans++;
+        else if (t->ev[i].ev.kind == WT_EV_DROPPED)
+            dropped += (uint64_t)t->ev[i].ev.count;
+    }
+    assert_true(dropped > 0);
+    assert_int_equal(spans + dropped, N_STUCK); /* every span is either there or counted */
+    assert_int_equal(t->stats.end, WT_END_CLEAN);
+    rt_free(t);
+}
+
+/* ---- abort ------------------------------------------------------------------------------ */
+
+#define N_ABORT 50000 /* more than one ring: the writer has written part of them */
+
+static int child_aborts(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    for (int i = 0; i < N_ABORT; i++) {
+        const wt_span h = wt_begin("work", "step");
+        wt_end(h, WT_CACHED_HIT, i + 1, NULL);
+    }
+    (void)wt_begin("work", "open at crash");
+    abort();
+}
+
+static void test_recorder_abort_keeps_every_event_and_says_sigabrt(void **state)
+{
+    (void)state;
+    pid_t pid;
+    const int st = rt_run(child_aborts, NULL, NULL, &pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGABRT);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    unsigned char *seen = calloc(N_ABORT + 1, 1);
+    size_t steps = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind == WT_EV_SPAN && rt_streq(e->label, "step")) {
+            assert_true(e->count >= 1 && e->count <= N_ABORT);
+            assert_int_equal(seen[e->count], 0); /* exactly once */
+            seen[e->count] = 1;
+            steps++;
+        }
+    }
+    assert_int_equal(steps, N_ABORT);
+    const long o = rt_find(t, WT_EV_SPAN, "open at crash", 0);
+    assert_true(o >= 0);
+    assert_int_equal(t->ev[o].ev.flags, WT_EVF_UNCLOSED);
+    assert_int_equal(t->stats.end, WT_END_SIGNAL);
+    assert_int_equal(t->stats.end_signal, SIGABRT);
+    free(seen);
+    rt_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_recorder_round_trips_every_record_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_nested_spans_have_depth_and_end_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_disabled_writes_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_unwritable_path_turns_off_with_one_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_write_error_midway_turns_off_with_one_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_path_template_expands_pid_host_percent_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_never_overwrites_an_existing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_abort_keeps_every_event_and_says_sigabrt, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,180 @@
+/* The recorder under threads: 8 threads x 100,000 spans all read back exactly once (with the
+ * spans each thread leaves open at its exit, recorded as unclosed by the thread's exit), a
+ * handle ended on another thread is ignored, and an abort() while 4 threads record keeps
+ * every event of the aborting thread. Runs under ThreadSanitizer in CI (LABELS threads). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "test_recorder_util.h"
+
+static char dir[256];
+static char path[512];
+
+static int setup(void **state)
+{
+    (void)state;
+    rt_tmpdir(dir, sizeof dir, "th");
+    snprintf(path, sizeof path, "%s/run.wtrace", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rt_rmdir(dir);
+    return 0;
+}
+
+#define N_THREADS 8
+#define N_SPANS 100000
+
+static const char *const names[N_THREADS] = { "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7" };
+static wt_span foreign;
+
+static void *worker(void *arg)
+{
+    const int k = (int)(intptr_t)arg;
+    wt_thread_name(names[k]);
+    for (int i = 0; i < N_SPANS; i++) {
+        const wt_span h = wt_begin("load", names[k]);
+        wt_end(h, WT_CACHED_HIT, i + 1, NULL);
+    }
+    wt_end(foreign, WT_CACHED_HIT, 0, NULL); /* the main thread's span: ignored here */
+    (void)wt_begin("left open", names[k]);    /* ended by this thread's exit */
+    return NULL;
+}
+
+static int child_threads(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    foreign = wt_begin("main", "foreign");
+    pthread_t t[N_THREADS];
+    for (int k = 0; k < N_THREADS; k++)
+        pthread_create(&t[k], NULL, worker, (void *)(intptr_t)k);
+    for (int k = 0; k < N_THREADS; k++)
+        pthread_join(t[k], NULL);
+    wt_end(foreign, WT_CACHED_MISS, 0, NULL);
+    return wt_close() == 0 ? 0 : 11;
+}
+
+static void test_recorder_eight_threads_every_span_read_back_once(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_threads, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    unsigned char *seen = calloc((size_t)N_THREADS * N_SPANS, 1);
+    uint64_t tid_of[N_THREADS] = { 0 };
+    size_t total = 0, left_open = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        assert_int_not_equal(e->kind, WT_EV_DROPPED);
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        if (rt_streq(e->category, "left open")) {
+            assert_int_equal(e->flags, WT_EVF_UNCLOSED);
+            left_open++;
+            continue;
+        }
+        if (rt_streq(e->category, "main")) {
+            assert_int_equal(e->cached, WT_CACHED_MISS); /* the foreign ends were ignored */
+            continue;
+        }
+        assert_string_equal(e->category, "load");
+        const int k = e->label[1] - '0';
+        assert_true(k >= 0 && k < N_THREADS);
+        if (!tid_of[k])
+            tid_of[k] = e->tid;
+        assert_int_equal(e->tid, tid_of[k]); /* one thread's spans, one tid */
+        assert_true(e->count >= 1 && e->count <= N_SPANS);
+        unsigned char *s = &seen[(size_t)k * N_SPANS + (size_t)(e->count - 1)];
+        assert_int_equal(*s, 0);
+        *s = 1;
+        total++;
+    }
+    assert_int_equal(total, (size_t)N_THREADS * N_SPANS);
+    assert_int_equal(left_open, N_THREADS);
+    assert_int_equal(rt_count(t, WT_EV_THREAD_NAME), N_THREADS);
+    assert_int_equal(t->stats.end, WT_END_CLEAN);
+    free(seen);
+    rt_free(t);
+}
+
+#define N_ABORT 30000
+static atomic_int stop_others;
+
+static void *busy(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop_others)) {
+        const wt_span h = wt_begin("other", "busy");
+        wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+    }
+    return NULL;
+}
+
+static int child_aborts_with_threads(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    pthread_t t[3];
+    for (int k = 0; k < 3; k++)
+        pthread_create(&t[k], NULL, busy, NULL);
+    for (int i = 0; i < N_ABORT; i++) {
+        const wt_span h = wt_begin("work", "step");
+        wt_end(h, WT_CACHED_HIT, i + 1, NULL);
+    }
+    abort();
+}
+
+static void test_recorder_abort_with_four_threads_keeps_aborting_thread(void **state)
+{
+    (void)state;
+    pid_t pid;
+    const int st = rt_run(child_aborts_with_threads, NULL, NULL, &pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGABRT);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    unsigned char *seen = calloc(N_ABORT + 1, 1);
+    size_t steps = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind == WT_EV_SPAN && rt_streq(e->label, "step")) {
+            assert_int_equal(e->tid, (uint64_t)pid); /* the main thread's tid is the pid */
+            assert_true(e->count >= 1 && e->count <= N_ABORT);
+            assert_int_equal(seen[e->count], 0);
+            seen[e->count] = 1;
+            steps++;
+        }
+    }
+    assert_int_equal(steps, N_ABORT);
+    assert_int_equal(t->stats.end, WT_END_SIGNAL);
+    assert_int_equal(t->stats.end_signal, SIGABRT);
+    free(seen);
+    rt_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_recorder_eight_threads_every_span_read_back_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_abort_with_four_threads_keeps_aborting_thread, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
