@@ -49,7 +49,7 @@ typedef struct wt_source_result {
 } wt_source_result;
 
 /* Streams every event of the files `paths[0..n)`, in order, into `ops`. Problems are reported
- * on stderr as "walltime-analyze: PATH: at byte N: PROBLEM" and the run goes on with the next
+ * on stderr as "walltime-analyze: 'PATH': at byte N: PROBLEM" and the run goes on with the next
  * intact frame or file. On a terminal, a progress line for files that take over a second.
  * Returns 0 or the first non-zero callback value; *res says what happened to the files. */
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,

@@ -1,9 +1,399 @@
-/* STUB: replaced by the area that owns this command. */
+/* `walltime-analyze info`: what a trace file is and whether it is whole: its header, counts of
+ * events per kind, threads, frames, damage, and how it ended. Text, or walltime-info/1 JSON.
+ * Memory: per thread counters (bounded by the reader's thread limit) and the first few damage
+ * messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
 #include "cli.h"
 #include "commands.h"
+#include "json.h"
+#include "spanstat.h"
+
+#define KINDS 10
+#define MAX_DAMAGE_KEPT 8
+
+static const char *const kind_names[KINDS] = {
+    "?", "span", "counter", "mark", "meta", "thread_name", "round", "sync", "end", "dropped",
+};
+
+typedef struct info_thread {
+    uint64_t tid;
+    char *name;
+    int64_t events, spans;
+    int64_t first_ts, last_ts;
+} info_thread;
+
+typedef struct info_file {
+    const char *path;
+    /* header copies: the reader's strings die with it */
+    unsigned major, minor;
+    uint64_t pid;
+    int64_t process_start, open, anchor_mono, anchor_real;
+    double tsc_hz;
+    char *clock, *host, *cmdline, *recorder;
+    int64_t kinds[KINDS];
+    int64_t first_ts, last_ts, end_ts, dropped, unclosed;
+    wt__strmap tmap;
+    info_thread *threads;
+    size_t n_threads, cap_threads;
+    char *damage[MAX_DAMAGE_KEPT];
+    size_t n_damage;
+    int64_t damage_total;
+    wt_reader_stats st;
+    int have_st;
+} info_file;
+
+typedef struct info_ctx {
+    info_file *files;
+    size_t n;
+} info_ctx;
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in)
+{
+    info_ctx *c = ctx;
+    info_file *f = &c->files[c->n++];
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    f->major = in->format_major;
+    f->minor = in->format_minor;
+    f->pid = in->pid;
+    f->process_start = in->process_start_ns;
+    f->open = in->open_ns;
+    f->anchor_mono = in->anchor_mono_ns;
+    f->anchor_real = in->anchor_real_ns;
+    f->tsc_hz = in->tsc_hz;
+    f->clock = dup_or_null(in->clock);
+    f->host = dup_or_null(in->host);
+    f->cmdline = dup_or_null(in->cmdline);
+    f->recorder = dup_or_null(in->recorder);
+    f->first_ts = INT64_MAX;
+    f->last_ts = INT64_MIN;
+    return 0;
+}
+
+static info_thread *thread_of(info_file *f, uint64_t tid)
+{
+    char key[24];
+    int n = snprintf(key, sizeof key, "%llu", (unsigned long long)tid);
+    uint32_t idx;
+    int rc = wt__strmap_put(&f->tmap, key, (size_t)n, (uint32_t)f->n_threads, &idx, NULL);
+    if (rc < 0)
+        return NULL;
+    if (rc == 1) {
+        if (f->n_threads == f->cap_threads) {
+            size_t nc = f->cap_threads ? f->cap_threads * 2 : 8;
+            info_thread *nt = realloc(f->threads, nc * sizeof *nt);
+            if (!nt)
+                return NULL;
+            f->threads = nt;
+            f->cap_threads = nc;
+        }
+        info_thread *t = &f->threads[f->n_threads++];
+        memset(t, 0, sizeof *t);
+        t->tid = tid;
+        t->first_ts = INT64_MAX;
+        t->last_ts = INT64_MIN;
+    }
+    return &f->threads[idx];
+}
+
+static int on_event(void *ctx, int fi, const wt_event *ev)
+{
+    info_ctx *c = ctx;
+    info_file *f = &c->files[c->n - 1];
+    if ((unsigned)ev->kind < KINDS)
+        f->kinds[ev->kind]++;
+    int64_t ref = ev->ts + (ev->kind == WT_EV_SPAN || ev->kind == WT_EV_ROUND ? ev->dur : 0);
+    if (ev->ts < f->first_ts)
+        f->first_ts = ev->ts;
+    if (ref > f->last_ts)
+        f->last_ts = ref;
+    if (ev->kind == WT_EV_END) {
+        f->end_ts = ev->ts;
+        return 0;
+    }
+    if (ev->kind == WT_EV_SYNC)
+        return 0;
+    if (ev->kind == WT_EV_DROPPED && ev->count > 0)
+        f->dropped += ev->count;
+    if (ev->kind == WT_EV_SPAN && (ev->flags & WT_EVF_UNCLOSED))
+        f->unclosed++;
+    info_thread *t = thread_of(f, ev->tid);
+    if (!t)
+        return WT_ENOMEM;
+    t->events++;
+    if (ev->kind == WT_EV_SPAN)
+        t->spans++;
+    if (ev->ts < t->first_ts)
+        t->first_ts = ev->ts;
+    if (ref > t->last_ts)
+        t->last_ts = ref;
+    if (ev->kind == WT_EV_THREAD_NAME && ev->name) {
+        free(t->name);
+        t->name = strdup(ev->name);
+    }
+    return 0;
+}
+
+static int on_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    info_ctx *c = ctx;
+    info_file *f = &c->files[c->n - 1];
+    f->damage_total++;
+    if (f->n_damage < MAX_DAMAGE_KEPT)
+        f->damage[f->n_damage++] = strdup(msg ? msg : "");
+    return 0;
+}
+
+static int on_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    info_ctx *c = ctx;
+    info_file *f = &c->files[c->n - 1];
+    f->st = *st;
+    f->have_st = 1;
+    return 0;
+}
+
+static const char *end_text(const info_file *f, char *buf, size_t n)
+{
+    if (f->st.end == WT_END_CLEAN)
+        snprintf(buf, n, "clean (end record)");
+    else if (f->st.end == WT_END_SIGNAL)
+        snprintf(buf, n, "crashed: signal %d, closed from the crash handler", f->st.end_signal);
+    else
+        snprintf(buf, n, "no end record: the writer died (kill -9) or the file is cut");
+    return buf;
+}
+
+static const char *end_name(wt_trace_end e)
+{
+    return e == WT_END_CLEAN ? "clean" : e == WT_END_SIGNAL ? "signal" : "none";
+}
+
+static void print_text(const info_file *f)
+{
+    char buf[128];
+    const int64_t base = f->process_start > 0 ? f->process_start : f->open;
+    printf("file            %s\n", f->path);
+    printf("format          %u.%u\n", f->major, f->minor);
+    printf("pid             %llu\n", (unsigned long long)f->pid);
+    printf("host            %s\n", f->host ? f->host : "");
+    printf("command         %s\n", f->cmdline ? f->cmdline : "");
+    printf("recorder        %s\n", f->recorder ? f->recorder : "");
+    printf("clock           %s", f->clock ? f->clock : "");
+    if (f->tsc_hz > 0)
+        printf(" (%.0f Hz)", f->tsc_hz);
+    putchar('\n');
+    if (f->anchor_real > 0) {
+        time_t secs = (time_t)((f->anchor_real - (f->anchor_mono - base)) / 1000000000LL);
+        struct tm tm;
+        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
+            printf("started         %s\n", buf);
+    }
+    printf("process start   %lld ns (monotonic)\n", (long long)f->process_start);
+    printf("recording from  +%.3fs\n", (double)(f->open - base) * 1e-9);
+    if (f->last_ts != INT64_MIN)
+        printf("last event      +%.3fs\n", (double)(f->last_ts - base) * 1e-9);
+    printf("ended           %s", end_text(f, buf, sizeof buf));
+    if (f->st.end != WT_END_NONE)
+        printf(" at +%.3fs", (double)(f->end_ts - base) * 1e-9);
+    putchar('\n');
+    printf("size            %llu bytes\n", (unsigned long long)f->st.file_bytes);
+    printf("frames          %llu intact, %llu damaged (%llu bytes skipped)\n",
+           (unsigned long long)f->st.frames, (unsigned long long)f->st.frames_damaged,
+           (unsigned long long)f->st.bytes_skipped);
+    printf("strings         %llu\n", (unsigned long long)f->st.strings);
+    printf("events          %llu\n", (unsigned long long)f->st.events);
+    for (int k = 1; k < KINDS; k++)
+        if (f->kinds[k])
+            printf("  %-14s%lld\n", kind_names[k], (long long)f->kinds[k]);
+    if (f->dropped)
+        printf("dropped         %lld events (by the recorder)\n", (long long)f->dropped);
+    if (f->unclosed)
+        printf("unclosed        %lld spans (open at exit or crash)\n", (long long)f->unclosed);
+    printf("threads         %zu\n", f->n_threads);
+    for (size_t i = 0; i < f->n_threads; i++) {
+        const info_thread *t = &f->threads[i];
+        printf("  %-14llu%lld events, %lld spans", (unsigned long long)t->tid,
+               (long long)t->events, (long long)t->spans);
+        if (t->name)
+            printf(", '%s'", t->name);
+        putchar('\n');
+    }
+    if (f->damage_total) {
+        printf("damage          %lld problems\n", (long long)f->damage_total);
+        for (size_t i = 0; i < f->n_damage; i++)
+            printf("  %s\n", f->damage[i]);
+        if ((size_t)f->damage_total > f->n_damage)
+            printf("  (%lld more)\n", (long long)(f->damage_total - (int64_t)f->n_damage));
+    } else {
+        printf("damage          none\n");
+    }
+}
+
+static void print_json_file(wt_json *j, const info_file *f)
+{
+    wt_json_object_begin(j, NULL);
+    wt_json_string(j, "path", f->path);
+    wt_json_object_begin(j, "header");
+    wt_json_uint(j, "format_major", f->major);
+    wt_json_uint(j, "format_minor", f->minor);
+    wt_json_uint(j, "pid", f->pid);
+    wt_json_int(j, "process_start_ns", f->process_start);
+    wt_json_int(j, "open_ns", f->open);
+    wt_json_int(j, "anchor_mono_ns", f->anchor_mono);
+    wt_json_int(j, "anchor_real_ns", f->anchor_real);
+    wt_json_string(j, "clock", f->clock);
+    wt_json_double(j, "tsc_hz", f->tsc_hz);
+    wt_json_string(j, "host", f->host);
+    wt_json_string(j, "cmdline", f->cmdline);
+    wt_json_string(j, "recorder", f->recorder);
+    wt_json_object_end(j);
+    wt_json_object_begin(j, "end");
+    wt_json_string(j, "kind", end_name(f->st.end));
+    if (f->st.end == WT_END_SIGNAL)
+        wt_json_int(j, "signal", f->st.end_signal);
+    if (f->st.end != WT_END_NONE)
+        wt_json_int(j, "ts_ns", f->end_ts);
+    else
+        wt_json_null(j, "ts_ns");
+    wt_json_object_end(j);
+    if (f->last_ts != INT64_MIN)
+        wt_json_int(j, "last_event_ns", f->last_ts);
+    else
+        wt_json_null(j, "last_event_ns");
+    wt_json_uint(j, "file_bytes", f->st.file_bytes);
+    wt_json_uint(j, "frames", f->st.frames);
+    wt_json_uint(j, "frames_damaged", f->st.frames_damaged);
+    wt_json_uint(j, "bytes_skipped", f->st.bytes_skipped);
+    wt_json_uint(j, "strings", f->st.strings);
+    wt_json_uint(j, "events", f->st.events);
+    wt_json_object_begin(j, "kinds");
+    for (int k = 1; k < KINDS; k++)
+        wt_json_int(j, kind_names[k], f->kinds[k]);
+    wt_json_object_end(j);
+    wt_json_int(j, "dropped", f->dropped);
+    wt_json_int(j, "unclosed", f->unclosed);
+    wt_json_array_begin(j, "threads");
+    for (size_t i = 0; i < f->n_threads; i++) {
+        const info_thread *t = &f->threads[i];
+        wt_json_object_begin(j, NULL);
+        wt_json_uint(j, "tid", t->tid);
+        wt_json_string(j, "name", t->name);
+        wt_json_int(j, "events", t->events);
+        wt_json_int(j, "spans", t->spans);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+    wt_json_object_begin(j, "damage");
+    wt_json_int(j, "problems", f->damage_total);
+    wt_json_array_begin(j, "messages");
+    for (size_t i = 0; i < f->n_damage; i++)
+        wt_json_string(j, NULL, f->damage[i]);
+    wt_json_array_end(j);
+    wt_json_object_end(j);
+    wt_json_object_end(j);
+}
+
+static void release(info_file *f)
+{
+    free(f->clock);
+    free(f->host);
+    free(f->cmdline);
+    free(f->recorder);
+    for (size_t i = 0; i < f->n_threads; i++)
+        free(f->threads[i].name);
+    free(f->threads);
+    wt__strmap_release(&f->tmap);
+    for (size_t i = 0; i < f->n_damage; i++)
+        free(f->damage[i]);
+}
+
+static void usage(FILE *out)
+{
+    fputs("usage: " WT_PROG " info [--json] FILE.wtrace...\n"
+          "\n"
+          "What each trace is and whether it is whole: its header (format, pid, host, command,\n"
+          "recorder, clock, start), events per kind, threads, frames, damage, and how it\n"
+          "ended (clean, crashed by a signal, or no end record).\n"
+          "\n"
+          "options:\n"
+          "  --json        the walltime-info/1 JSON object\n"
+          "  -h, --help    this help\n"
+          "\n"
+          "exit status: 0 ok; 1 no file could be read; 2 usage; 4 a file was damaged\n",
+          out);
+}
 
 int cmd_info(int argc, char **argv)
 {
-    wt_cli_error("info: not built yet");
-    return WT_EXIT_FAIL;
+    int json = 0, nfiles = 0, status = WT_EXIT_USAGE;
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    info_ctx c = { calloc((size_t)argc + 1, sizeof(info_file)), 0 };
+    if (!files || !c.files) {
+        status = WT_EXIT_FAIL;
+        goto out;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            status = WT_EXIT_OK;
+            goto out;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            wt_cli_error("info: unknown option '%s'; see '" WT_PROG " info --help'", argv[i]);
+            goto out;
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (nfiles == 0) {
+        wt_cli_error("info: no trace file given; see '" WT_PROG " info --help'");
+        goto out;
+    }
+    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end };
+    wt_source_result res;
+    status = WT_EXIT_FAIL;
+    if (wt_source_run(files, nfiles, &ops, &c, &res) != 0) {
+        wt_cli_error("info: out of memory");
+        goto out;
+    }
+    if (res.files_ok + res.files_damaged == 0)
+        goto out;
+    if (json) {
+        wt_json j;
+        wt_json_init(&j, stdout, 1);
+        wt_json_object_begin(&j, NULL);
+        wt_json_string(&j, "schema", "walltime-info/1");
+        wt_json_array_begin(&j, "files");
+        for (size_t i = 0; i < c.n; i++)
+            print_json_file(&j, &c.files[i]);
+        wt_json_array_end(&j);
+        wt_json_object_end(&j);
+        wt_json_finish(&j);
+    } else {
+        for (size_t i = 0; i < c.n; i++) {
+            if (i)
+                putchar('\n');
+            print_text(&c.files[i]);
+        }
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        wt_cli_error("cannot write to stdout");
+        goto out;
+    }
+    status = wt_source_exit_status(&res);
+out:
+    for (size_t i = 0; c.files && i < c.n; i++)
+        release(&c.files[i]);
+    free(c.files);
+    free(files);
+    return status;
 }

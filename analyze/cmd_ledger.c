@@ -1,9 +1,191 @@
-/* STUB: replaced by the area that owns this command. */
+/* `walltime-analyze ledger`: where the wall time went, reconciled to wall time (the default
+ * command). Streams the files once into a ledger calc and an anomaly analysis, then prints the
+ * table (text or walltime-ledger/1 JSON). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anomalies.h"
+#include "args.h"
 #include "cli.h"
 #include "commands.h"
+#include "ledger.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " WT_PROG " ledger [OPTIONS] FILE.wtrace...\n"
+            "\n"
+            "Where the wall time went: per category seconds, %% of wall, count, HIT/MISS,\n"
+            "untracked, totals, and the anomalies, over the union of the files (several\n"
+            "processes of one run).\n"
+            "\n"
+            "How it counts (docs/ANALYZE.md):\n"
+            "  wall      process start (from the OS) to the end record; a trace without one\n"
+            "            ends at its last event, said above the table. Several files: from\n"
+            "            the earliest start to the latest end.\n"
+            "  nesting   a span's row gets its self time (its duration minus its children's),\n"
+            "            so nested spans are counted once.\n"
+            "  threads   each instant of wall is counted once: it goes to the first top-level\n"
+            "            span (in trace order) that covers it, and is shared among that span's\n"
+            "            tree in proportion to self time. Rows + untracked = wall. A second\n"
+            "            section lists per-thread busy seconds and the seconds saved by\n"
+            "            running in parallel (busy - covered).\n"
+            "  flat      --flat: the seed's arithmetic and layout exactly: every span's full\n"
+            "            seconds in its category (nesting double-counts), untracked clamped.\n"
+            "\n"
+            "options:\n"
+            "  --flat                   the seed's table, exactly\n"
+            "  --by label               per category, the top labels (rest summed): count,\n"
+            "                           min, median, max, total seconds of their spans\n"
+            "  --top N                  labels per category with --by label (10)\n"
+            "  --title TEXT             the table's title (default: the file name)\n"
+            "  --json                   the walltime-ledger/1 JSON object\n"
+            "  -h, --help               this help\n"
+            "anomaly options (the ANOMALIES list; see `" WT_PROG " anomalies --help`):\n"
+            "%s"
+            "\n"
+            "exit status: 0 ok; 1 no file could be read, or output failed; 2 usage;\n"
+            "3 a --fail-on gate matched; 4 a file was damaged (the ledger covers what was\n"
+            "readable, with a warning above it)\n",
+            wt_anomaly_args_help);
+}
+
+/* Runs a ledger of `path` alone, for --baseline. */
+int wt__baseline_ledger(const char *path, wt_ledger_calc **out)
+{
+    wt_ledger_calc *lc = NULL;
+    if (wt_ledger_calc_create(NULL, &lc) < 0)
+        return WT_EXIT_FAIL;
+    wt_source_result res;
+    char *paths[1] = { (char *)path };
+    int rc = wt_source_run(paths, 1, wt_ledger_calc_source_ops(), lc, &res);
+    if (rc == 0 && res.files_ok + res.files_damaged == 0)
+        rc = WT_EXIT_FAIL;
+    if (rc == 0)
+        rc = wt_ledger_calc_finish(lc);
+    if (rc != 0) {
+        wt_cli_error("baseline '%s' could not be read", path);
+        wt_ledger_calc_free(lc);
+        return WT_EXIT_FAIL;
+    }
+    *out = lc;
+    return 0;
+}
 
 int cmd_ledger(int argc, char **argv)
 {
-    wt_cli_error("ledger: not built yet");
-    return WT_EXIT_FAIL;
+    wt_ledger_opts lo = { 0 };
+    wt_anomaly_args aa;
+    wt_anomaly_args_init(&aa);
+    int json = 0, status = WT_EXIT_USAGE, nfiles = 0;
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    wt_ledger_calc *lc = NULL, *base = NULL;
+    wt_anomalies *an = NULL;
+    const char **lines = NULL;
+    if (!files) {
+        status = WT_EXIT_FAIL;
+        goto out;
+    }
+    for (int i = 1; i < argc; i++) {
+        int err = 0;
+        const char *v;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            status = WT_EXIT_OK;
+            goto out;
+        }
+        if (wt_args_match(argc, argv, &i, "--flat", 0, &err)) {
+            lo.flat = 1;
+        } else if (wt_args_match(argc, argv, &i, "--json", 0, &err)) {
+            json = 1;
+        } else if ((v = wt_args_match(argc, argv, &i, "--by", 1, &err))) {
+            if (strcmp(v, "label") != 0) {
+                wt_cli_error("--by: '%s' is not supported (only 'label')", v);
+                goto out;
+            }
+            lo.by_label = 1;
+        } else if (!err && (v = wt_args_match(argc, argv, &i, "--top", 1, &err))) {
+            long long n = 0;
+            if (wt_args_int("--top", v, &n) < 0)
+                goto out;
+            if (n < 1 || n > 100000) {
+                wt_cli_error("--top: '%s' is not between 1 and 100000", v);
+                goto out;
+            }
+            lo.top = (int)n;
+        } else if (!err && (v = wt_args_match(argc, argv, &i, "--title", 1, &err))) {
+            lo.title = v;
+        } else if (!err) {
+            int r = wt_anomaly_args_parse(&aa, argc, argv, &i);
+            if (r < 0)
+                goto out;
+            if (r == 0) {
+                if (argv[i][0] == '-' && argv[i][1] != '\0') {
+                    wt_cli_error("ledger: unknown option '%s'; see '" WT_PROG " ledger --help'",
+                                 argv[i]);
+                    goto out;
+                }
+                files[nfiles++] = argv[i];
+            }
+        }
+        if (err)
+            goto out;
+    }
+    if (nfiles == 0) {
+        wt_cli_error("ledger: no trace file given; see '" WT_PROG " ledger --help'");
+        goto out;
+    }
+    status = WT_EXIT_FAIL;
+    if (aa.baseline && wt__baseline_ledger(aa.baseline, &base) != 0)
+        goto out;
+    if (wt_ledger_calc_create(&lo, &lc) < 0 || wt_anomalies_create(&aa.opts, &an) < 0)
+        goto out;
+    wt_analysis_pair pair = { lc, an };
+    wt_source_result res;
+    if (wt_source_run(files, nfiles, wt_analysis_pair_ops(), &pair, &res) != 0) {
+        wt_cli_error("ledger: out of memory");
+        goto out;
+    }
+    if (res.files_ok + res.files_damaged == 0)
+        goto out;
+    if (wt_ledger_calc_finish(lc) < 0 ||
+        wt_anomalies_finish(an, wt_ledger_calc_result(lc), base ? wt_ledger_calc_result(base) : NULL) < 0) {
+        wt_cli_error("ledger: out of memory");
+        goto out;
+    }
+    size_t n;
+    const wt_anomaly *list = wt_anomalies_list(an, &n);
+    int wrc;
+    if (json) {
+        wt_json j;
+        wt_json_init(&j, stdout, 1);
+        wt_ledger_calc_render_json(lc, &j, NULL);
+        wt_json_finish(&j);
+        wrc = ferror(stdout) ? -1 : 0;
+    } else if (lo.flat) {
+        wrc = wt_ledger_calc_render_text(lc, stdout, NULL, 0);
+    } else {
+        lines = calloc(n ? n : 1, sizeof *lines);
+        if (!lines)
+            goto out;
+        for (size_t i = 0; i < n; i++)
+            lines[i] = list[i].text;
+        wrc = wt_ledger_calc_render_text(lc, stdout, lines, n);
+    }
+    if (fflush(stdout) != 0 || wrc < 0) {
+        wt_cli_error("cannot write the ledger to stdout");
+        goto out;
+    }
+    status = wt_source_exit_status(&res);
+    if (wt_anomaly_args_gate(&aa, an))
+        status = WT_EXIT_GATE;
+out:
+    free(lines);
+    wt_anomalies_free(an);
+    wt_ledger_calc_free(lc);
+    wt_ledger_calc_free(base);
+    wt_anomaly_args_release(&aa);
+    free(files);
+    return status;
 }

@@ -1,0 +1,625 @@
+/* Anomaly rules over a stream of events: see anomalies.h for the rules and memory bounds.
+ *
+ * Per (category, label) the pass keeps reservoirs of all durations, HIT durations and MISS
+ * durations, the miss count, and the few slowest spans and HITs (the only spans the outlier
+ * and slow-HIT rules can name). Misses are kept one by one (bounded list) because their
+ * avoidable cost needs the median HIT, known only at the end. */
+#include "anomalies.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS 1e-9
+
+typedef struct an_span {
+    uint64_t pid, tid;
+    int64_t ts, dur;
+    const char *category, *label, *detail;
+} an_span;
+
+typedef struct an_key {
+    const char *category, *label;
+    uint32_t cat; /* index in cat_hits */
+    wt__reservoir all, hits, misses;
+    an_span slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
+    size_t n_slow, n_slow_hits;
+    size_t lo_slow, lo_slow_hits; /* the index of the shortest kept, once full */
+    an_span first_miss;
+} an_key;
+
+typedef struct an_list {
+    wt_anomaly *v;
+    size_t n, cap;
+} an_list;
+
+/* The reader hands out one stable pointer per distinct string for the life of a file, so a
+ * pointer-keyed cache (reset per file) finds a span's key without hashing its strings. */
+#define AN_PCACHE 1024
+typedef struct an_pc {
+    const char *cat, *label;
+    uint32_t idx;
+    int valid;
+} an_pc;
+
+struct wt_anomalies {
+    wt_anomaly_opts opts;
+    an_pc pcache[AN_PCACHE];
+    wt__strmap strings;       /* interned strings, owned */
+    wt__strmap key_map;       /* "category\x1flabel" -> index in keys */
+    an_key *keys;
+    size_t n_keys, cap_keys;
+    wt__strmap cat_map;       /* category -> index in cat_hits */
+    wt__reservoir *cat_hits;
+    size_t n_cats, cap_cats;
+    an_span *misses;
+    size_t n_misses, cap_misses;
+    an_list kinds[WT_AN_KIND_COUNT];
+    int64_t counts[WT_AN_KIND_COUNT];
+    int64_t omitted, listed;
+    wt_anomaly *out;
+    size_t n_out;
+    /* the current file */
+    const char *path;
+    uint64_t pid, first_pid;
+    int64_t start, first_start, last_ts, dropped;
+    uint64_t dropped_tid;
+    int files, damaged_reported;
+};
+
+static const char *const kind_names[WT_AN_KIND_COUNT] = {
+    "miss", "untracked", "repeat-miss", "slow-hit", "outlier", "unclosed",
+    "no-end", "dropped", "damaged", "budget", "baseline",
+};
+
+const char *wt_anomaly_kind_name(wt_anomaly_kind k)
+{
+    return (unsigned)k < WT_AN_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+void wt_anomaly_opts_init(wt_anomaly_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->untracked_pct = 10.0;
+    o->repeat_miss = 3;
+    o->outlier_factor = 5.0;
+    o->baseline_pct = 20.0;
+    o->baseline_min_s = 0.5;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t nc = *cap ? *cap * 2 : 8;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return NULL;
+    memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+    *cap = nc;
+    return np;
+}
+
+static const char *intern(wt_anomalies *a, const char *s)
+{
+    if (!s)
+        return NULL;
+    uint32_t v;
+    const char *stable = NULL;
+    if (wt__strmap_put(&a->strings, s, strlen(s), 0, &v, &stable) < 0)
+        return NULL;
+    return stable;
+}
+
+/* Adds an anomaly of kind k with a printf text; counted always, listed while under the cap. */
+static int add(wt_anomalies *a, wt_anomaly_kind k, const wt_anomaly *proto, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int add(wt_anomalies *a, wt_anomaly_kind k, const wt_anomaly *proto, const char *fmt, ...)
+{
+    a->counts[k]++;
+    if (a->listed >= WT_ANOMALY_MAX_LIST) {
+        a->omitted++;
+        return 0;
+    }
+    an_list *l = &a->kinds[k];
+    wt_anomaly *nv = grow(l->v, &l->cap, l->n + 1, sizeof *nv);
+    if (!nv)
+        return WT_ENOMEM;
+    l->v = nv;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *text = strdup(buf);
+    if (!text)
+        return WT_ENOMEM;
+    wt_anomaly *x = &l->v[l->n++];
+    *x = *proto;
+    x->kind = k;
+    x->text = text;
+    a->listed++;
+    return 0;
+}
+
+int wt_anomalies_create(const wt_anomaly_opts *opts, wt_anomalies **out)
+{
+    wt_anomalies *a = calloc(1, sizeof *a);
+    *out = NULL;
+    if (!a)
+        return WT_ENOMEM;
+    if (opts)
+        a->opts = *opts;
+    else
+        wt_anomaly_opts_init(&a->opts);
+    *out = a;
+    return 0;
+}
+
+int wt_anomalies_file_begin(wt_anomalies *a, const char *path, const wt_trace_info *info)
+{
+    a->path = intern(a, path ? path : "");
+    a->pid = info ? info->pid : 0;
+    a->start = info ? (info->process_start_ns > 0 ? info->process_start_ns : info->open_ns) : 0;
+    if (a->files == 0) {
+        a->first_pid = a->pid;
+        a->first_start = a->start;
+    }
+    a->files++;
+    a->last_ts = a->start;
+    a->dropped = 0;
+    a->dropped_tid = 0;
+    a->damaged_reported = 0;
+    memset(a->pcache, 0, sizeof a->pcache);
+    return a->path ? 0 : WT_ENOMEM;
+}
+
+static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *idx_out);
+
+static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
+{
+    char buf[2 * 4096 + 2];
+    const char *c = cat ? cat : "", *l = label ? label : "";
+    int n = snprintf(buf, sizeof buf, "%s\x1f%s", c, l);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    uint32_t idx;
+    int rc = wt__strmap_put(&a->key_map, buf, (size_t)n, (uint32_t)a->n_keys, &idx, NULL);
+    if (rc < 0)
+        return NULL;
+    if (rc == 1) {
+        an_key *nk = grow(a->keys, &a->cap_keys, a->n_keys + 1, sizeof *nk);
+        if (!nk)
+            return NULL;
+        a->keys = nk;
+        an_key *k = &a->keys[a->n_keys++];
+        memset(k, 0, sizeof *k);
+        k->category = intern(a, c);
+        k->label = intern(a, l);
+        if (!k->category || !k->label || !cat_hits_of(a, c, &k->cat))
+            return NULL;
+    }
+    return &a->keys[idx];
+}
+
+static an_key *key_of_event(wt_anomalies *a, const wt_event *ev)
+{
+    uintptr_t h = ((uintptr_t)ev->category * 31u) ^ ((uintptr_t)ev->label >> 3);
+    an_pc *pc = &a->pcache[(h ^ (h >> 11)) & (AN_PCACHE - 1)];
+    if (pc->valid && pc->cat == ev->category && pc->label == ev->label)
+        return &a->keys[pc->idx];
+    an_key *k = key_of(a, ev->category, ev->label);
+    if (k) {
+        *pc = (an_pc){ ev->category, ev->label, (uint32_t)(k - a->keys), 1 };
+    }
+    return k;
+}
+
+static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *idx_out)
+{
+    const char *c = cat ? cat : "";
+    uint32_t idx;
+    int rc = wt__strmap_put(&a->cat_map, c, strlen(c), (uint32_t)a->n_cats, &idx, NULL);
+    if (rc < 0)
+        return NULL;
+    if (rc == 1) {
+        wt__reservoir *nr = grow(a->cat_hits, &a->cap_cats, a->n_cats + 1, sizeof *nr);
+        if (!nr)
+            return NULL;
+        a->cat_hits = nr;
+        a->n_cats++;
+    }
+    if (idx_out)
+        *idx_out = idx;
+    return &a->cat_hits[idx];
+}
+
+static size_t shortest(const an_span *v, size_t n)
+{
+    size_t lo = 0;
+    for (size_t i = 1; i < n; i++)
+        if (v[i].dur < v[lo].dur)
+            lo = i;
+    return lo;
+}
+
+/* Keeps the WT_ANOMALY_KEEP_SLOWEST longest spans in v (unordered; replaces the shortest,
+ * whose index *lo is kept so the common case is one comparison). */
+static void keep_slowest(an_span *v, size_t *n, size_t *lo, const an_span *s)
+{
+    if (*n < WT_ANOMALY_KEEP_SLOWEST) {
+        v[(*n)++] = *s;
+        if (*n == WT_ANOMALY_KEEP_SLOWEST)
+            *lo = shortest(v, *n);
+        return;
+    }
+    if (s->dur > v[*lo].dur) {
+        v[*lo] = *s;
+        *lo = shortest(v, *n);
+    }
+}
+
+static int on_span(wt_anomalies *a, const wt_event *ev)
+{
+    an_key *k = key_of_event(a, ev);
+    if (!k)
+        return WT_ENOMEM;
+    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    const double sec = (double)dur * NS;
+    an_span s = { ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL };
+    if (wt__reservoir_add(&k->all, sec) < 0)
+        return WT_ENOMEM;
+    keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &s);
+    if (ev->cached == WT_CACHED_HIT) {
+        wt__reservoir *ch = &a->cat_hits[k->cat];
+        if (wt__reservoir_add(&k->hits, sec) < 0 || wt__reservoir_add(ch, sec) < 0)
+            return WT_ENOMEM;
+        keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, &s);
+    } else if (ev->cached == WT_CACHED_MISS) {
+        if (wt__reservoir_add(&k->misses, sec) < 0)
+            return WT_ENOMEM;
+        if (ev->detail && *ev->detail && !(s.detail = intern(a, ev->detail)))
+            return WT_ENOMEM;
+        if (k->misses.n == 1)
+            k->first_miss = s;
+        if (a->n_misses < WT_ANOMALY_MAX_LIST) {
+            an_span *nm = grow(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
+            if (!nm)
+                return WT_ENOMEM;
+            a->misses = nm;
+            a->misses[a->n_misses++] = s;
+        } else {
+            a->counts[WT_AN_MISS]++;
+            a->omitted++;
+        }
+    }
+    if (ev->flags & WT_EVF_UNCLOSED) {
+        wt_anomaly p = { 0, ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL, sec, 0, NULL };
+        return add(a, WT_AN_UNCLOSED, &p,
+                   "LEFT OPEN: %s %s (%.1fs) was still open at exit or crash (thread %llu), "
+                   "ended then", k->category, k->label, sec, (unsigned long long)ev->tid);
+    }
+    return 0;
+}
+
+int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
+{
+    int64_t ref = ev->ts + (ev->kind == WT_EV_SPAN && ev->dur > 0 ? ev->dur : 0);
+    if (ref > a->last_ts)
+        a->last_ts = ref;
+    switch (ev->kind) {
+    case WT_EV_SPAN:
+        return on_span(a, ev);
+    case WT_EV_DROPPED:
+        if (ev->count > 0) {
+            if (!a->dropped)
+                a->dropped_tid = ev->tid;
+            a->dropped += ev->count;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+void wt_anomalies_damage(wt_anomalies *a, int64_t offset, const char *message)
+{
+    if (a->damaged_reported)
+        return;
+    a->damaged_reported = 1;
+    wt_anomaly p = { 0, a->pid, 0, a->last_ts, 0, NULL, NULL, NULL, 0, 0, NULL };
+    add(a, WT_AN_DAMAGED, &p, "DAMAGED: %s (results cover what was readable)",
+        message && *message ? message : a->path);
+}
+
+static const char *sig_name(int s)
+{
+    switch (s) {
+    case SIGSEGV: return " (SIGSEGV)";
+    case SIGABRT: return " (SIGABRT)";
+    case SIGBUS: return " (SIGBUS)";
+    case SIGFPE: return " (SIGFPE)";
+    case SIGILL: return " (SIGILL)";
+    case SIGTERM: return " (SIGTERM)";
+    case SIGINT: return " (SIGINT)";
+    default: return "";
+    }
+}
+
+int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st)
+{
+    int rc = 0;
+    wt_anomaly p = { 0, a->pid, 0, a->last_ts, 0, NULL, NULL, NULL, 0, 0, NULL };
+    if (st && st->end == WT_END_NONE)
+        rc = add(a, WT_AN_NO_END, &p,
+                 "NO END RECORD: '%s' ends without its end record: the writer died or the file "
+                 "is cut; its wall ends at its last event", a->path);
+    else if (st && st->end == WT_END_SIGNAL)
+        rc = add(a, WT_AN_NO_END, &p, "CRASHED: '%s' ended by signal %d%s", a->path,
+                 st->end_signal, sig_name(st->end_signal));
+    if (rc == 0 && a->dropped) {
+        p.tid = a->dropped_tid;
+        rc = add(a, WT_AN_DROPPED, &p, "DROPPED: the recorder dropped %lld events in '%s'",
+                 (long long)a->dropped, a->path);
+    }
+    if (rc == 0 && st && (st->frames_damaged || st->errors) && !a->damaged_reported)
+        wt_anomalies_damage(a, -1, a->path);
+    return rc;
+}
+
+/* ---- end-of-run rules ---- */
+
+static int finish_misses(wt_anomalies *a)
+{
+    for (size_t i = 0; i < a->n_misses; i++) {
+        const an_span *m = &a->misses[i];
+        an_key *k = key_of(a, m->category, m->label);
+        if (!k)
+            return WT_ENOMEM;
+        const double sec = (double)m->dur * NS;
+        double med = NAN;
+        const char *of = NULL;
+        if (k->hits.n) {
+            med = wt__reservoir_median(&k->hits);
+            of = "label";
+        } else {
+            wt__reservoir *ch = &a->cat_hits[k->cat];
+            if (ch->n) {
+                med = wt__reservoir_median(ch);
+                of = "category";
+            }
+        }
+        double cost = of ? (sec > med ? sec - med : 0.0) : sec;
+        wt_anomaly p = { 0, m->pid, m->tid, m->ts, m->dur, m->category, m->label, m->detail, sec, cost,
+                         NULL };
+        const char *detail = m->detail ? m->detail : WT_LEDGER_MISS_DEFAULT;
+        int rc;
+        if (of)
+            rc = add(a, WT_AN_MISS, &p,
+                     "CACHE MISS: %s %s (%.1fs) \xe2\x80\x94 %s; avoidable %.2fs (median HIT of "
+                     "the %s %.2fs)", m->category, m->label, sec, detail, cost, of, med);
+        else
+            rc = add(a, WT_AN_MISS, &p,
+                     "CACHE MISS: %s %s (%.1fs) \xe2\x80\x94 %s; avoidable up to %.2fs (no HIT "
+                     "to compare)", m->category, m->label, sec, detail, cost);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int finish_keys(wt_anomalies *a)
+{
+    const wt_anomaly_opts *o = &a->opts;
+    int rc = 0;
+    for (size_t i = 0; i < a->n_keys && rc == 0; i++) {
+        an_key *k = &a->keys[i];
+        if (o->repeat_miss > 0 && k->misses.n >= o->repeat_miss) {
+            const an_span *f = &k->first_miss;
+            wt_anomaly p = { 0, f->pid, f->tid, f->ts, f->dur, k->category, k->label, NULL,
+                             k->misses.total, k->misses.total, NULL };
+            rc = add(a, WT_AN_REPEAT_MISS, &p,
+                     "REPEATED MISS: %s %s missed %lld times (%.1fs in misses): a cache that "
+                     "never warms", k->category, k->label, (long long)k->misses.n, k->misses.total);
+        }
+        if (rc == 0 && k->misses.n && k->n_slow_hits) {
+            double mm = wt__reservoir_median(&k->misses);
+            for (size_t j = 0; j < k->n_slow_hits && rc == 0; j++) {
+                const an_span *h = &k->slow_hits[j];
+                double sec = (double)h->dur * NS;
+                if (sec <= mm)
+                    continue;
+                wt_anomaly p = { 0, h->pid, h->tid, h->ts, h->dur, k->category, k->label, NULL,
+                                 sec, sec - mm, NULL };
+                rc = add(a, WT_AN_SLOW_HIT, &p,
+                         "SLOW HIT: %s %s HIT took %.1fs, slower than its median MISS %.1fs: a "
+                         "cache that does not help", k->category, k->label, sec, mm);
+            }
+        }
+        if (rc == 0 && k->all.n >= 3 && o->outlier_factor > 0) {
+            double med = wt__reservoir_median(&k->all);
+            for (size_t j = 0; j < k->n_slow && rc == 0; j++) {
+                const an_span *s = &k->slow[j];
+                double sec = (double)s->dur * NS;
+                if (!(med > 0) || sec <= o->outlier_factor * med)
+                    continue;
+                wt_anomaly p = { 0, s->pid, s->tid, s->ts, s->dur, k->category, k->label, NULL,
+                                 sec, sec - med, NULL };
+                rc = add(a, WT_AN_OUTLIER, &p,
+                         "SLOW SPAN: %s %s took %.1fs, %.1fx the median %.1fs of its %lld "
+                         "siblings", k->category, k->label, sec, sec / med, med,
+                         (long long)k->all.n);
+            }
+        }
+    }
+    return rc;
+}
+
+static const wt_ledger_cat *find_cat(const wt_ledger_result *r, const char *name)
+{
+    for (size_t i = 0; r && i < r->n_cats; i++)
+        if (!strcmp(r->cats[i].name, name))
+            return &r->cats[i];
+    return NULL;
+}
+
+static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_ledger_result *base)
+{
+    const wt_anomaly_opts *o = &a->opts;
+    const double wall = l->wall > 0 ? l->wall : 0.0;
+    wt_anomaly p = { 0, a->first_pid, 0, a->first_start, 0, NULL, NULL, NULL, 0, 0, NULL };
+    int rc = 0;
+    if (wall > 0 && 100.0 * l->untracked / wall > o->untracked_pct) {
+        p.seconds = l->untracked;
+        rc = add(a, WT_AN_UNTRACKED, &p,
+                 "UNTRACKED: %.1fs of %.1fs wall (%.1f%%) is in no span (threshold %g%%)",
+                 l->untracked, wall, 100.0 * l->untracked / wall, o->untracked_pct);
+    }
+    for (size_t i = 0; i < o->n_budgets && rc == 0; i++) {
+        const wt_budget *b = &o->budgets[i];
+        const wt_ledger_cat *c = find_cat(l, b->category);
+        double sec = c ? c->seconds : 0.0;
+        double limit = b->percent ? b->limit / 100.0 * wall : b->limit;
+        if (sec <= limit)
+            continue;
+        p.category = intern(a, b->category);
+        p.seconds = sec;
+        p.cost = sec - limit;
+        if (b->percent)
+            rc = add(a, WT_AN_BUDGET, &p,
+                     "BUDGET: %s took %.1fs = %.1f%% of wall, over its budget of %g%% (by %.1fs)",
+                     b->category, sec, wall > 0 ? 100.0 * sec / wall : 0.0, b->limit, sec - limit);
+        else
+            rc = add(a, WT_AN_BUDGET, &p, "BUDGET: %s took %.1fs, over its budget of %gs (by %.1fs)",
+                     b->category, sec, b->limit, sec - limit);
+    }
+    for (size_t i = 0; base && i < l->n_cats && rc == 0; i++) {
+        const wt_ledger_cat *c = &l->cats[i];
+        const wt_ledger_cat *old = find_cat(base, c->name);
+        double was = old ? old->seconds : 0.0, grew = c->seconds - was;
+        if (grew <= o->baseline_min_s)
+            continue;
+        if (was > 0 && 100.0 * grew / was <= o->baseline_pct)
+            continue;
+        p.category = intern(a, c->name);
+        p.seconds = c->seconds;
+        p.cost = grew;
+        if (was > 0)
+            rc = add(a, WT_AN_BASELINE, &p,
+                     "REGRESSION: %s took %.1fs against %.1fs in the baseline (+%.1fs, +%.0f%%; "
+                     "threshold %g%%)", c->name, c->seconds, was, grew, 100.0 * grew / was,
+                     o->baseline_pct);
+        else
+            rc = add(a, WT_AN_BASELINE, &p,
+                     "REGRESSION: %s took %.1fs and is not in the baseline", c->name, c->seconds);
+    }
+    return rc;
+}
+
+int wt_anomalies_finish(wt_anomalies *a, const wt_ledger_result *ledger,
+                        const wt_ledger_result *baseline)
+{
+    if (a->out)
+        return 0;
+    int rc = finish_misses(a);
+    if (rc == 0)
+        rc = finish_keys(a);
+    if (rc == 0 && ledger)
+        rc = finish_totals(a, ledger, baseline);
+    if (rc < 0)
+        return rc;
+    size_t n = 0;
+    for (int k = 0; k < WT_AN_KIND_COUNT; k++)
+        n += a->kinds[k].n;
+    a->out = calloc(n ? n : 1, sizeof *a->out);
+    if (!a->out)
+        return WT_ENOMEM;
+    for (int k = 0; k < WT_AN_KIND_COUNT; k++) {
+        if (a->kinds[k].n)
+            memcpy(a->out + a->n_out, a->kinds[k].v, a->kinds[k].n * sizeof *a->out);
+        a->n_out += a->kinds[k].n;
+    }
+    return 0;
+}
+
+const wt_anomaly *wt_anomalies_list(const wt_anomalies *a, size_t *n)
+{
+    *n = a->n_out;
+    return a->out;
+}
+
+int64_t wt_anomalies_count(const wt_anomalies *a, wt_anomaly_kind k)
+{
+    return (unsigned)k < WT_AN_KIND_COUNT ? a->counts[k] : 0;
+}
+
+int64_t wt_anomalies_omitted(const wt_anomalies *a) { return a->omitted; }
+
+void wt_anomalies_free(wt_anomalies *a)
+{
+    if (!a)
+        return;
+    for (int k = 0; k < WT_AN_KIND_COUNT; k++) {
+        for (size_t i = 0; i < a->kinds[k].n; i++)
+            free((char *)a->kinds[k].v[i].text);
+        free(a->kinds[k].v);
+    }
+    for (size_t i = 0; i < a->n_keys; i++) {
+        wt__reservoir_release(&a->keys[i].all);
+        wt__reservoir_release(&a->keys[i].hits);
+        wt__reservoir_release(&a->keys[i].misses);
+    }
+    for (size_t i = 0; i < a->n_cats; i++)
+        wt__reservoir_release(&a->cat_hits[i]);
+    free(a->cat_hits);
+    free(a->keys);
+    free(a->misses);
+    free(a->out);
+    wt__strmap_release(&a->strings);
+    wt__strmap_release(&a->key_map);
+    wt__strmap_release(&a->cat_map);
+    free(a);
+}
+
+/* ---- both analyses from one source run ---- */
+
+static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    wt_analysis_pair *p = ctx;
+    int rc = p->lc ? wt_ledger_calc_file_begin(p->lc, path, info) : 0;
+    return rc == 0 && p->an ? wt_anomalies_file_begin(p->an, path, info) : rc;
+}
+
+static int pair_event(void *ctx, int fi, const wt_event *ev)
+{
+    wt_analysis_pair *p = ctx;
+    int rc = p->lc ? wt_ledger_calc_event(p->lc, ev) : 0;
+    return rc == 0 && p->an ? wt_anomalies_event(p->an, ev) : rc;
+}
+
+static int pair_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    wt_analysis_pair *p = ctx;
+    if (p->lc)
+        wt_ledger_calc_damage(p->lc, off, msg);
+    if (p->an)
+        wt_anomalies_damage(p->an, off, msg);
+    return 0;
+}
+
+static int pair_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    wt_analysis_pair *p = ctx;
+    int rc = p->lc ? wt_ledger_calc_file_end(p->lc, st) : 0;
+    return rc == 0 && p->an ? wt_anomalies_file_end(p->an, st) : rc;
+}
+
+const wt_source_ops *wt_analysis_pair_ops(void)
+{
+    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end };
+    return &ops;
+}

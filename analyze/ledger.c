@@ -1,0 +1,584 @@
+/* The ledger computation: one streaming pass over the events of one or more trace files, in
+ * memory bounded by distinct strings, threads, nesting depth and the coverage interval set.
+ * The rules are in ledger.h and docs/ANALYZE.md; finish and rendering live in ledger_text.c.
+ *
+ * Workload: up to tens of millions of spans per file, so the per-span path avoids hashing
+ * where it can: the reader hands out one stable pointer per distinct string for the life of a
+ * file, so a small pointer-keyed cache maps (category, label) pointers to their accumulators
+ * and is reset at each file. */
+#include "ledger_int.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS 1e-9
+
+static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return NULL;
+    memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+    *cap = nc;
+    return np;
+}
+
+/* ---- categories and labels ---- */
+
+static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out)
+{
+    const char *key = name ? name : "";
+    uint32_t idx;
+    const char *stable;
+    int rc = wt__strmap_put(&lc->cat_map, key, strlen(key), (uint32_t)lc->n_cats, &idx, &stable);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        lc_cat *nc = grow_array(lc->cats, &lc->cap_cats, lc->n_cats + 1, sizeof *nc);
+        if (!nc)
+            return WT_ENOMEM;
+        lc->cats = nc;
+        memset(&lc->cats[lc->n_cats], 0, sizeof lc->cats[0]);
+        lc->cats[lc->n_cats].name = stable;
+        lc->n_cats++;
+    }
+    *out = idx;
+    return 0;
+}
+
+static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out)
+{
+    const char *key = name ? name : "";
+    uint32_t idx;
+    const char *stable;
+    int rc = wt__strmap_put(&c->label_map, key, strlen(key), (uint32_t)c->n_labs, &idx, &stable);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        lc_label *nl = grow_array(c->labs, &c->cap_labs, c->n_labs + 1, sizeof *nl);
+        if (!nl)
+            return WT_ENOMEM;
+        c->labs = nl;
+        memset(&c->labs[c->n_labs], 0, sizeof c->labs[0]);
+        c->labs[c->n_labs].name = stable;
+        c->n_labs++;
+    }
+    *out = idx;
+    return 0;
+}
+
+/* The (category, label) accumulators of a span, through the per-file pointer cache. */
+static int span_keys(wt_ledger_calc *lc, const wt_event *ev, uint32_t *ci, uint32_t *li)
+{
+    uintptr_t h = ((uintptr_t)ev->category * 31u) ^ ((uintptr_t)ev->label >> 3);
+    lc_ptr_cache *pc = &lc->pcache[(h ^ (h >> 11)) & (LC_PCACHE - 1)];
+    if (pc->valid && pc->cat == ev->category && pc->label == ev->label) {
+        *ci = pc->ci;
+        *li = pc->li;
+        return 0;
+    }
+    int rc = cat_index(lc, ev->category, ci);
+    if (rc < 0)
+        return rc;
+    rc = label_index(lc, &lc->cats[*ci], ev->label, li);
+    if (rc < 0)
+        return rc;
+    pc->valid = 1;
+    pc->cat = ev->category;
+    pc->label = ev->label;
+    pc->ci = *ci;
+    pc->li = *li;
+    return 0;
+}
+
+/* ---- threads ---- */
+
+static lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
+{
+    if (lc->last_thread >= 0) {
+        lc_thread *t = &lc->threads[lc->last_thread];
+        if (t->pid == pid && t->tid == tid)
+            return t;
+    }
+    char key[48];
+    int n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid, (unsigned long long)tid);
+    uint32_t idx;
+    int rc = wt__strmap_put(&lc->thread_map, key, (size_t)n, (uint32_t)lc->n_threads, &idx, NULL);
+    if (rc < 0)
+        return NULL;
+    if (rc == 1) {
+        lc_thread *nt = grow_array(lc->threads, &lc->cap_threads, lc->n_threads + 1, sizeof *nt);
+        if (!nt)
+            return NULL;
+        lc->threads = nt;
+        lc_thread *t = &lc->threads[lc->n_threads++];
+        memset(t, 0, sizeof *t);
+        t->pid = pid;
+        t->tid = tid;
+        t->file = lc->cur_file;
+        t->last_top_end = lc->cur ? lc->cur->start : 0;
+        t->env_start = INT64_MAX;
+        t->env_end = INT64_MIN;
+    }
+    lc->last_thread = (long)idx;
+    lc->threads[idx].file = lc->cur_file;
+    return &lc->threads[idx];
+}
+
+/* ---- the coverage interval set ---- */
+
+/* Folds everything below `f` into the finished total. */
+static void cov_fold(wt_ledger_calc *lc, int64_t f)
+{
+    if (f <= lc->frontier)
+        return;
+    size_t k = 0;
+    while (k < lc->n_iv && lc->iv[k].e <= f) {
+        lc->folded_ns += lc->iv[k].e - lc->iv[k].s;
+        k++;
+    }
+    if (k < lc->n_iv && lc->iv[k].s < f) {
+        lc->folded_ns += f - lc->iv[k].s;
+        lc->iv[k].s = f;
+    }
+    memmove(lc->iv, lc->iv + k, (lc->n_iv - k) * sizeof *lc->iv);
+    lc->n_iv -= k;
+    lc->frontier = f;
+}
+
+/* Past the bound: fold below the safe frontier of the current file (the last SYNC watermark
+ * and every thread's last top-level end: no later span of a known thread can start before it),
+ * and if that is not enough, below the lower half (later spans reaching there are clipped and
+ * counted late). */
+static void cov_compact(wt_ledger_calc *lc)
+{
+    int64_t f = lc->cur ? lc->cur->sync_wm : INT64_MIN;
+    for (size_t i = 0; i < lc->n_threads; i++)
+        if (lc->threads[i].file == lc->cur_file && lc->threads[i].last_top_end < f)
+            f = lc->threads[i].last_top_end;
+    if (lc->n_files_seen > 1)
+        f = INT64_MIN; /* another process may still reach back: fold only when forced */
+    cov_fold(lc, f);
+    if (lc->n_iv > WT_LEDGER_MAX_INTERVALS / 2) {
+        cov_fold(lc, lc->iv[lc->n_iv / 2].s);
+        lc->forced_folds++;
+    }
+}
+
+/* Adds [s, e) to the union; returns how many ns of it were not covered before. */
+static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped)
+{
+    *clipped = 0;
+    if (s < lc->frontier) {
+        *clipped = 1;
+        s = lc->frontier;
+    }
+    if (e <= s)
+        return 0;
+    /* first interval that ends at or after s */
+    size_t lo = 0, hi = lc->n_iv;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (lc->iv[mid].e < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t overlap = 0, ns = s, ne = e;
+    size_t j = lo;
+    while (j < lc->n_iv && lc->iv[j].s <= e) {
+        int64_t os = lc->iv[j].s > s ? lc->iv[j].s : s;
+        int64_t oe = lc->iv[j].e < e ? lc->iv[j].e : e;
+        if (oe > os)
+            overlap += oe - os;
+        if (lc->iv[j].s < ns)
+            ns = lc->iv[j].s;
+        if (lc->iv[j].e > ne)
+            ne = lc->iv[j].e;
+        j++;
+    }
+    if (j > lo) {
+        /* intervals lo..j-1 merge into one */
+        lc->iv[lo].s = ns;
+        lc->iv[lo].e = ne;
+        memmove(lc->iv + lo + 1, lc->iv + j, (lc->n_iv - j) * sizeof *lc->iv);
+        lc->n_iv -= j - lo - 1;
+    } else {
+        if (lc->n_iv >= WT_LEDGER_MAX_INTERVALS) {
+            cov_compact(lc);
+            return cov_insert(lc, s, e, clipped);
+        }
+        if (lc->n_iv == lc->cap_iv) {
+            size_t nc = lc->cap_iv ? lc->cap_iv * 2 : 64;
+            lc_iv *ni = realloc(lc->iv, nc * sizeof *ni);
+            if (!ni) {
+                lc->nomem = 1;
+                return 0;
+            }
+            lc->iv = ni;
+            lc->cap_iv = nc;
+        }
+        memmove(lc->iv + lo + 1, lc->iv + lo, (lc->n_iv - lo) * sizeof *lc->iv);
+        lc->iv[lo].s = s;
+        lc->iv[lo].e = e;
+        lc->n_iv++;
+    }
+    return (e - s) - overlap;
+}
+
+/* A thread's pending tree is complete (its top-level span arrived, or the file ended): give
+ * its categories their share of the newly covered wall, in proportion to their self time. */
+static void flush_tree(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
+{
+    int clipped = 0;
+    int64_t fresh = cov_insert(lc, s, e, &clipped);
+    if (clipped)
+        lc->late_spans++;
+    double f = t->pend_total > 0 ? (double)fresh / (double)t->pend_total : 0.0;
+    for (size_t i = 0; i < t->n_touched; i++) {
+        uint32_t c = t->touched[i];
+        lc->cats[c].attr_ns += (double)t->pend[c].ns * f;
+        t->pend[c].ns = 0;
+        t->pend[c].on = 0;
+    }
+    t->n_touched = 0;
+    t->pend_total = 0;
+    t->env_start = INT64_MAX;
+    t->env_end = INT64_MIN;
+}
+
+static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t self)
+{
+    if (c >= t->cap_pend) {
+        lc_pend *np = grow_array(t->pend, &t->cap_pend, (size_t)c + 1, sizeof *np);
+        if (!np)
+            return WT_ENOMEM;
+        t->pend = np;
+        uint32_t *nt = grow_array(t->touched, &t->cap_touched, t->cap_pend, sizeof *nt);
+        if (!nt)
+            return WT_ENOMEM;
+        t->touched = nt;
+    }
+    if (!t->pend[c].on) {
+        t->pend[c].on = 1;
+        t->touched[t->n_touched++] = c;
+    }
+    t->pend[c].ns += self;
+    t->pend_total += self;
+    return 0;
+}
+
+static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self)
+{
+    if (c >= p->cap_cat) {
+        int64_t *np = grow_array(p->cat_self, &p->cap_cat, (size_t)c + 1, sizeof *np);
+        if (!np)
+            return WT_ENOMEM;
+        p->cat_self = np;
+    }
+    p->cat_self[c] += self;
+    return 0;
+}
+
+static int on_span(wt_ledger_calc *lc, const wt_event *ev)
+{
+    uint32_t ci, li;
+    int rc = span_keys(lc, ev, &ci, &li);
+    if (rc < 0)
+        return rc;
+    lc_thread *t = thread_of(lc, ev->pid, ev->tid);
+    if (!t)
+        return WT_ENOMEM;
+    lc_cat *c = &lc->cats[ci];
+    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    const double sec = (double)dur * NS;
+
+    c->flat_s += sec;
+    c->count += ev->count;
+    c->spans++;
+    if (ev->bytes > 0) {
+        c->bytes += ev->bytes;
+        c->bytes_ns += dur;
+    }
+    if (ev->cached == WT_CACHED_HIT)
+        c->hits++;
+    else if (ev->cached == WT_CACHED_MISS) {
+        c->misses++;
+        lc->n_misses_total++;
+        if (lc->n_misses < WT_LEDGER_MAX_MISSES) {
+            wt_ledger_miss *nm = grow_array(lc->misses, &lc->cap_misses, lc->n_misses + 1,
+                                            sizeof *nm);
+            if (!nm)
+                return WT_ENOMEM;
+            lc->misses = nm;
+            const char *detail = NULL;
+            if (ev->detail && *ev->detail) {
+                uint32_t dummy;
+                rc = wt__strmap_put(&lc->detail_map, ev->detail, strlen(ev->detail), 0, &dummy,
+                                    &detail);
+                if (rc < 0)
+                    return rc;
+            }
+            lc->misses[lc->n_misses++] = (wt_ledger_miss){ c->name, c->labs[li].name, detail, sec };
+        }
+    }
+    if (wt__reservoir_add(&c->st, sec) < 0)
+        return WT_ENOMEM;
+    if (lc->opts.by_label && wt__reservoir_add(&c->labs[li].st, sec) < 0)
+        return WT_ENOMEM;
+    if (ev->flags & WT_EVF_UNCLOSED) {
+        lc->unclosed++;
+        lc->unclosed_ns += dur;
+        lc->cur->unclosed++;
+    }
+
+    /* self time: the direct children at depth+1 have already arrived */
+    uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
+    if (d + 2 > t->cap_depth) {
+        int64_t *ncs = grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
+        if (!ncs)
+            return WT_ENOMEM;
+        t->child_sum = ncs;
+    }
+    int64_t self = dur - t->child_sum[d + 1];
+    if (self < 0)
+        self = 0;
+    t->child_sum[d + 1] = 0;
+    t->child_sum[d] += dur;
+    c->self_ns += self;
+    t->busy_ns += self;
+    t->spans++;
+    if ((rc = add_pending(lc, t, ci, self)) < 0 || (rc = proc_cat_add(lc, lc->cur, ci, self)) < 0)
+        return rc;
+    if (ev->ts < t->env_start)
+        t->env_start = ev->ts;
+    if (ev->ts + dur > t->env_end)
+        t->env_end = ev->ts + dur;
+    if (d == 0) {
+        t->child_sum[0] = 0;
+        int64_t s = ev->ts < lc->cur->start ? lc->cur->start : ev->ts;
+        flush_tree(lc, t, s, ev->ts + dur);
+        if (ev->ts + dur > t->last_top_end)
+            t->last_top_end = ev->ts + dur;
+    }
+    return 0;
+}
+
+int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
+{
+    lc_proc *p = lc->cur;
+    if (!p)
+        return WT_ESTATE;
+    lc->events++;
+    int64_t ref = ev->ts;
+    if (ev->kind == WT_EV_SPAN || ev->kind == WT_EV_ROUND)
+        ref = ev->ts + (ev->dur > 0 ? ev->dur : 0);
+    if (ev->kind != WT_EV_SYNC && ev->kind != WT_EV_END) {
+        if (ref < p->sync_wm) {
+            p->late++;
+            lc->late++;
+        }
+        if (ref > p->last_ts)
+            p->last_ts = ref;
+        if (ev->ts < p->first_ts)
+            p->first_ts = ev->ts;
+    }
+    switch (ev->kind) {
+    case WT_EV_SPAN:
+        lc->spans++;
+        return on_span(lc, ev);
+    case WT_EV_SYNC:
+        if (ev->ts - WT_SYNC_SLACK_NS > p->sync_wm)
+            p->sync_wm = ev->ts - WT_SYNC_SLACK_NS;
+        return 0;
+    case WT_EV_END:
+        p->end = ev->end;
+        p->end_ts = ev->ts;
+        if (ev->end == WT_END_SIGNAL)
+            p->signo = (int)ev->count;
+        return 0;
+    case WT_EV_DROPPED:
+        p->dropped += ev->count > 0 ? ev->count : 0;
+        lc->dropped += ev->count > 0 ? ev->count : 0;
+        return 0;
+    case WT_EV_THREAD_NAME: {
+        lc_thread *t = thread_of(lc, ev->pid, ev->tid);
+        if (!t)
+            return WT_ENOMEM;
+        if (ev->name) {
+            uint32_t dummy;
+            int rc = wt__strmap_put(&lc->detail_map, ev->name, strlen(ev->name), 0, &dummy, &t->name);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out)
+{
+    wt_ledger_calc *lc = calloc(1, sizeof *lc);
+    *out = NULL;
+    if (!lc)
+        return WT_ENOMEM;
+    if (opts)
+        lc->opts = *opts;
+    if (lc->opts.top <= 0)
+        lc->opts.top = 10;
+    lc->last_thread = -1;
+    lc->frontier = INT64_MIN;
+    lc->cur_file = -1;
+    *out = lc;
+    return 0;
+}
+
+int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_trace_info *info)
+{
+    lc_proc *np = grow_array(lc->procs, &lc->cap_procs, lc->n_procs + 1, sizeof *np);
+    if (!np)
+        return WT_ENOMEM;
+    lc->procs = np;
+    lc_proc *p = &lc->procs[lc->n_procs];
+    memset(p, 0, sizeof *p);
+    uint32_t dummy;
+    const char *pp = path ? path : "";
+    if (wt__strmap_put(&lc->detail_map, pp, strlen(pp), 0, &dummy, &p->path) < 0)
+        return WT_ENOMEM;
+    p->pid = info ? info->pid : 0;
+    p->start = info ? info->process_start_ns : 0;
+    if (p->start <= 0 && info)
+        p->start = info->open_ns;
+    p->have_start = p->start > 0;
+    p->last_ts = INT64_MIN;
+    p->first_ts = INT64_MAX;
+    p->sync_wm = INT64_MIN;
+    lc->cur_file = (int)lc->n_procs;
+    lc->n_procs++;
+    lc->n_files_seen++;
+    lc->cur = p;
+    lc->last_thread = -1;
+    memset(lc->pcache, 0, sizeof lc->pcache);
+    return 0;
+}
+
+void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message)
+{
+    if (lc->cur)
+        lc->cur->damaged = 1;
+}
+
+int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
+{
+    lc_proc *p = lc->cur;
+    if (!p)
+        return WT_ESTATE;
+    if (st) {
+        if (st->frames_damaged || st->errors)
+            p->damaged = 1;
+        if (p->end == WT_END_NONE && st->end != WT_END_NONE) {
+            p->end = st->end;
+            p->signo = st->end_signal;
+        }
+    }
+    /* trees whose top-level span never came (a cut file): count their envelope */
+    for (size_t i = 0; i < lc->n_threads; i++) {
+        lc_thread *t = &lc->threads[i];
+        if (t->file != lc->cur_file)
+            continue;
+        if (t->n_touched && t->env_end > t->env_start)
+            flush_tree(lc, t, t->env_start < p->start && p->have_start ? p->start : t->env_start,
+                       t->env_end);
+        for (size_t k = 0; k < t->n_touched; k++)
+            t->pend[t->touched[k]] = (lc_pend){ 0, 0 };
+        t->n_touched = 0;
+        t->pend_total = 0;
+        memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
+    }
+    if (!p->have_start)
+        p->start = p->first_ts != INT64_MAX ? p->first_ts : 0;
+    if (p->end != WT_END_NONE && p->end_ts > 0) {
+        p->stop = p->end_ts > p->last_ts ? p->end_ts : p->last_ts;
+    } else {
+        p->no_end = 1;
+        p->stop = p->last_ts;
+    }
+    if (p->last_ts == INT64_MIN)
+        p->stop = p->end_ts > 0 ? p->end_ts : p->start;
+    if (p->stop < p->start)
+        p->stop = p->start;
+    lc->cur = NULL;
+    lc->last_thread = -1;
+    return lc->nomem ? WT_ENOMEM : 0;
+}
+
+static int src_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    return wt_ledger_calc_file_begin(ctx, path, info);
+}
+static int src_event(void *ctx, int fi, const wt_event *ev) { return wt_ledger_calc_event(ctx, ev); }
+static int src_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    wt_ledger_calc_damage(ctx, off, msg);
+    return 0;
+}
+static int src_end(void *ctx, int fi, const wt_reader_stats *st) { return wt_ledger_calc_file_end(ctx, st); }
+
+const wt_source_ops *wt_ledger_calc_source_ops(void)
+{
+    static const wt_source_ops ops = { src_begin, src_event, src_damage, src_end };
+    return &ops;
+}
+
+const wt_ledger_result *wt_ledger_calc_result(const wt_ledger_calc *lc) { return &lc->res; }
+
+const wt_ledger_miss *wt_ledger_calc_misses(const wt_ledger_calc *lc, size_t *n)
+{
+    *n = lc->n_misses;
+    return lc->misses;
+}
+
+void wt_ledger_calc_free(wt_ledger_calc *lc)
+{
+    if (!lc)
+        return;
+    for (size_t i = 0; i < lc->n_cats; i++) {
+        lc_cat *c = &lc->cats[i];
+        wt__reservoir_release(&c->st);
+        for (size_t k = 0; k < c->n_labs; k++)
+            wt__reservoir_release(&c->labs[k].st);
+        free(c->labs);
+        wt__strmap_release(&c->label_map);
+        free(c->out_labels);
+    }
+    free(lc->cats);
+    for (size_t i = 0; i < lc->n_threads; i++) {
+        free(lc->threads[i].child_sum);
+        free(lc->threads[i].pend);
+        free(lc->threads[i].touched);
+    }
+    free(lc->threads);
+    for (size_t i = 0; i < lc->n_procs; i++) {
+        free(lc->procs[i].cat_self);
+        free(lc->procs[i].cat_seconds);
+    }
+    free(lc->procs);
+    free(lc->iv);
+    free(lc->misses);
+    free(lc->out_cats);
+    free(lc->out_threads);
+    free(lc->out_procs);
+    wt__strmap_release(&lc->cat_map);
+    wt__strmap_release(&lc->thread_map);
+    wt__strmap_release(&lc->detail_map);
+    free(lc);
+}

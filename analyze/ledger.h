@@ -1,0 +1,167 @@
+/* The analyzer's ledger: where the wall time of one or more trace files went, reconciled to
+ * wall time, computed in one streaming pass (push API) and rendered as text or JSON.
+ *
+ * Use: wt_ledger_calc_create(), then per file wt_ledger_calc_file_begin(), every event with
+ * wt_ledger_calc_event(), damage with wt_ledger_calc_damage(), wt_ledger_calc_file_end();
+ * then wt_ledger_calc_finish() once, and read wt_ledger_calc_result() or render. The callbacks
+ * of wt_ledger_calc_source_ops() do exactly this for wt_source_run() (ctx = the calc).
+ *
+ * Memory is bounded by the number of distinct categories/labels, threads, open nesting depth
+ * and the coverage interval set (WT_LEDGER_MAX_INTERVALS), never by the number of events.
+ *
+ * Counting rules (docs/ANALYZE.md has the full text):
+ * - Wall of a process: header process_start_ns to the END event; without END, to the latest
+ *   reference time seen (span end, instant) and `no_end` is set. Wall of several files: from
+ *   the earliest process start to the latest end (they share the host's CLOCK_MONOTONIC).
+ * - Nesting, per thread: a span's self time = its duration minus its direct children's
+ *   durations (clamped at 0); rows count self time, so nesting is counted once.
+ * - Threads (and processes) at once: each instant of wall is counted once. It goes to the
+ *   first top-level span, in trace order (about: the one that ended first), whose interval
+ *   covers it; the wall-clock time a top-level span newly covers is shared among the
+ *   categories of its tree (itself and its descendants) in proportion to their self time.
+ *   So rows sum to `covered` (the measure of the union of every thread's top-level spans),
+ *   untracked = wall - covered, and with one thread (or no overlap) rows are the exact self
+ *   times. `busy` = the sum of all self times (per-thread busy seconds summed);
+ *   parallel_saved = busy - covered. Memory per thread: the pending tree's per-category self
+ *   time (bounded by the number of categories). A tree whose top-level span never came (a cut
+ *   file) is counted over its envelope (first start to last end) at file end.
+ * - Flat (the seed): every span's full duration in its category (nesting double-counts).
+ */
+#ifndef WT_ANALYZE_LEDGER_H
+#define WT_ANALYZE_LEDGER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "json.h"
+#include "spanstat.h"
+#include "walltime/ledger.h"
+#include "walltime/reader.h"
+
+/* The coverage interval set's bound (per run). Past it, intervals that can no longer change
+ * (below the last SYNC watermark and every thread's last top-level end) are folded into a
+ * total; if still over, the lower half is folded, and later spans reaching below the fold are
+ * clipped there and counted in `late`. */
+#define WT_LEDGER_MAX_INTERVALS 65536
+
+typedef struct wt_ledger_opts {
+    const char *title; /* the table's title; NULL: the file name(s) */
+    int flat;          /* render the seed's table exactly */
+    int by_label;      /* add the per-label breakdown */
+    int top;           /* labels per category in --by label (rest summed); <= 0: 10 */
+} wt_ledger_opts;
+
+/* Per-span statistics of one label or category: count, min, median, max, total. Medians come
+ * from a bounded reservoir (WT_STATS_RESERVOIR samples, spanstat.h: deterministic reservoir
+ * sampling): exact up to that many spans, an estimate past it. */
+typedef struct wt_ledger_stat {
+    int64_t n;
+    double min, median, max, total; /* seconds of full span durations */
+} wt_ledger_stat;
+
+typedef struct wt_ledger_label {
+    const char *name;  /* NULL: "(other)" = the rest summed */
+    wt_ledger_stat st;
+} wt_ledger_label;
+
+typedef struct wt_ledger_cat {
+    const char *name;    /* in the order its first span was recorded */
+    double seconds;      /* the row: attributed wall seconds (== flat_seconds in flat mode) */
+    double self_seconds; /* self time summed over threads, before scaling */
+    double flat_seconds; /* the seed's: every span's full duration */
+    int64_t count;       /* sum of the spans' counts */
+    int64_t spans;
+    int64_t hits, misses;
+    int64_t bytes;       /* sum of span bytes */
+    double gbps;         /* bytes / flat_seconds / 1e9 when bytes > 0, else 0 */
+    double straggler;    /* several files: max - median of per-process seconds, else 0 */
+    wt_ledger_stat st;
+    const wt_ledger_label *labels; /* top labels then the rest (by_label only) */
+    size_t n_labels;
+} wt_ledger_cat;
+
+typedef struct wt_ledger_thread {
+    uint64_t pid, tid;
+    const char *name;   /* thread name or NULL */
+    double busy;        /* seconds inside top-level spans */
+    int64_t spans;
+} wt_ledger_thread;
+
+typedef struct wt_ledger_process {
+    uint64_t pid;
+    const char *path;
+    double wall;                 /* this process's wall */
+    const double *cat_seconds;   /* per category of the run (index as cats), self seconds */
+    wt_trace_end end;
+    int end_signal;
+    int no_end;                  /* wall ended at the last event */
+    int damaged;
+    int64_t dropped, unclosed, late;
+} wt_ledger_process;
+
+typedef struct wt_ledger_result {
+    const wt_ledger_cat *cats;
+    size_t n_cats;
+    double wall;           /* seconds */
+    double tracked;        /* sum of rows */
+    double untracked;      /* wall - tracked, >= 0 */
+    double busy;           /* sum of per-thread busy seconds */
+    double covered;        /* union of busy intervals */
+    double parallel_saved; /* busy - covered */
+    double scale;          /* covered / busy: 1 without overlap (informational) */
+    int64_t spans, events;
+    int64_t dropped;       /* events dropped by the recorder */
+    int64_t unclosed;      /* spans in flight at exit (WT_EVF_UNCLOSED) */
+    double unclosed_s;
+    int64_t late;          /* events behind a SYNC watermark (tolerated, counted) */
+    int64_t misses;
+    const wt_ledger_thread *threads;
+    size_t n_threads;
+    const wt_ledger_process *procs;
+    size_t n_procs;
+    int no_end;            /* some file had no END record */
+    int signal_end;        /* some file ended by a signal (the first one's signo) */
+    int damaged;           /* some file was damaged */
+} wt_ledger_result;
+
+typedef struct wt_ledger_calc wt_ledger_calc;
+
+/* Makes a calc. opts may be NULL (defaults). Returns 0 or WT_ENOMEM (*out NULL). */
+int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out);
+
+/* A file begins: its header. `path` and strings of `info` are copied. */
+int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_trace_info *info);
+/* One event of the current file. Strings are copied when kept. Returns 0 or WT_ENOMEM. */
+int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev);
+/* The current file is damaged at `offset` (already reported on stderr). */
+void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message);
+/* The current file ended; `st` as from wt_reader_get_stats(). */
+int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st);
+/* Ends the run and computes the result. Returns 0 or WT_ENOMEM. */
+int wt_ledger_calc_finish(wt_ledger_calc *lc);
+
+/* The result, valid after finish until free. */
+const wt_ledger_result *wt_ledger_calc_result(const wt_ledger_calc *lc);
+
+/* Each miss seen (for the seed's ANOMALIES list), in file order; valid until free. Bounded:
+ * past WT_LEDGER_MAX_MISSES the rest are counted in result->misses only. */
+#define WT_LEDGER_MAX_MISSES 10000
+const wt_ledger_miss *wt_ledger_calc_misses(const wt_ledger_calc *lc, size_t *n);
+
+/* Text: the flat seed table (opts.flat), or the reconciled table in the same layout followed
+ * by its sections; above the table, a plain line for each file without END record, ended by
+ * a signal, or damaged. `anomaly_lines` replace the seed's CACHE MISS list when non-NULL.
+ * Returns 0 or WT_EIO. */
+int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *const *anomaly_lines,
+                               size_t n_anomaly_lines);
+/* JSON: the "walltime-ledger/1" object (docs/ANALYZE.md) as the value `key` of j. */
+void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char *key);
+
+/* Source-driver callbacks with ctx = a wt_ledger_calc. */
+const wt_source_ops *wt_ledger_calc_source_ops(void);
+
+/* NULL is a no-op. */
+void wt_ledger_calc_free(wt_ledger_calc *lc);
+
+#endif

@@ -1,0 +1,113 @@
+/* The ledger calc's internals, shared by ledger.c (the streaming computation and finish) and
+ * ledger_text.c (text and JSON). Nothing else includes this file. */
+#ifndef WT_LEDGER_INT_H
+#define WT_LEDGER_INT_H
+
+#include <stdint.h>
+
+#include "ledger.h"
+#include "spanstat.h"
+
+/* Nesting deeper than this is counted as this depth (a hostile depth cannot allocate). */
+#define LC_MAX_DEPTH 256
+#define LC_PCACHE 1024
+
+typedef struct lc_label {
+    const char *name;
+    wt__reservoir st;
+} lc_label;
+
+typedef struct lc_cat {
+    const char *name;
+    int64_t self_ns;
+    double flat_s;
+    double attr_ns; /* covered wall attributed to this category */
+    int64_t count, spans, hits, misses, bytes;
+    int64_t bytes_ns; /* duration of the spans that carry bytes */
+    wt__reservoir st;
+    wt__strmap label_map;
+    lc_label *labs;
+    size_t n_labs, cap_labs;
+    wt_ledger_label *out_labels;
+} lc_cat;
+
+typedef struct lc_pend {
+    int64_t ns;
+    int on; /* listed in touched */
+} lc_pend;
+
+typedef struct lc_thread {
+    uint64_t pid, tid;
+    const char *name;
+    int file;
+    int64_t busy_ns;
+    int64_t spans;
+    int64_t *child_sum;
+    size_t cap_depth;
+    int64_t last_top_end;
+    /* the tree of the thread's current top-level span: per category self ns, and its
+     * envelope, for a file cut before the top-level span came */
+    lc_pend *pend;
+    size_t cap_pend;
+    uint32_t *touched;
+    size_t n_touched, cap_touched;
+    int64_t pend_total;
+    int64_t env_start, env_end;
+} lc_thread;
+
+typedef struct lc_proc {
+    uint64_t pid;
+    const char *path;
+    int64_t start, stop, end_ts, last_ts, first_ts, sync_wm;
+    int have_start;
+    wt_trace_end end;
+    int signo, no_end, damaged;
+    int64_t dropped, unclosed, late;
+    int64_t *cat_self;
+    size_t cap_cat;
+    double *cat_seconds; /* result */
+} lc_proc;
+
+typedef struct lc_iv {
+    int64_t s, e;
+} lc_iv;
+
+typedef struct lc_ptr_cache {
+    const char *cat, *label;
+    uint32_t ci, li;
+    int valid;
+} lc_ptr_cache;
+
+struct wt_ledger_calc {
+    wt_ledger_opts opts;
+    wt__strmap cat_map, thread_map, detail_map;
+    lc_cat *cats;
+    size_t n_cats, cap_cats;
+    lc_thread *threads;
+    size_t n_threads, cap_threads;
+    long last_thread;
+    lc_proc *procs, *cur;
+    size_t n_procs, cap_procs;
+    int cur_file, n_files_seen;
+    lc_ptr_cache pcache[LC_PCACHE];
+
+    lc_iv *iv;
+    size_t n_iv, cap_iv;
+    int64_t folded_ns, frontier;
+    int64_t forced_folds, late_spans;
+
+    wt_ledger_miss *misses;
+    size_t n_misses, cap_misses;
+    int64_t n_misses_total;
+
+    int64_t events, spans, dropped, unclosed, unclosed_ns, late;
+    int nomem, finished;
+
+    wt_ledger_result res;
+    wt_ledger_cat *out_cats;
+    wt_ledger_thread *out_threads;
+    wt_ledger_process *out_procs;
+    char title[512];
+};
+
+#endif

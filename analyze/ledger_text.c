@@ -1,0 +1,453 @@
+/* The ledger calc's end of run: finish (the reconciled totals, per-label and per-process
+ * breakdowns) and rendering as text (through libwalltime's wt_ledger_render, so the table
+ * layout exists once) and as the "walltime-ledger/1" JSON object. */
+#include "ledger_int.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS 1e-9
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_label_total(const void *a, const void *b)
+{
+    const lc_label *x = a, *y = b;
+    if (x->st.total != y->st.total)
+        return x->st.total < y->st.total ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static wt_ledger_stat stat_of(wt__reservoir *r)
+{
+    wt_ledger_stat s = { r->n, r->min, wt__reservoir_median(r), r->max, r->total };
+    return s;
+}
+
+static int finish_labels(wt_ledger_calc *lc, lc_cat *c, wt_ledger_cat *oc)
+{
+    /* labels are only read from here on: sorting them in place is safe */
+    qsort(c->labs, c->n_labs, sizeof *c->labs, cmp_label_total);
+    size_t top = (size_t)lc->opts.top;
+    size_t n = c->n_labs <= top ? c->n_labs : top + 1;
+    c->out_labels = calloc(n ? n : 1, sizeof *c->out_labels);
+    if (!c->out_labels)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < c->n_labs && i < top; i++) {
+        c->out_labels[i].name = c->labs[i].name;
+        c->out_labels[i].st = stat_of(&c->labs[i].st);
+    }
+    if (c->n_labs > top) {
+        wt_ledger_stat *o = &c->out_labels[top].st;
+        o->median = NAN; /* the rest's median is not kept */
+        for (size_t i = top; i < c->n_labs; i++) {
+            const wt__reservoir *r = &c->labs[i].st;
+            if (o->n == 0 || r->min < o->min)
+                o->min = r->min;
+            if (o->n == 0 || r->max > o->max)
+                o->max = r->max;
+            o->n += r->n;
+            o->total += r->total;
+        }
+    }
+    oc->labels = c->out_labels;
+    oc->n_labels = n;
+    return 0;
+}
+
+int wt_ledger_calc_finish(wt_ledger_calc *lc)
+{
+    wt_ledger_result *r = &lc->res;
+    if (lc->finished)
+        return 0;
+    lc->finished = 1;
+    memset(r, 0, sizeof *r);
+
+    int64_t start = INT64_MAX, stop = INT64_MIN;
+    for (size_t i = 0; i < lc->n_procs; i++) {
+        if (lc->procs[i].start < start)
+            start = lc->procs[i].start;
+        if (lc->procs[i].stop > stop)
+            stop = lc->procs[i].stop;
+    }
+    r->wall = lc->n_procs && stop > start ? (double)(stop - start) * NS : 0.0;
+
+    int64_t covered = lc->folded_ns;
+    for (size_t i = 0; i < lc->n_iv; i++)
+        covered += lc->iv[i].e - lc->iv[i].s;
+    int64_t busy = 0;
+    for (size_t i = 0; i < lc->n_cats; i++)
+        busy += lc->cats[i].self_ns;
+    r->covered = (double)covered * NS;
+    r->busy = (double)busy * NS;
+    r->parallel_saved = r->busy > r->covered ? r->busy - r->covered : 0.0;
+    r->scale = busy > 0 ? (double)covered / (double)busy : 1.0;
+
+    lc->out_cats = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *lc->out_cats);
+    lc->out_threads = calloc(lc->n_threads ? lc->n_threads : 1, sizeof *lc->out_threads);
+    lc->out_procs = calloc(lc->n_procs ? lc->n_procs : 1, sizeof *lc->out_procs);
+    double *vals = calloc(lc->n_procs ? lc->n_procs : 1, sizeof *vals);
+    if (!lc->out_cats || !lc->out_threads || !lc->out_procs || !vals) {
+        free(vals);
+        return WT_ENOMEM;
+    }
+    double tracked = 0.0;
+    for (size_t i = 0; i < lc->n_cats; i++) {
+        lc_cat *c = &lc->cats[i];
+        wt_ledger_cat *o = &lc->out_cats[i];
+        o->name = c->name;
+        o->self_seconds = (double)c->self_ns * NS;
+        o->flat_seconds = c->flat_s;
+        o->seconds = lc->opts.flat ? c->flat_s : c->attr_ns * NS;
+        o->count = c->count;
+        o->spans = c->spans;
+        o->hits = c->hits;
+        o->misses = c->misses;
+        o->bytes = c->bytes;
+        o->gbps = c->bytes > 0 && c->bytes_ns > 0 ? (double)c->bytes / (double)c->bytes_ns : 0.0;
+        o->st = stat_of(&c->st);
+        tracked += o->seconds;
+        if (lc->n_procs > 1) {
+            double mx = 0.0;
+            for (size_t p = 0; p < lc->n_procs; p++) {
+                vals[p] = p < lc->n_procs && i < lc->procs[p].cap_cat
+                              ? (double)lc->procs[p].cat_self[i] * NS
+                              : 0.0;
+                if (vals[p] > mx)
+                    mx = vals[p];
+            }
+            qsort(vals, lc->n_procs, sizeof *vals, cmp_double);
+            size_t n = lc->n_procs;
+            double med = n & 1 ? vals[n / 2] : 0.5 * (vals[n / 2 - 1] + vals[n / 2]);
+            o->straggler = mx - med;
+        }
+        if (lc->opts.by_label && finish_labels(lc, c, o) < 0) {
+            free(vals);
+            return WT_ENOMEM;
+        }
+    }
+    free(vals);
+    r->cats = lc->out_cats;
+    r->n_cats = lc->n_cats;
+    r->tracked = tracked;
+    if (lc->opts.flat && r->wall < tracked)
+        r->wall = tracked; /* the seed: never a wall smaller than what was measured */
+    r->untracked = r->wall > tracked ? r->wall - tracked : 0.0;
+
+    for (size_t i = 0; i < lc->n_threads; i++) {
+        const lc_thread *t = &lc->threads[i];
+        lc->out_threads[i] = (wt_ledger_thread){ t->pid, t->tid, t->name,
+                                                 (double)t->busy_ns * NS, t->spans };
+    }
+    r->threads = lc->out_threads;
+    r->n_threads = lc->n_threads;
+    for (size_t i = 0; i < lc->n_procs; i++) {
+        lc_proc *p = &lc->procs[i];
+        p->cat_seconds = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *p->cat_seconds);
+        if (!p->cat_seconds)
+            return WT_ENOMEM;
+        for (size_t c = 0; c < lc->n_cats && c < p->cap_cat; c++)
+            p->cat_seconds[c] = (double)p->cat_self[c] * NS;
+        lc->out_procs[i] = (wt_ledger_process){ p->pid, p->path, (double)(p->stop - p->start) * NS,
+                                                p->cat_seconds, p->end, p->signo, p->no_end,
+                                                p->damaged, p->dropped, p->unclosed, p->late };
+        if (p->no_end)
+            r->no_end = 1;
+        if (p->end == WT_END_SIGNAL && !r->signal_end)
+            r->signal_end = p->signo ? p->signo : -1;
+        if (p->damaged)
+            r->damaged = 1;
+    }
+    r->procs = lc->out_procs;
+    r->n_procs = lc->n_procs;
+    r->spans = lc->spans;
+    r->events = lc->events;
+    r->dropped = lc->dropped;
+    r->unclosed = lc->unclosed;
+    r->unclosed_s = (double)lc->unclosed_ns * NS;
+    r->late = lc->late + lc->late_spans;
+    r->misses = lc->n_misses_total;
+
+    if (lc->opts.title)
+        snprintf(lc->title, sizeof lc->title, "%s", lc->opts.title);
+    else if (lc->n_procs == 1)
+        snprintf(lc->title, sizeof lc->title, "%s", lc->procs[0].path);
+    else
+        snprintf(lc->title, sizeof lc->title, "%zu files", lc->n_procs);
+    return lc->nomem ? WT_ENOMEM : 0;
+}
+
+/* ---- text ---- */
+
+static const char *signame(int signo)
+{
+    switch (signo) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    default: return "signal";
+    }
+}
+
+static void section_rule(FILE *out)
+{
+    fputs("--------------------------------------------------------------------------\n", out);
+}
+
+static void print_sections(FILE *out, void *ctx)
+{
+    const wt_ledger_calc *lc = ctx;
+    const wt_ledger_result *r = &lc->res;
+    const double denom = r->wall > 0 ? r->wall : 1.0;
+    if (r->n_threads > 1 || r->parallel_saved > 0) {
+        section_rule(out);
+        fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
+        for (size_t i = 0; i < r->n_threads; i++) {
+            const wt_ledger_thread *t = &r->threads[i];
+            char id[48];
+            if (r->n_procs > 1)
+                snprintf(id, sizeof id, "%llu/%llu", (unsigned long long)t->pid,
+                         (unsigned long long)t->tid);
+            else
+                snprintf(id, sizeof id, "%llu", (unsigned long long)t->tid);
+            fprintf(out, "%-18s%10.1f%7.1f%%%8lld   %s\n", id, t->busy, 100.0 * t->busy / denom,
+                    (long long)t->spans, t->name ? t->name : "");
+        }
+        fprintf(out, "%-18s%10.1f%7.1f%%\n", "busy (all)", r->busy, 100.0 * r->busy / denom);
+        fprintf(out, "%-18s%10.1f%7.1f%%   %s\n", "covered", r->covered, 100.0 * r->covered / denom,
+                "wall-clock time when some thread was busy");
+        fprintf(out, "%-18s%10.1f%8s%8s   %s\n", "saved (parallel)", r->parallel_saved, "", "",
+                "busy - covered: seconds saved by running at once");
+    }
+    if (r->n_procs > 1) {
+        section_rule(out);
+        fprintf(out, "%-18s%10s%8s%8s   %s\n", "process", "wall", "", "end", "file");
+        for (size_t i = 0; i < r->n_procs; i++) {
+            const wt_ledger_process *p = &r->procs[i];
+            char pid[32];
+            snprintf(pid, sizeof pid, "%llu", (unsigned long long)p->pid);
+            const char *end = p->end == WT_END_CLEAN ? "clean"
+                              : p->end == WT_END_SIGNAL ? "signal" : "none";
+            fprintf(out, "%-18s%10.1f%8s%8s   %s\n", pid, p->wall, "", end, p->path);
+        }
+        fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "", "per category, over processes");
+        for (size_t i = 0; i < r->n_cats; i++)
+            fprintf(out, "%-18s%10.1f\n", r->cats[i].name, r->cats[i].straggler);
+    }
+    if (lc->opts.by_label) {
+        section_rule(out);
+        fprintf(out, "%-18s%10s%8s%10s%10s%10s\n", "category / label", "total", "count", "min",
+                "median", "max");
+        for (size_t i = 0; i < r->n_cats; i++) {
+            const wt_ledger_cat *c = &r->cats[i];
+            fprintf(out, "%s\n", c->name);
+            for (size_t k = 0; k < c->n_labels; k++) {
+                const wt_ledger_label *l = &c->labels[k];
+                char name[64];
+                snprintf(name, sizeof name, "  %s", l->name ? l->name : "(other)");
+                if (isnan(l->st.median))
+                    fprintf(out, "%-18s%10.3f%8lld%10.3f%10s%10.3f\n", name, l->st.total,
+                            (long long)l->st.n, l->st.min, "-", l->st.max);
+                else
+                    fprintf(out, "%-18s%10.3f%8lld%10.3f%10.3f%10.3f\n", name, l->st.total,
+                            (long long)l->st.n, l->st.min, l->st.median, l->st.max);
+            }
+        }
+    }
+    section_rule(out);
+    fputs("counted: nested spans once (self time); each instant of wall once, shared among\n"
+          "overlapping work in proportion to its self time (see walltime-analyze ledger --help)\n",
+          out);
+}
+
+int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *const *anomaly_lines,
+                               size_t n_anomaly_lines)
+{
+    const wt_ledger_result *r = &lc->res;
+    int rc = WT_ENOMEM;
+    wt_ledger_row *rows = calloc(r->n_cats ? r->n_cats : 1, sizeof *rows);
+    char **notes = calloc(r->n_cats ? r->n_cats : 1, sizeof *notes);
+    if (!rows || !notes)
+        goto out;
+    for (size_t i = 0; i < r->n_cats; i++) {
+        const wt_ledger_cat *c = &r->cats[i];
+        rows[i] = (wt_ledger_row){ c->name, c->seconds, c->count, c->hits, c->misses };
+        if (c->gbps > 0 && !lc->opts.flat) {
+            notes[i] = malloc(32);
+            if (notes[i])
+                snprintf(notes[i], 32, "%.2f GB/s", c->gbps);
+        }
+    }
+    size_t n_misses;
+    const wt_ledger_miss *misses = wt_ledger_calc_misses(lc, &n_misses);
+    wt_ledger_table t = { lc->title, rows, r->n_cats, misses, n_misses, r->wall };
+    if (lc->opts.flat) {
+        rc = wt_ledger_render_flat(out, &t);
+        goto out;
+    }
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const wt_ledger_process *p = &r->procs[i];
+        if (p->damaged)
+            fprintf(out, "warning: '%s' is damaged: this ledger covers only what was readable\n",
+                    p->path);
+        if (p->end == WT_END_SIGNAL)
+            fprintf(out, "note: '%s' ended by signal %d (%s): closed from the crash handler\n",
+                    p->path, p->end_signal, signame(p->end_signal));
+        else if (p->no_end)
+            fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
+                         "its wall ends at its last event\n", p->path);
+    }
+    wt_ledger_fact facts[4];
+    size_t nf = 0;
+    if (r->unclosed)
+        facts[nf++] = (wt_ledger_fact){ "in flight at exit", r->unclosed_s, 1, r->unclosed,
+                                        "spans still open at exit or crash, ended then" };
+    if (r->dropped)
+        facts[nf++] = (wt_ledger_fact){ "dropped events", 0, 0, r->dropped,
+                                        "events the recorder dropped (buffers full)" };
+    if (r->late)
+        facts[nf++] = (wt_ledger_fact){ "late events", 0, 0, r->late,
+                                        "behind a flush watermark: counted, coverage may miss them" };
+    wt_ledger_extras x = { (const char *const *)notes, facts, nf, anomaly_lines, n_anomaly_lines,
+                           print_sections, (void *)lc };
+    rc = wt_ledger_render(out, &t, &x);
+out:
+    for (size_t i = 0; notes && i < r->n_cats; i++)
+        free(notes[i]);
+    free(notes);
+    free(rows);
+    return rc;
+}
+
+/* ---- JSON ---- */
+
+/* Seconds to the nanosecond: what the trace holds, and stable for golden files. */
+static void json_s(wt_json *j, const char *key, double v) { wt_json_fixed(j, key, v, 9); }
+
+static void json_stat(wt_json *j, const wt_ledger_stat *s)
+{
+    wt_json_int(j, "n", s->n);
+    json_s(j, "min_s", s->n ? s->min : NAN);
+    json_s(j, "median_s", s->median);
+    json_s(j, "max_s", s->n ? s->max : NAN);
+    json_s(j, "total_s", s->total);
+}
+
+static const char *end_name(wt_trace_end e)
+{
+    return e == WT_END_CLEAN ? "clean" : e == WT_END_SIGNAL ? "signal" : "none";
+}
+
+void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char *key)
+{
+    const wt_ledger_result *r = &lc->res;
+    const double denom = r->wall > 0 ? r->wall : 1.0;
+    wt_json_object_begin(j, key);
+    wt_json_string(j, "schema", "walltime-ledger/1");
+    wt_json_string(j, "title", lc->title);
+    wt_json_string(j, "mode", lc->opts.flat ? "flat" : "reconciled");
+    json_s(j, "wall_s", r->wall);
+    json_s(j, "tracked_s", r->tracked);
+    json_s(j, "untracked_s", r->untracked);
+    json_s(j, "busy_s", r->busy);
+    json_s(j, "covered_s", r->covered);
+    json_s(j, "parallel_saved_s", r->parallel_saved);
+    wt_json_int(j, "spans", r->spans);
+    wt_json_int(j, "events", r->events);
+    wt_json_array_begin(j, "categories");
+    for (size_t i = 0; i < r->n_cats; i++) {
+        const wt_ledger_cat *c = &r->cats[i];
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "name", c->name);
+        json_s(j, "seconds", c->seconds);
+        json_s(j, "percent_wall", 100.0 * c->seconds / denom);
+        json_s(j, "self_s", c->self_seconds);
+        json_s(j, "flat_s", c->flat_seconds);
+        wt_json_int(j, "count", c->count);
+        wt_json_int(j, "spans", c->spans);
+        wt_json_int(j, "hits", c->hits);
+        wt_json_int(j, "misses", c->misses);
+        wt_json_int(j, "bytes", c->bytes);
+        if (c->gbps > 0)
+            json_s(j, "gbps", c->gbps);
+        else
+            wt_json_null(j, "gbps");
+        if (r->n_procs > 1)
+            json_s(j, "straggler_s", c->straggler);
+        json_stat(j, &c->st);
+        if (lc->opts.by_label) {
+            wt_json_array_begin(j, "labels");
+            for (size_t k = 0; k < c->n_labels; k++) {
+                wt_json_object_begin(j, NULL);
+                wt_json_string(j, "label", c->labels[k].name);
+                wt_json_bool(j, "rest", c->labels[k].name == NULL);
+                json_stat(j, &c->labels[k].st);
+                wt_json_object_end(j);
+            }
+            wt_json_array_end(j);
+        }
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+    wt_json_array_begin(j, "threads");
+    for (size_t i = 0; i < r->n_threads; i++) {
+        wt_json_object_begin(j, NULL);
+        wt_json_uint(j, "pid", r->threads[i].pid);
+        wt_json_uint(j, "tid", r->threads[i].tid);
+        wt_json_string(j, "name", r->threads[i].name);
+        json_s(j, "busy_s", r->threads[i].busy);
+        wt_json_int(j, "spans", r->threads[i].spans);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+    wt_json_array_begin(j, "files");
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const wt_ledger_process *p = &r->procs[i];
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "path", p->path);
+        wt_json_uint(j, "pid", p->pid);
+        json_s(j, "wall_s", p->wall);
+        wt_json_string(j, "end", end_name(p->end));
+        if (p->end == WT_END_SIGNAL)
+            wt_json_int(j, "signal", p->end_signal);
+        wt_json_bool(j, "damaged", p->damaged);
+        wt_json_int(j, "dropped", p->dropped);
+        wt_json_int(j, "unclosed", p->unclosed);
+        wt_json_int(j, "late", p->late);
+        wt_json_object_begin(j, "self_s");
+        for (size_t c = 0; c < r->n_cats; c++)
+            json_s(j, r->cats[c].name, p->cat_seconds[c]);
+        wt_json_object_end(j);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+    wt_json_object_begin(j, "recorder");
+    wt_json_int(j, "dropped", r->dropped);
+    wt_json_int(j, "unclosed", r->unclosed);
+    json_s(j, "unclosed_s", r->unclosed_s);
+    wt_json_int(j, "late", r->late);
+    wt_json_object_end(j);
+    size_t n_misses;
+    const wt_ledger_miss *m = wt_ledger_calc_misses(lc, &n_misses);
+    wt_json_array_begin(j, "misses");
+    for (size_t i = 0; i < n_misses; i++) {
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "category", m[i].category);
+        wt_json_string(j, "label", m[i].label);
+        wt_json_string(j, "detail", m[i].detail ? m[i].detail : WT_LEDGER_MISS_DEFAULT);
+        json_s(j, "seconds", m[i].seconds);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+    wt_json_object_end(j);
+}

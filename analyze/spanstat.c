@@ -1,0 +1,181 @@
+/* String interning map and duration reservoir: see spanstat.h. The map is open addressing with
+ * linear probing at a load factor of at most 1/2; keys are copied once, at insertion. */
+#include "spanstat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walltime/error.h"
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    /* FNV-1a, then a final mix so linear probing sees well-spread low bits */
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static int grow(wt__strmap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    wt__strmap_slot *ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->slots[i].key)
+            continue;
+        size_t j = m->slots[i].hash & (ncap - 1);
+        while (ns[j].key)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+    return 0;
+}
+
+static wt__strmap_slot *find(const wt__strmap *m, const char *key, size_t n, uint64_t h)
+{
+    if (!m->cap)
+        return NULL;
+    size_t j = h & (m->cap - 1);
+    for (;;) {
+        wt__strmap_slot *s = &m->slots[j];
+        if (!s->key || (s->hash == h && !memcmp(s->key, key, n) && s->key[n] == '\0'))
+            return s;
+        j = (j + 1) & (m->cap - 1);
+    }
+}
+
+int wt__strmap_put(wt__strmap *m, const char *key, size_t n, uint32_t new_val, uint32_t *val,
+                   const char **stable)
+{
+    uint64_t h = hash_bytes(key, n);
+    wt__strmap_slot *s = find(m, key, n, h);
+    if (s && s->key) {
+        *val = s->val;
+        if (stable)
+            *stable = s->key;
+        return 0;
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        if (grow(m) < 0)
+            return WT_ENOMEM;
+        s = find(m, key, n, h);
+    }
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return WT_ENOMEM;
+    memcpy(copy, key, n);
+    copy[n] = '\0';
+    s->key = copy;
+    s->hash = h;
+    s->val = new_val;
+    m->n++;
+    *val = new_val;
+    if (stable)
+        *stable = copy;
+    return 1;
+}
+
+int wt__strmap_get(const wt__strmap *m, const char *key, size_t n, uint32_t *val)
+{
+    const wt__strmap_slot *s = find(m, key, n, hash_bytes(key, n));
+    if (!s || !s->key)
+        return 0;
+    *val = s->val;
+    return 1;
+}
+
+void wt__strmap_release(wt__strmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].key);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+static uint64_t xorshift(uint64_t *st)
+{
+    uint64_t x = *st ? *st : 0x9E3779B97F4A7C15ULL;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *st = x;
+    return x;
+}
+
+/* A uniform double in (0, 1). */
+static double unit(uint64_t *st)
+{
+    return ((double)(xorshift(st) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+int wt__reservoir_add_slow(wt__reservoir *r, double x)
+{
+    if (r->n == 0 || x < r->min)
+        r->min = x;
+    if (r->n == 0 || x > r->max)
+        r->max = x;
+    r->total += x;
+    r->n++;
+    r->sorted = 0;
+    if (r->len < WT_STATS_RESERVOIR) {
+        if (r->len == r->cap) {
+            uint32_t nc = r->cap ? r->cap * 2 : 4;
+            if (nc > WT_STATS_RESERVOIR)
+                nc = WT_STATS_RESERVOIR;
+            double *ns = realloc(r->s, nc * sizeof *ns);
+            if (!ns)
+                return WT_ENOMEM;
+            r->s = ns;
+            r->cap = nc;
+        }
+        r->s[r->len++] = x;
+        return 0;
+    }
+    /* algorithm L: the same distribution as replacing with probability len/n each time, but
+     * the gaps between replacements are drawn directly, so most adds only count */
+    if (r->next == 0) {
+        r->w = exp(log(unit(&r->rng)) / WT_STATS_RESERVOIR);
+        r->next = r->n + (int64_t)floor(log(unit(&r->rng)) / log1p(-r->w));
+    }
+    if (r->n < r->next)
+        return 0;
+    r->s[xorshift(&r->rng) % WT_STATS_RESERVOIR] = x;
+    r->w *= exp(log(unit(&r->rng)) / WT_STATS_RESERVOIR);
+    r->next = r->n + 1 + (int64_t)floor(log(unit(&r->rng)) / log1p(-r->w));
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double wt__reservoir_median(wt__reservoir *r)
+{
+    if (!r->len)
+        return NAN;
+    if (!r->sorted) {
+        qsort(r->s, r->len, sizeof *r->s, cmp_double);
+        r->med = r->len & 1 ? r->s[r->len / 2] : 0.5 * (r->s[r->len / 2 - 1] + r->s[r->len / 2]);
+        r->sorted = 1;
+    }
+    return r->med;
+}
+
+void wt__reservoir_release(wt__reservoir *r)
+{
+    free(r->s);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,155 @@
+/* Golden CLI tests: walltime-analyze on the committed sample traces (tests/data/analyze_*.wtrace,
+ * see test_cli_sample.c) must print exactly tests/golden/<name>, with the expected exit status.
+ * The golden files were checked by hand against the sample's numbers (docs/ANALYZE.md works
+ * the example); regenerate them only on purpose with WT_UPDATE_GOLDEN=1. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli_run.h"
+
+#define GOLDEN_DIR WT_SOURCE_DIR "/tests/golden"
+
+static void golden(const char *name, const char *args, int want_status)
+{
+    char out[4096], err[4096], cwd[2048], gpath[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(out, sizeof out, "%s/golden_%s.out", cwd, name);
+    snprintf(err, sizeof err, "%s/golden_%s.err", cwd, name);
+    snprintf(gpath, sizeof gpath, "%s/%s", GOLDEN_DIR, name);
+    int st = cli_run(WT_TEST_DATA_DIR, args, out, err);
+    char *got = cli_slurp(out);
+    assert_non_null(got);
+    if (getenv("WT_UPDATE_GOLDEN")) {
+        FILE *f = fopen(gpath, "wb");
+        assert_non_null(f);
+        fputs(got, f);
+        fclose(f);
+    }
+    char *want = cli_slurp(gpath);
+    if (!want)
+        fail_msg("missing golden file %s", gpath);
+    if (strcmp(got, want) != 0)
+        fail_msg("'%s' differs from %s (see %s)", args, gpath, out);
+    if (st != want_status)
+        fail_msg("'%s' exited %d, want %d", args, st, want_status);
+    free(got);
+    free(want);
+}
+
+static void test_cli_golden_ledger_text(void **s) { golden("ledger_a.txt", "ledger analyze_a.wtrace", 0); }
+static void test_cli_golden_ledger_default_command(void **s) { golden("ledger_a.txt", "analyze_a.wtrace", 0); }
+static void test_cli_golden_ledger_flat(void **s) { golden("ledger_a_flat.txt", "ledger --flat analyze_a.wtrace", 0); }
+static void test_cli_golden_ledger_json(void **s) { golden("ledger_a.json", "ledger --json analyze_a.wtrace", 0); }
+static void test_cli_golden_ledger_two_files_by_label(void **s)
+{
+    golden("ledger_ab_by_label.txt", "ledger --by label analyze_a.wtrace analyze_b.wtrace", 0);
+}
+static void test_cli_golden_ledger_two_files_json(void **s)
+{
+    golden("ledger_ab.json", "ledger --json --by label --top 1 analyze_a.wtrace analyze_b.wtrace", 0);
+}
+static void test_cli_golden_anomalies_text(void **s) { golden("anomalies_a.txt", "anomalies analyze_a.wtrace", 0); }
+static void test_cli_golden_anomalies_json(void **s)
+{
+    golden("anomalies_ab.json", "anomalies --json --budget weights=2 --budget decode=50% analyze_a.wtrace analyze_b.wtrace", 0);
+}
+static void test_cli_golden_anomalies_fail_on_miss_exits_3(void **s)
+{
+    golden("anomalies_a.txt", "anomalies --fail-on=miss analyze_a.wtrace", 3);
+}
+static void test_cli_golden_anomalies_budget_gate(void **s)
+{
+    golden("anomalies_budget.txt", "anomalies --fail-on budget --budget generate=1.5 --budget weights=90% analyze_a.wtrace", 3);
+}
+static void test_cli_golden_anomalies_baseline(void **s)
+{
+    golden("anomalies_baseline.txt", "anomalies --baseline analyze_b.wtrace --untracked-pct 50 analyze_a.wtrace", 0);
+}
+static void test_cli_golden_info_text(void **s) { golden("info_a.txt", "info analyze_a.wtrace", 0); }
+static void test_cli_golden_info_json(void **s) { golden("info_a.json", "info --json analyze_a.wtrace", 0); }
+static void test_cli_golden_dump_text(void **s) { golden("dump_a.txt", "dump analyze_a.wtrace", 0); }
+static void test_cli_golden_dump_json(void **s) { golden("dump_a.jsonl", "dump --json analyze_a.wtrace", 0); }
+
+static void help_ok(const char *args)
+{
+    char out[4096], err[4096], cwd[2048];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(out, sizeof out, "%s/help.out", cwd);
+    snprintf(err, sizeof err, "%s/help.err", cwd);
+    assert_int_equal(cli_run(WT_TEST_DATA_DIR, args, out, err), 0);
+    char *o = cli_slurp(out), *e = cli_slurp(err);
+    assert_non_null(o);
+    assert_non_null(strstr(o, "usage: walltime-analyze"));
+    assert_non_null(strstr(o, "exit status"));
+    assert_string_equal(e, "");
+    free(o);
+    free(e);
+}
+
+static void test_cli_golden_help_per_command(void **s)
+{
+    help_ok("--help");
+    help_ok("ledger --help");
+    help_ok("anomalies --help");
+    help_ok("info --help");
+    help_ok("dump -h");
+}
+
+static void usage_error(const char *args, const char *msg)
+{
+    char out[4096], err[4096], cwd[2048];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(out, sizeof out, "%s/usage.out", cwd);
+    snprintf(err, sizeof err, "%s/usage.err", cwd);
+    assert_int_equal(cli_run(WT_TEST_DATA_DIR, args, out, err), 2);
+    char *e = cli_slurp(err);
+    assert_non_null(e);
+    if (!strstr(e, msg))
+        fail_msg("'%s': stderr '%s' lacks '%s'", args, e, msg);
+    free(e);
+}
+
+static void test_cli_golden_usage_errors_exit_2(void **s)
+{
+    usage_error("ledger", "no trace file given");
+    usage_error("ledger --bogus analyze_a.wtrace", "unknown option '--bogus'");
+    usage_error("ledger --by thread analyze_a.wtrace", "--by: 'thread'");
+    usage_error("ledger --top x analyze_a.wtrace", "--top: 'x' is not an integer");
+    usage_error("anomalies --budget weights analyze_a.wtrace", "--budget: 'weights'");
+    usage_error("anomalies --fail-on=never analyze_a.wtrace", "--fail-on: 'never'");
+    usage_error("anomalies --untracked-pct abc analyze_a.wtrace", "'abc' is not a number");
+    usage_error("info --json", "no trace file given");
+    usage_error("dump --x analyze_a.wtrace", "unknown option '--x'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cli_golden_ledger_text),
+        cmocka_unit_test(test_cli_golden_ledger_default_command),
+        cmocka_unit_test(test_cli_golden_ledger_flat),
+        cmocka_unit_test(test_cli_golden_ledger_json),
+        cmocka_unit_test(test_cli_golden_ledger_two_files_by_label),
+        cmocka_unit_test(test_cli_golden_ledger_two_files_json),
+        cmocka_unit_test(test_cli_golden_anomalies_text),
+        cmocka_unit_test(test_cli_golden_anomalies_json),
+        cmocka_unit_test(test_cli_golden_anomalies_fail_on_miss_exits_3),
+        cmocka_unit_test(test_cli_golden_anomalies_budget_gate),
+        cmocka_unit_test(test_cli_golden_anomalies_baseline),
+        cmocka_unit_test(test_cli_golden_info_text),
+        cmocka_unit_test(test_cli_golden_info_json),
+        cmocka_unit_test(test_cli_golden_dump_text),
+        cmocka_unit_test(test_cli_golden_dump_json),
+        cmocka_unit_test(test_cli_golden_help_per_command),
+        cmocka_unit_test(test_cli_golden_usage_errors_exit_2),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

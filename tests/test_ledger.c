@@ -1,0 +1,467 @@
+/* The ledger arithmetic on hand-built event lists, with answers computed by hand (in the
+ * comments): the seed's flat table byte for byte, nesting counted once, overlapping threads,
+ * several processes, unclosed spans, a truncated trace, late events and hostile depths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ledger.h"
+#include "tracebuild.h"
+
+/* Times in seconds after a base of 100 s: a process start of 0 means "not known" to the
+ * ledger (no real CLOCK_MONOTONIC reads 0), so the tests keep clear of it. */
+#define S(x) ((int64_t)(((x) + 100.0) * 1e9 + 0.5))
+#define EPS 1e-9
+
+static wt_event span(uint64_t pid, uint64_t tid, double s, double e, uint32_t depth,
+                     const char *cat, const char *label, wt_cached cached)
+{
+    wt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = WT_EV_SPAN;
+    ev.pid = pid;
+    ev.tid = tid;
+    ev.ts = S(s);
+    ev.dur = S(e) - S(s);
+    ev.depth = depth;
+    ev.category = cat;
+    ev.label = label;
+    ev.cached = cached;
+    ev.count = 1;
+    return ev;
+}
+
+static wt_event end_ev(uint64_t pid, double t)
+{
+    wt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = WT_EV_END;
+    ev.pid = pid;
+    ev.ts = S(t);
+    ev.end = WT_END_CLEAN;
+    return ev;
+}
+
+/* One file of process `pid` started at `start` seconds. */
+static void feed(wt_ledger_calc *lc, const char *path, uint64_t pid, double start,
+                 const wt_event *evs, size_t n)
+{
+    wt_trace_info info;
+    memset(&info, 0, sizeof info);
+    info.pid = pid;
+    info.process_start_ns = S(start);
+    info.open_ns = S(start);
+    assert_int_equal(wt_ledger_calc_file_begin(lc, path, &info), 0);
+    wt_reader_stats st;
+    memset(&st, 0, sizeof st);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(wt_ledger_calc_event(lc, &evs[i]), 0);
+        if (evs[i].kind == WT_EV_END)
+            st.end = evs[i].end;
+    }
+    assert_int_equal(wt_ledger_calc_file_end(lc, &st), 0);
+}
+
+static const wt_ledger_cat *cat(const wt_ledger_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_cats; i++)
+        if (!strcmp(r->cats[i].name, name))
+            return &r->cats[i];
+    fail_msg("no category %s", name);
+    return NULL;
+}
+
+static char *render(const wt_ledger_calc *lc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(wt_ledger_calc_render_text(lc, f, NULL, 0), 0);
+    fclose(f);
+    return buf;
+}
+
+/* A phase 0-10 s nesting a weight load 2-5 s that missed; the process ran 0-12 s. */
+static const wt_event nested[] = {
+    { .kind = WT_EV_SPAN, .pid = 1, .tid = 1, .ts = 102000000000, .dur = 3000000000, .depth = 1,
+      .category = "weight_load", .label = "L", .detail = "D", .cached = WT_CACHED_MISS, .count = 1 },
+    { .kind = WT_EV_SPAN, .pid = 1, .tid = 1, .ts = 100000000000, .dur = 10000000000, .depth = 0,
+      .category = "phase", .label = "run", .count = 1 },
+    { .kind = WT_EV_END, .pid = 1, .ts = 112000000000, .end = WT_END_CLEAN },
+};
+
+static void test_ledger_flat_is_the_seeds_table_with_double_count_and_clamp(void **state)
+{
+    wt_ledger_opts o = { .flat = 1, .title = "t" };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
+    feed(lc, "a.wtrace", 1, 0.0, nested, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    /* seed: tracked = 3 + 10 = 13 > wall 12, so wall = 13 and untracked = 0;
+     * 3/13 = 23.08%, 10/13 = 76.92%; notes "0 HIT / 1 MISS" and "" (3 spaces before) */
+    const char *want =
+        "\n"
+        "==========================================================================\n"
+        "WALL-TIME LEDGER \xc2\xb7 t\n"
+        "--------------------------------------------------------------------------\n"
+        "category             seconds   %wall   count   notes\n"
+        "weight_load              3.0   23.1%       1   0 HIT / 1 MISS\n"
+        "phase                   10.0   76.9%       1   \n"
+        "untracked                0.0    0.0%\n"
+        "--------------------------------------------------------------------------\n"
+        "TOTAL (tracked)         13.0  100.0%\n"
+        "TOTAL (wall)            13.0  100.0%\n"
+        "\n"
+        "ANOMALIES:\n"
+        "  - CACHE MISS: weight_load L (3.0s) \xe2\x80\x94 D\n"
+        "==========================================================================\n";
+    char *got = render(lc);
+    assert_string_equal(got, want);
+    free(got);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_flat_without_misses_says_none_and_untracked(void **state)
+{
+    wt_ledger_opts o = { .flat = 1, .title = "x" };
+    wt_ledger_calc *lc;
+    const wt_event evs[] = { span(1, 1, 1.0, 3.5, 0, "gen", "g", WT_CACHED_HIT), end_ev(1, 10.0) };
+    assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 2);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    /* wall 10, gen 2.5 = 25%, untracked 7.5 = 75% */
+    const char *want =
+        "\n"
+        "==========================================================================\n"
+        "WALL-TIME LEDGER \xc2\xb7 x\n"
+        "--------------------------------------------------------------------------\n"
+        "category             seconds   %wall   count   notes\n"
+        "gen                      2.5   25.0%       1   1 HIT / 0 MISS\n"
+        "untracked                7.5   75.0%\n"
+        "--------------------------------------------------------------------------\n"
+        "TOTAL (tracked)          2.5   25.0%\n"
+        "TOTAL (wall)            10.0  100.0%\n"
+        "\n"
+        "ANOMALIES: none\n"
+        "==========================================================================\n";
+    char *got = render(lc);
+    assert_string_equal(got, want);
+    free(got);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_nested_spans_counted_once(void **state)
+{
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a.wtrace", 1, 0.0, nested, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    /* phase self = 10 - 3 = 7; weight_load 3; tracked 10 of wall 12 */
+    assert_float_equal(cat(r, "phase")->seconds, 7.0, EPS);
+    assert_float_equal(cat(r, "weight_load")->seconds, 3.0, EPS);
+    assert_float_equal(cat(r, "phase")->flat_seconds, 10.0, EPS);
+    assert_float_equal(r->wall, 12.0, EPS);
+    assert_float_equal(r->tracked, 10.0, EPS);
+    assert_float_equal(r->untracked, 2.0, EPS);
+    assert_int_equal(r->n_cats, 2);
+    assert_string_equal(r->cats[0].name, "weight_load"); /* first recorded first */
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_deep_nesting_self_times(void **state)
+{
+    /* a 0-10 > b 1-9 > c 2-4 and c 5-6: c 3, b 8-3 = 5, a 10-8 = 2 */
+    const wt_event evs[] = {
+        span(1, 1, 2, 4, 2, "c", "", 0), span(1, 1, 5, 6, 2, "c", "", 0),
+        span(1, 1, 1, 9, 1, "b", "", 0), span(1, 1, 0, 10, 0, "a", "", 0), end_ev(1, 10),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 5);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(cat(r, "a")->seconds, 2.0, EPS);
+    assert_float_equal(cat(r, "b")->seconds, 5.0, EPS);
+    assert_float_equal(cat(r, "c")->seconds, 3.0, EPS);
+    assert_float_equal(r->untracked, 0.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_two_threads_overlapping_reconcile(void **state)
+{
+    /* thread 1: A 0-4 arrives first and keeps 4 s; thread 2: B 2-6 gets only 4-6 = 2 s.
+     * covered 6, busy 8, saved 2, wall 10, untracked 4 */
+    const wt_event evs[] = { span(1, 1, 0, 4, 0, "A", "", 0), span(1, 2, 2, 6, 0, "B", "", 0),
+                             end_ev(1, 10) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(cat(r, "A")->seconds, 4.0, EPS);
+    assert_float_equal(cat(r, "B")->seconds, 2.0, EPS);
+    assert_float_equal(r->covered, 6.0, EPS);
+    assert_float_equal(r->busy, 8.0, EPS);
+    assert_float_equal(r->parallel_saved, 2.0, EPS);
+    assert_float_equal(r->tracked + r->untracked, r->wall, EPS);
+    assert_float_equal(r->untracked, 4.0, EPS);
+    assert_int_equal(r->n_threads, 2);
+    assert_float_equal(r->threads[1].busy, 4.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_overlap_shared_within_a_tree_by_self_time(void **state)
+{
+    /* thread 1: X 0-4. thread 2: P 2-6 nesting C 4-5. P's tree is new on 4-6 = 2 s of its
+     * 4 s, so f = 0.5: P self 3 -> 1.5, C self 1 -> 0.5. rows 4 + 1.5 + 0.5 = 6 = covered */
+    const wt_event evs[] = { span(1, 1, 0, 4, 0, "X", "", 0), span(1, 2, 4, 5, 1, "C", "", 0),
+                             span(1, 2, 2, 6, 0, "P", "", 0), end_ev(1, 6) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 4);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(cat(r, "X")->seconds, 4.0, EPS);
+    assert_float_equal(cat(r, "P")->seconds, 1.5, EPS);
+    assert_float_equal(cat(r, "C")->seconds, 0.5, EPS);
+    assert_float_equal(r->untracked, 0.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_several_processes_union_and_straggler(void **state)
+{
+    /* p1 runs 0-10 with A 1-3; p2 runs 5-12 with A 6-9 and B 9-10.
+     * wall 0-12 = 12; A 2 + 3 = 5; B 1; straggler A: max 3 - median(2, 3) 2.5 = 0.5 */
+    const wt_event p1[] = { span(1, 1, 1, 3, 0, "A", "", 0), end_ev(1, 10) };
+    const wt_event p2[] = { span(2, 2, 6, 9, 0, "A", "", 0), span(2, 2, 9, 10, 0, "B", "", 0),
+                            end_ev(2, 12) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "p1", 1, 0.0, p1, 2);
+    feed(lc, "p2", 2, 5.0, p2, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->wall, 12.0, EPS);
+    assert_float_equal(cat(r, "A")->seconds, 5.0, EPS);
+    assert_float_equal(cat(r, "B")->seconds, 1.0, EPS);
+    assert_float_equal(cat(r, "A")->straggler, 0.5, EPS);
+    assert_float_equal(cat(r, "B")->straggler, 0.5, EPS); /* max 1 - median(0, 1) */
+    assert_int_equal(r->n_procs, 2);
+    assert_float_equal(r->procs[1].wall, 7.0, EPS);
+    assert_float_equal(r->procs[1].cat_seconds[0], 3.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_unclosed_span_and_no_end_record(void **state)
+{
+    /* no END: wall ends at the last event (the unclosed span's end, 7 s) */
+    wt_event evs[] = { span(1, 1, 1, 2, 0, "A", "", 0), span(1, 1, 3, 7, 0, "B", "", 0) };
+    evs[1].flags = WT_EVF_UNCLOSED;
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 2);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_true(r->no_end);
+    assert_float_equal(r->wall, 7.0, EPS);
+    assert_int_equal(r->unclosed, 1);
+    assert_float_equal(r->unclosed_s, 4.0, EPS);
+    assert_float_equal(r->untracked, 2.0, EPS);
+    char *text = render(lc);
+    assert_non_null(strstr(text, "note: 'a' has no end record"));
+    assert_non_null(strstr(text, "in flight at exit        4.0" "               1   spans"));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
+static int src_begin(void *c, int fi, const char *p, const wt_trace_info *i)
+{
+    return wt_ledger_calc_file_begin(c, p, i);
+}
+static int src_event(void *c, int fi, const wt_event *e) { return wt_ledger_calc_event(c, e); }
+static int src_damage(void *c, int fi, int64_t o, const char *m)
+{
+    wt_ledger_calc_damage(c, o, m);
+    return 0;
+}
+static int src_end(void *c, int fi, const wt_reader_stats *s) { return wt_ledger_calc_file_end(c, s); }
+
+static void test_ledger_truncated_trace_counts_what_was_readable(void **state)
+{
+    /* frame 1: A 1-2; frame 2: child C 3-4 (depth 1) and its parent P 2.5-5, then END 6.
+     * Cut inside frame 2: the ledger has A only, wall ends at A's end, damaged, no end. */
+    tb *b = tb_create("ledger_trunc.wtrace", 7, S(0.0), S(0.0));
+    tb_set_raw(b, 1);
+    tb_span(b, 7, S(1), S(2), 0, "A", "a");
+    tb_frame(b);
+    tb_span(b, 7, S(3), S(4), 1, "C", "c");
+    tb_span(b, 7, S(2.5), S(5), 0, "P", "p");
+    tb_close(b, TB_END_CLEAN, S(6), 0);
+    size_t len;
+    unsigned char *data = tb_read_file("ledger_trunc.wtrace", &len);
+    assert_non_null(data);
+    tb_write_file("ledger_trunc.wtrace", data, len - 12);
+    free(data);
+
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    const wt_source_ops ops = { src_begin, src_event, src_damage, src_end };
+    wt_source_result res;
+    char *paths[] = { "ledger_trunc.wtrace" };
+    assert_int_equal(wt_source_run(paths, 1, &ops, lc, &res), 0);
+    assert_int_equal(res.files_damaged, 1);
+    assert_int_equal(wt_source_exit_status(&res), 4);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_true(r->damaged);
+    assert_true(r->no_end);
+    assert_float_equal(cat(r, "A")->seconds, 1.0, EPS);
+    assert_float_equal(r->tracked + r->untracked, r->wall, EPS);
+    char *text = render(lc);
+    assert_non_null(strstr(text, "warning: 'ledger_trunc.wtrace' is damaged"));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_orphan_children_of_a_cut_file_stay_within_wall(void **state)
+{
+    /* children at depth 1 whose parent never came: their envelope 1-4 is covered */
+    const wt_event evs[] = { span(1, 1, 1, 2, 1, "C", "", 0), span(1, 1, 3, 4, 1, "C", "", 0) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 2);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    /* wall 0-4; the orphan tree's share is its envelope's new coverage, 1-4 = 3 s, all C's */
+    assert_float_equal(r->wall, 4.0, EPS);
+    assert_float_equal(r->tracked, 3.0, EPS);
+    assert_true(r->tracked <= r->wall + EPS);
+    assert_float_equal(r->tracked + r->untracked, r->wall, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_late_events_are_counted_not_fatal(void **state)
+{
+    /* SYNC at 1 s: watermark 0.9 s; a span ending at 0.5 s after it is late */
+    wt_event sync;
+    memset(&sync, 0, sizeof sync);
+    sync.kind = WT_EV_SYNC;
+    sync.pid = 1;
+    sync.ts = S(1.0);
+    const wt_event evs[] = { sync, span(1, 2, 0.1, 0.5, 0, "A", "", 0), end_ev(1, 2) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_int_equal(r->late, 1);
+    assert_float_equal(cat(r, "A")->seconds, 0.4, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_hostile_depth_and_negative_duration_do_not_crash(void **state)
+{
+    wt_event evs[] = { span(1, 1, 1, 2, 0, "A", "", 0), span(1, 1, 1, 2, 0, "B", "", 0) };
+    evs[0].depth = 0xFFFFFFFFu;
+    evs[1].dur = -5;
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 2);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->tracked + r->untracked, r->wall, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_bandwidth_and_by_label_top_n(void **state)
+{
+    /* W: a 0-1 with 2e9 bytes, a 1-2, b 2-4 with 1e9 bytes, c 4-7. bytes 3e9 over the 3 s of
+     * the spans that carry bytes: 1 GB/s. Labels by total: c 3, b 2, a 2 (a before b? equal
+     * totals sort by name: a, b); top 2 = c, a; rest = b */
+    wt_event evs[] = { span(1, 1, 0, 1, 0, "W", "a", 0), span(1, 1, 1, 2, 0, "W", "a", 0),
+                       span(1, 1, 2, 4, 0, "W", "b", 0), span(1, 1, 4, 7, 0, "W", "c", 0),
+                       end_ev(1, 7) };
+    evs[0].bytes = 2000000000;
+    evs[2].bytes = 1000000000;
+    wt_ledger_opts o = { .by_label = 1, .top = 2 };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 5);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_cat *c = cat(wt_ledger_calc_result(lc), "W");
+    assert_float_equal(c->gbps, 1.0, EPS);
+    assert_int_equal(c->n_labels, 3);
+    assert_string_equal(c->labels[0].name, "c");
+    assert_string_equal(c->labels[1].name, "a");
+    assert_int_equal(c->labels[1].st.n, 2);
+    assert_float_equal(c->labels[1].st.median, 1.0, EPS);
+    assert_null(c->labels[2].name);
+    assert_int_equal(c->labels[2].st.n, 1);
+    assert_float_equal(c->labels[2].st.total, 2.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_many_spans_keep_interval_set_bounded(void **state)
+{
+    /* 200k disjoint top-level spans of 1 ms every 2 ms with a SYNC every 1000: exact 200 s
+     * tracked of 400 s; folding below the watermark keeps memory bounded and changes nothing */
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    wt_trace_info info;
+    memset(&info, 0, sizeof info);
+    info.pid = 1;
+    info.process_start_ns = S(0);
+    assert_int_equal(wt_ledger_calc_file_begin(lc, "big", &info), 0);
+    for (int64_t i = 0; i < 200000; i++) {
+        wt_event e = span(1, 1, 0, 0, 0, "A", "x", 0);
+        e.ts = S(0) + i * 2000000;
+        e.dur = 1000000;
+        assert_int_equal(wt_ledger_calc_event(lc, &e), 0);
+        if (i % 1000 == 999) {
+            wt_event s;
+            memset(&s, 0, sizeof s);
+            s.kind = WT_EV_SYNC;
+            s.ts = e.ts + e.dur + WT_SYNC_SLACK_NS;
+            assert_int_equal(wt_ledger_calc_event(lc, &s), 0);
+        }
+    }
+    wt_event e = end_ev(1, 400.0);
+    assert_int_equal(wt_ledger_calc_event(lc, &e), 0);
+    wt_reader_stats st = { .end = WT_END_CLEAN };
+    assert_int_equal(wt_ledger_calc_file_end(lc, &st), 0);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->tracked, 200.0, 1e-6);
+    assert_float_equal(r->wall, 400.0, 1e-6);
+    assert_int_equal(r->late, 0);
+    wt_ledger_calc_free(lc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ledger_flat_is_the_seeds_table_with_double_count_and_clamp),
+        cmocka_unit_test(test_ledger_flat_without_misses_says_none_and_untracked),
+        cmocka_unit_test(test_ledger_nested_spans_counted_once),
+        cmocka_unit_test(test_ledger_deep_nesting_self_times),
+        cmocka_unit_test(test_ledger_two_threads_overlapping_reconcile),
+        cmocka_unit_test(test_ledger_overlap_shared_within_a_tree_by_self_time),
+        cmocka_unit_test(test_ledger_several_processes_union_and_straggler),
+        cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
+        cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
+        cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),
+        cmocka_unit_test(test_ledger_late_events_are_counted_not_fatal),
+        cmocka_unit_test(test_ledger_hostile_depth_and_negative_duration_do_not_crash),
+        cmocka_unit_test(test_ledger_bandwidth_and_by_label_top_n),
+        cmocka_unit_test(test_ledger_many_spans_keep_interval_set_bounded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
