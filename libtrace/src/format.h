@@ -92,6 +92,12 @@ static inline int wt__get_varint(const uint8_t **p, const uint8_t *end, uint64_t
 {
     uint64_t v = 0;
     const uint8_t *q = *p;
+    /* most varints of a trace (ids, small deltas) are one byte */
+    if (q < end && *q < 0x80) {
+        *out = *q;
+        *p = q + 1;
+        return 0;
+    }
     for (unsigned shift = 0; shift < 64; shift += 7) {
         if (q >= end)
             return -1;

@@ -90,7 +90,7 @@ static int fail(wt_reader *r, int code, uint64_t off, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(r->err, sizeof r->err, "%s: at byte %llu: %s", r->path ? r->path : "?",
+    snprintf(r->err, sizeof r->err, "'%s': at byte %llu: %s", r->path ? r->path : "?",
              (unsigned long long)off, what);
     r->err_off = (int64_t)off;
     r->stats.errors++;
@@ -511,9 +511,18 @@ static int decode_record(wt_reader *r, wt_event *ev)
     uint64_t a, b, d;
     int64_t t;
     int rc = 0;
-    memset(ev, 0, sizeof *ev);
+    /* field by field: a memset of the struct compiles to `rep stos`, which cost a third of
+     * the reader's time on 10M spans */
+    ev->kind = 0;
+    ev->flags = 0;
     ev->pid = r->info.pid;
     ev->tid = r->tid;
+    ev->ts = ev->dur = 0;
+    ev->depth = 0;
+    ev->cached = WT_CACHED_UNKNOWN;
+    ev->count = ev->bytes = ev->value = 0;
+    ev->end = WT_END_NONE;
+    ev->category = ev->label = ev->name = ev->detail = NULL;
 
     if (type == WT__R_STRING) {
         rc = define_string(r, &c, rec_at);

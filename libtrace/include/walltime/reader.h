@@ -118,7 +118,8 @@ WT_API int wt_reader_next(wt_reader *r, wt_event *ev);
  * with zeros and NULL strings). */
 WT_API const wt_trace_info *wt_reader_info(const wt_reader *r);
 
-/* The message of the last error, "PATH: at byte OFFSET: PROBLEM", or "" when there was none. */
+/* The message of the last error, "'PATH': at byte OFFSET: PROBLEM" (or, when the file cannot be
+ * opened, "cannot open 'PATH': REASON"), or "" when there was none. */
 WT_API const char *wt_reader_error(const wt_reader *r);
 
 /* The byte offset in the file of the last error, or -1 when there was none. */
