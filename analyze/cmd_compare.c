@@ -1,9 +1,258 @@
-/* STUB: replaced by the area that owns this command. */
+/* walltime-analyze compare: keep/skip rounds inside one trace, or two runs (sets of traces)
+ * against each other. Parses the command line, streams the files twice into compare.c (pass 1
+ * through the shared source driver, which reports damage once; pass 2 quietly, for the spans
+ * inside the rounds found), and writes the text, JSON and SVG reports. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 #include "commands.h"
+#include "compare.h"
+#include "svg.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: " WT_PROG " compare [OPTIONS] RUN.wtrace...\n"
+          "       " WT_PROG " compare [OPTIONS] BASE.wtrace NEW.wtrace\n"
+          "       " WT_PROG " compare [OPTIONS] --a FILE... --b FILE...\n"
+          "\n"
+          "Keep/skip comparisons. With one file, the rounds inside it (wt_round_begin/end): a\n"
+          "configuration per round name, paired round by round. With two files, or --a/--b, two\n"
+          "runs: each file is a run (one round) or contributes its rounds, side against side.\n"
+          "Per stage (spans inside a round, by category/label) and configuration: n, median, min,\n"
+          "max and per-round ms; per pair: the savings A - B, the median paired difference with an\n"
+          "exact sign-test interval, and a verdict (faster, slower, within noise, too few rounds).\n"
+          "\n"
+          "options:\n"
+          "  --rounds          rounds mode for every file given (several processes of one run)\n"
+          "  --a FILE...       the base side (runs mode), up to the next option\n"
+          "  --b FILE...       the new side (runs mode)\n"
+          "  --json            the walltime-compare/1 document on stdout instead of the table\n"
+          "  --svg FILE        also write a self-contained SVG chart to FILE\n"
+          "  --confidence C    coverage of the interval, 0.5 <= C < 1 (default 0.95)\n"
+          "  --discard N       leave out the first N rounds of each configuration (cold cache)\n"
+          "  -h, --help        this text\n"
+          "\n"
+          "See docs/COMPARE.md for the method, the JSON schema and the warnings.\n", out);
+}
+
+typedef struct ctx {
+    wt_compare *c;
+    int side;
+} ctx;
+
+static int on_begin(void *p, int fi, const char *path, const wt_trace_info *info)
+{
+    ctx *x = p;
+    int rc = wt_compare_file_begin(x->c, x->side, path, info);
+    if (rc == WT_ELIMIT) {
+        wt_cli_error("'%s': more than %d files: left out", path, WT_CMP_MAX_FILES);
+        return 0;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+static int on_event(void *p, int fi, const wt_event *ev)
+{
+    ctx *x = p;
+    if (x->c->cur_file < 0)
+        return 0; /* a file left out at the limit */
+    return wt_compare_event(x->c, ev);
+}
+
+static int on_end(void *p, int fi, const wt_reader_stats *st)
+{
+    ctx *x = p;
+    return x->c->cur_file < 0 ? 0 : wt_compare_file_end(x->c);
+}
+
+/* Pass 2: the same files again; damage was reported in pass 1, so it is skipped quietly. */
+static int rescan(wt_compare *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        wt_reader *r = NULL;
+        if (wt_reader_open(c->files[i].path, &r) < 0) {
+            wt_cli_error("'%s': could not be read a second time", c->files[i].path);
+            wt_reader_free(r);
+            continue;
+        }
+        int rc = wt_compare_file_resume(c, (int)i), n, errors = 0;
+        wt_event ev;
+        while (rc == 0 && (n = wt_reader_next(r, &ev)) != 0) {
+            if (n < 0) {
+                if (++errors > 1000000) /* a reader that cannot get past damage */
+                    break;
+                continue;
+            }
+            rc = wt_compare_event(c, &ev);
+        }
+        wt_reader_free(r);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* "base" of "dir/base.wtrace". */
+static char *side_name(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *b = slash ? slash + 1 : path;
+    size_t n = strlen(b);
+    if (n > 7 && !strcmp(b + n - 7, ".wtrace"))
+        n -= 7;
+    return strndup(b, n);
+}
 
 int cmd_compare(int argc, char **argv)
 {
-    wt_cli_error("compare: not built yet");
-    return WT_EXIT_FAIL;
+    int json = 0, rounds_mode = 0, discard = 0, which = -1, status = WT_EXIT_FAIL;
+    double confidence = 0.95;
+    const char *svg = NULL;
+    char **files[3] = { NULL, NULL, NULL }; /* positional, --a, --b */
+    int nfiles[3] = { 0, 0, 0 };
+    char *names[2] = { NULL, NULL };
+    wt_compare *c = NULL;
+    for (int k = 0; k < 3; k++)
+        if (!(files[k] = calloc((size_t)argc + 1, sizeof(char *))))
+            goto out;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            status = WT_EXIT_OK;
+            goto out;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--rounds")) {
+            rounds_mode = 1;
+        } else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
+            which = a[2] == 'a' ? 1 : 2;
+        } else if (!strcmp(a, "--svg") || !strcmp(a, "--confidence") || !strcmp(a, "--discard")) {
+            if (i + 1 >= argc) {
+                wt_cli_error("compare: '%s' needs a value", a);
+                usage(stderr);
+                status = WT_EXIT_USAGE;
+                goto out;
+            }
+            const char *v = argv[++i];
+            char *end = NULL;
+            if (a[2] == 's') {
+                svg = v;
+            } else if (a[2] == 'c') {
+                confidence = strtod(v, &end);
+                if (*end || !(confidence >= 0.5 && confidence < 1)) {
+                    wt_cli_error("compare: '--confidence %s': not a number in [0.5, 1)", v);
+                    status = WT_EXIT_USAGE;
+                    goto out;
+                }
+            } else {
+                long d = strtol(v, &end, 10);
+                if (*end || d < 0 || d > 1000000) {
+                    wt_cli_error("compare: '--discard %s': not a round count", v);
+                    status = WT_EXIT_USAGE;
+                    goto out;
+                }
+                discard = (int)d;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            wt_cli_error("compare: unknown option '%s'", a);
+            usage(stderr);
+            status = WT_EXIT_USAGE;
+            goto out;
+        } else {
+            const int k = which < 0 ? 0 : which;
+            files[k][nfiles[k]++] = argv[i];
+        }
+    }
+    const int runs = nfiles[1] || nfiles[2] || (nfiles[0] == 2 && !rounds_mode);
+    if (runs && nfiles[0] && (nfiles[1] || nfiles[2])) {
+        wt_cli_error("compare: give the runs either as two files or with --a/--b, not both");
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    if (runs ? (nfiles[0] == 0 && (!nfiles[1] || !nfiles[2])) : nfiles[0] == 0) {
+        wt_cli_error(runs ? "compare: --a and --b each need at least one file"
+                          : "compare: no trace file given");
+        usage(stderr);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    if (!runs && nfiles[0] > 1 && !rounds_mode) {
+        wt_cli_error("compare: %d files: give two runs as BASE NEW or --a/--b, or --rounds for the "
+                     "processes of one run", nfiles[0]);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    wt_compare_opts o = { .confidence = confidence, .discard = discard, .runs = runs };
+    if (runs && nfiles[0] == 2) {
+        /* BASE NEW: name the sides after the files, unless that does not tell them apart */
+        names[0] = side_name(files[0][0]);
+        names[1] = side_name(files[0][1]);
+        if (names[0] && names[1] && *names[0] && *names[1] && strcmp(names[0], names[1]) &&
+            !strchr(names[0], ':') && !strchr(names[1], ':')) {
+            o.side[0] = names[0];
+            o.side[1] = names[1];
+        }
+        files[1][nfiles[1]++] = files[0][0];
+        files[2][nfiles[2]++] = files[0][1];
+        nfiles[0] = 0;
+    }
+    if (!(c = wt_compare_create(&o))) {
+        wt_cli_error("compare: out of memory");
+        goto out;
+    }
+    wt_source_ops ops = { .file_begin = on_begin, .event = on_event, .file_end = on_end };
+    wt_source_result total = { 0 };
+    for (int k = 0; k < 3; k++) {
+        if (!nfiles[k])
+            continue;
+        ctx x = { c, k == 2 ? 1 : 0 };
+        wt_source_result res;
+        int rc = wt_source_run(files[k], nfiles[k], &ops, &x, &res);
+        total.files_ok += res.files_ok;
+        total.files_failed += res.files_failed;
+        total.files_damaged += res.files_damaged;
+        total.files_no_end += res.files_no_end;
+        if (rc) {
+            wt_cli_error("compare: %s", wt_strerror(rc));
+            goto out;
+        }
+    }
+    if (total.files_ok + total.files_damaged == 0)
+        goto out; /* every file was reported on stderr already */
+    int rc = rescan(c);
+    if (!rc)
+        rc = wt_compare_finish(c);
+    if (rc) {
+        wt_cli_error("compare: %s", wt_strerror(rc));
+        goto out;
+    }
+    rc = json ? wt_compare_write_json(c, stdout, 1) : wt_compare_write_text(c, stdout);
+    if (rc || fflush(stdout)) {
+        wt_cli_error("compare: cannot write the report: %s", wt_strerror(WT_EIO));
+        goto out;
+    }
+    if (svg) {
+        FILE *f = fopen(svg, "w");
+        int src = f ? wt_svg_write(c, f) : WT_EOPEN;
+        if (f && fclose(f))
+            src = WT_EIO;
+        if (src) {
+            wt_cli_error("cannot write '%s': %s", svg, wt_strerror(src));
+            goto out;
+        }
+    }
+    status = wt_source_exit_status(&total);
+    if (status == WT_EXIT_OK && wt_compare_n_configs(c) == 0) {
+        wt_cli_error("compare: no rounds to compare: record each build between "
+                     "wt_round_begin(config, round) and wt_round_end()");
+        status = WT_EXIT_FAIL;
+    }
+out:
+    wt_compare_free(c);
+    free(names[0]);
+    free(names[1]);
+    for (int k = 0; k < 3; k++)
+        free(files[k]);
+    return status;
 }

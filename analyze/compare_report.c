@@ -1,0 +1,353 @@
+/* compare's reports: the text table a person reads at a glance, and the walltime-compare/1
+ * JSON document (docs/COMPARE.md) for machines. Both read the finished tables only. */
+#include <math.h>
+#include <string.h>
+
+#include "compare.h"
+#include "json.h"
+
+const char *wt_compare_fmt_ms(char *buf, size_t n, double ms)
+{
+    if (isnan(ms))
+        snprintf(buf, n, "-");
+    else if (fabs(ms) < 1)
+        snprintf(buf, n, "%.3f", ms);
+    else if (fabs(ms) < 100)
+        snprintf(buf, n, "%.2f", ms);
+    else if (fabs(ms) < 100000)
+        snprintf(buf, n, "%.1f", ms);
+    else
+        snprintf(buf, n, "%.0f", ms);
+    return buf;
+}
+
+static int is_bytes(const char *name)
+{
+    const size_t n = strlen(name);
+    return n >= 5 && !strcmp(name + n - 5, "bytes");
+}
+
+/* A counter value: MB for byte counters (as the seed's device_mb), else the number. */
+static const char *fmt_ctr(char *buf, size_t n, const char *name, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else if (is_bytes(name))
+        snprintf(buf, n, "%.2f MB", v / 1e6);
+    else
+        snprintf(buf, n, "%.0f", v);
+    return buf;
+}
+
+static const char *verdict_words(char *buf, size_t n, const wt_compare *c, const wt_cmp_pair *p,
+                                 const wt_cmp_pair_stage *ps)
+{
+    const char *b = c->configs[p->b].name;
+    switch (ps->paired.verdict) {
+    case WT_VERDICT_FASTER: snprintf(buf, n, "%.40s faster", b); break;
+    case WT_VERDICT_SLOWER: snprintf(buf, n, "%.40s slower", b); break;
+    case WT_VERDICT_NOISE: snprintf(buf, n, "within noise"); break;
+    case WT_VERDICT_TOO_FEW: snprintf(buf, n, "too few rounds"); break;
+    case WT_VERDICT_NONE: snprintf(buf, n, "not comparable"); break;
+    }
+    return buf;
+}
+
+static void write_stage_name(FILE *out, const wt_cmp_stage *st, int width)
+{
+    const int indent = st->is_round ? 0 : 2 * (int)(st->depth > 8 ? 8 : st->depth);
+    fprintf(out, "%*s%-*.*s", indent, "", width - indent, width - indent, st->display);
+}
+
+int wt_compare_write_text(const wt_compare *c, FILE *out)
+{
+    const size_t ns = c->stage_keys.n, nc = c->config_keys.n;
+    char b1[32], b2[32], b3[32], b4[32], b5[64];
+    fprintf(out, "compare: %s mode, %zu file%s;", c->opt.runs ? "runs" : "rounds", c->n_files,
+            c->n_files == 1 ? "" : "s");
+    for (size_t k = 0; k < nc; k++)
+        fprintf(out, "%s '%s' %zu round%s", k ? "," : "", c->configs[k].name, c->configs[k].n_rounds,
+                c->configs[k].n_rounds == 1 ? "" : "s");
+    if (c->opt.discard)
+        fprintf(out, " (first %d of each left out)", c->opt.discard);
+    fputs("\n\n", out);
+    if (nc == 0) {
+        fputs("nothing to compare: no rounds\n", out);
+        goto warnings;
+    }
+    int cw = 6; /* the config column: as wide as the longest name, within reason */
+    for (size_t k = 0; k < nc; k++) {
+        const int len = (int)strlen(c->configs[k].name);
+        cw = len > cw ? (len > 32 ? 32 : len) : cw;
+    }
+    fprintf(out, "%-34s %-*s %3s %10s %10s %10s  %s\n", "stage (ms)", cw, "config", "n", "median", "min",
+            "max", "per round");
+    for (size_t o = 0; o < ns; o++) {
+        const size_t s = c->stage_order[o];
+        for (size_t k = 0; k < nc; k++) {
+            const wt_cmp_cell *cell = &c->cells[k * ns + s];
+            if (k == 0)
+                write_stage_name(out, &c->stages[s], 34);
+            else
+                fprintf(out, "%-34s", "");
+            fprintf(out, " %-*.*s %3zu %10s %10s %10s ", cw, cw, c->configs[k].name, cell->s.n,
+                    wt_compare_fmt_ms(b1, sizeof b1, cell->s.median),
+                    wt_compare_fmt_ms(b2, sizeof b2, cell->s.min),
+                    wt_compare_fmt_ms(b3, sizeof b3, cell->s.max));
+            for (size_t i = 0; i < c->configs[k].n_rounds && i < 12; i++)
+                fprintf(out, " %s", wt_compare_fmt_ms(b1, sizeof b1, cell->per_round[i]));
+            if (c->configs[k].n_rounds > 12)
+                fputs(" ...", out);
+            fputc('\n', out);
+        }
+    }
+    for (size_t pi = 0; pi < c->n_pairs; pi++) {
+        const wt_cmp_pair *p = &c->pairs[pi];
+        const char *an = c->configs[p->a].name, *bn = c->configs[p->b].name;
+        fprintf(out, "\n%s vs %s: saved = %s - %s, paired round by round (%zu pairs, %.0f%% interval)\n",
+                an, bn, an, bn, p->n_pairs, 100 * c->opt.confidence);
+        const int aw = strlen(an) > 10 ? (int)strlen(an) : 10, bw = strlen(bn) > 10 ? (int)strlen(bn) : 10;
+        fprintf(out, "%-34s %*s %*s %10s %7s  %-28s %s\n", "stage (ms)", aw, an, bw, bn, "saved", "saved%",
+                "paired median [interval]", "verdict");
+        for (size_t o = 0; o < ns; o++) {
+            const size_t s = c->stage_order[o];
+            const wt_cmp_pair_stage *ps = &p->stage[s];
+            char ci[112]; /* three numbers of up to 31 bytes */
+            if (ps->paired.n == 0)
+                snprintf(ci, sizeof ci, "-");
+            else if (isnan(ps->paired.lo))
+                snprintf(ci, sizeof ci, "%s [n=%zu]", wt_compare_fmt_ms(b4, sizeof b4, ps->paired.median),
+                         ps->paired.n);
+            else
+                snprintf(ci, sizeof ci, "%s [%s, %s]", wt_compare_fmt_ms(b4, sizeof b4, ps->paired.median),
+                         wt_compare_fmt_ms(b1, sizeof b1, ps->paired.lo),
+                         wt_compare_fmt_ms(b2, sizeof b2, ps->paired.hi));
+            char pct[16];
+            if (isnan(ps->saved_pct))
+                snprintf(pct, sizeof pct, "-");
+            else
+                snprintf(pct, sizeof pct, "%.1f%%", ps->saved_pct);
+            write_stage_name(out, &c->stages[s], 34);
+            fprintf(out, " %*s %*s %10s %7s  %-28s %s\n", aw,
+                    wt_compare_fmt_ms(b1, sizeof b1, ps->a_median), bw,
+                    wt_compare_fmt_ms(b2, sizeof b2, ps->b_median),
+                    wt_compare_fmt_ms(b3, sizeof b3, ps->saved), pct, ci,
+                    verdict_words(b5, sizeof b5, c, p, ps));
+        }
+        if (c->counter_names.n) {
+            fprintf(out, "%-34s %*s %*s %10s   (median of each round's last sample)\n", "counter",
+                    aw, an, bw, bn, "saved");
+            for (size_t t = 0; t < c->counter_names.n; t++) {
+                const char *name = c->counter_names.s[t];
+                const double va = c->configs[p->a].ctr[t].median, vb = c->configs[p->b].ctr[t].median;
+                fprintf(out, "%-34.34s %*s %*s %10s\n", name, aw, fmt_ctr(b1, sizeof b1, name, va), bw,
+                        fmt_ctr(b2, sizeof b2, name, vb), fmt_ctr(b3, sizeof b3, name, va - vb));
+            }
+        }
+    }
+warnings:
+    if (c->n_warnings) {
+        fputs("\nwarnings:\n", out);
+        for (size_t i = 0; i < c->n_warnings; i++)
+            fprintf(out, "  - %s\n", c->warnings[i].message);
+        if (c->warnings_dropped)
+            fprintf(out, "  - (%llu more)\n", (unsigned long long)c->warnings_dropped);
+    }
+    return ferror(out) ? WT_EIO : 0;
+}
+
+/* ---- JSON ----------------------------------------------------------------------------- */
+
+static void json_ms(wt_json *j, const char *key, double ms)
+{
+    wt_json_fixed(j, key, ms, 3);
+}
+
+static void json_summary(wt_json *j, const wt_summary *s)
+{
+    wt_json_uint(j, "n", s->n);
+    json_ms(j, "median_ms", s->median);
+    json_ms(j, "min_ms", s->min);
+    json_ms(j, "max_ms", s->max);
+}
+
+static void json_configs(wt_json *j, const wt_compare *c)
+{
+    wt_json_array_begin(j, "configs");
+    for (size_t k = 0; k < c->config_keys.n; k++) {
+        const wt_cmp_config *K = &c->configs[k];
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "name", K->name);
+        if (c->opt.runs)
+            wt_json_string(j, "side", c->opt.side[K->side] ? c->opt.side[K->side] : (K->side ? "b" : "a"));
+        wt_json_uint(j, "n_rounds", K->n_rounds);
+        wt_json_uint(j, "n_discarded", K->n_discarded);
+        wt_json_array_begin(j, "rounds");
+        for (size_t i = 0; i < K->n_rounds; i++) {
+            const wt_cmp_round *r = &c->rounds[K->rounds[i]];
+            wt_json_object_begin(j, NULL);
+            wt_json_int(j, "round", r->number);
+            wt_json_string(j, "file", c->files[r->file].path);
+            wt_json_int(j, "ts_ns", r->ts);
+            json_ms(j, "dur_ms", (double)r->dur / 1e6);
+            wt_json_object_begin(j, "counters");
+            for (size_t t = 0; t < c->counter_names.n; t++)
+                if (r->ctr_ts[t] != INT64_MIN)
+                    wt_json_int(j, c->counter_names.s[t], r->ctr[t]);
+            wt_json_object_end(j);
+            wt_json_object_end(j);
+        }
+        wt_json_array_end(j);
+        wt_json_object_begin(j, "counters");
+        for (size_t t = 0; t < c->counter_names.n; t++) {
+            if (K->ctr[t].n == 0)
+                continue;
+            wt_json_object_begin(j, c->counter_names.s[t]);
+            wt_json_uint(j, "n", K->ctr[t].n);
+            wt_json_double(j, "median", K->ctr[t].median);
+            wt_json_double(j, "min", K->ctr[t].min);
+            wt_json_double(j, "max", K->ctr[t].max);
+            wt_json_object_end(j);
+        }
+        wt_json_object_end(j);
+        wt_json_object_begin(j, "meta");
+        for (size_t m = 0; m < c->meta_keys.n; m++) {
+            const char *v = K->meta[m] ? K->meta[m] : c->side_meta[K->side][m];
+            if (v)
+                wt_json_string(j, c->meta_keys.s[m], v);
+        }
+        wt_json_object_end(j);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+}
+
+static void json_stages(wt_json *j, const wt_compare *c)
+{
+    const size_t ns = c->stage_keys.n;
+    wt_json_array_begin(j, "stages");
+    for (size_t o = 0; o < ns; o++) {
+        const size_t s = c->stage_order[o];
+        const wt_cmp_stage *st = &c->stages[s];
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "name", st->display);
+        wt_json_string(j, "category", st->is_round ? NULL : st->category);
+        wt_json_string(j, "label", st->is_round ? NULL : st->label);
+        wt_json_bool(j, "whole_round", st->is_round);
+        wt_json_uint(j, "depth", st->depth);
+        wt_json_array_begin(j, "per_config");
+        for (size_t k = 0; k < c->config_keys.n; k++) {
+            const wt_cmp_cell *cell = &c->cells[k * ns + s];
+            wt_json_object_begin(j, NULL);
+            wt_json_string(j, "config", c->configs[k].name);
+            json_summary(j, &cell->s);
+            wt_json_array_begin(j, "per_round_ms");
+            for (size_t i = 0; i < c->configs[k].n_rounds; i++)
+                json_ms(j, NULL, cell->per_round[i]);
+            wt_json_array_end(j);
+            wt_json_object_end(j);
+        }
+        wt_json_array_end(j);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+}
+
+static void json_pairs(wt_json *j, const wt_compare *c)
+{
+    const size_t ns = c->stage_keys.n;
+    char words[64];
+    wt_json_array_begin(j, "pairs");
+    for (size_t pi = 0; pi < c->n_pairs; pi++) {
+        const wt_cmp_pair *p = &c->pairs[pi];
+        const wt_cmp_config *A = &c->configs[p->a], *B = &c->configs[p->b];
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "a", A->name);
+        wt_json_string(j, "b", B->name);
+        wt_json_uint(j, "n_pairs", p->n_pairs);
+        wt_json_array_begin(j, "stages");
+        for (size_t o = 0; o < ns; o++) {
+            const size_t s = c->stage_order[o];
+            const wt_cmp_pair_stage *ps = &p->stage[s];
+            wt_json_object_begin(j, NULL);
+            wt_json_string(j, "stage", c->stages[s].display);
+            json_ms(j, "a_median_ms", ps->a_median);
+            json_ms(j, "b_median_ms", ps->b_median);
+            json_ms(j, "saved_ms", ps->saved);
+            wt_json_fixed(j, "saved_pct", ps->saved_pct, 2);
+            wt_json_object_begin(j, "paired");
+            wt_json_uint(j, "n", ps->paired.n);
+            json_ms(j, "median_diff_ms", ps->paired.median);
+            json_ms(j, "ci_low_ms", ps->paired.lo);
+            json_ms(j, "ci_high_ms", ps->paired.hi);
+            wt_json_fixed(j, "confidence", ps->paired.confidence, 4);
+            wt_json_uint(j, "min_pairs", ps->paired.min_pairs);
+            wt_json_array_begin(j, "diff_ms");
+            for (size_t i = 0; i < ps->paired.n; i++)
+                json_ms(j, NULL, ps->diff[i]);
+            wt_json_array_end(j);
+            wt_json_object_end(j);
+            wt_json_string(j, "verdict", wt_verdict_name(ps->paired.verdict));
+            wt_json_string(j, "verdict_text", verdict_words(words, sizeof words, c, p, ps));
+            wt_json_object_end(j);
+        }
+        wt_json_array_end(j);
+        /* the seed's meta.delta: A - B of each counter's median */
+        wt_json_object_begin(j, "counters");
+        for (size_t t = 0; t < c->counter_names.n; t++) {
+            if (A->ctr[t].n == 0 && B->ctr[t].n == 0)
+                continue;
+            wt_json_object_begin(j, c->counter_names.s[t]);
+            wt_json_double(j, "a", A->ctr[t].median);
+            wt_json_double(j, "b", B->ctr[t].median);
+            wt_json_double(j, "saved", A->ctr[t].median - B->ctr[t].median);
+            wt_json_object_end(j);
+        }
+        wt_json_object_end(j);
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+}
+
+int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
+{
+    wt_json j;
+    wt_json_init(&j, out, pretty);
+    wt_json_object_begin(&j, NULL);
+    wt_json_string(&j, "schema", WT_CMP_SCHEMA);
+    wt_json_string(&j, "mode", c->opt.runs ? "runs" : "rounds");
+    wt_json_fixed(&j, "confidence", c->opt.confidence, 4);
+    wt_json_int(&j, "discard", c->opt.discard);
+    wt_json_array_begin(&j, "inputs");
+    for (size_t f = 0; f < c->n_files; f++) {
+        const wt_cmp_file *F = &c->files[f];
+        wt_json_object_begin(&j, NULL);
+        wt_json_string(&j, "path", F->path);
+        if (c->opt.runs)
+            wt_json_string(&j, "side", c->opt.side[F->side] ? c->opt.side[F->side] : (F->side ? "b" : "a"));
+        wt_json_uint(&j, "pid", F->pid);
+        wt_json_string(&j, "program", F->program);
+        wt_json_string(&j, "host", F->host);
+        wt_json_uint(&j, "rounds", F->n_rounds);
+        wt_json_object_end(&j);
+    }
+    wt_json_array_end(&j);
+    json_configs(&j, c);
+    json_stages(&j, c);
+    json_pairs(&j, c);
+    wt_json_object_begin(&j, "spans");
+    wt_json_uint(&j, "in_rounds", c->spans_in_rounds);
+    wt_json_uint(&j, "outside_rounds", c->spans_outside);
+    wt_json_object_end(&j);
+    wt_json_array_begin(&j, "warnings");
+    for (size_t i = 0; i < c->n_warnings; i++) {
+        wt_json_object_begin(&j, NULL);
+        wt_json_string(&j, "kind", c->warnings[i].kind);
+        wt_json_string(&j, "message", c->warnings[i].message);
+        wt_json_object_end(&j);
+    }
+    wt_json_array_end(&j);
+    wt_json_object_end(&j);
+    wt_json_finish(&j);
+    return ferror(out) ? WT_EIO : 0;
+}

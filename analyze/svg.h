@@ -1,0 +1,18 @@
+/* The --svg chart of compare: one block per stage, each configuration's median as a bar with
+ * every round as a dot on it, and for each pair the paired difference (median and interval)
+ * against zero with the verdict in words. Self-contained SVG 1.1: no scripts, fonts or
+ * external references, so it opens in any browser and can be attached to a review. */
+#ifndef WT_SVG_H
+#define WT_SVG_H
+
+#include <stdio.h>
+
+#include "compare.h"
+
+/* At most this many stages are drawn (in the text report's order); the chart says so. */
+#define WT_SVG_MAX_STAGES 40
+
+/* Writes the chart of the finished comparison `c` to `out`. Returns 0 or WT_EIO. */
+int wt_svg_write(const wt_compare *c, FILE *out);
+
+#endif

@@ -1,0 +1,606 @@
+/* compare: hand-built events with times chosen by the test, fed through both passes, and the
+ * tables, pairs, verdicts and warnings checked against values computed by hand; the JSON
+ * document against a golden file; one real trace through walltime-analyze; and the page-cache
+ * probe. */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "compare.h"
+#include "svg.h"
+#include "tracebuild.h"
+#include "walltime/walltime.h"
+
+#define MS 1000000LL
+
+typedef struct evs {
+    wt_event ev[1024];
+    size_t n;
+} evs;
+
+static wt_event *push(evs *e, wt_event_kind kind, double ts_ms)
+{
+    assert_true(e->n < 1024);
+    wt_event *ev = &e->ev[e->n++];
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind;
+    ev->pid = 100;
+    ev->tid = 100;
+    ev->ts = llround(ts_ms * MS);
+    return ev;
+}
+
+static void span(evs *e, double ts_ms, double dur_ms, uint32_t depth, const char *cat, const char *label)
+{
+    wt_event *ev = push(e, WT_EV_SPAN, ts_ms);
+    ev->dur = llround(dur_ms * MS);
+    ev->depth = depth;
+    ev->category = cat;
+    ev->label = label;
+    ev->count = 1;
+}
+
+static void counter(evs *e, double ts_ms, const char *name, int64_t v)
+{
+    wt_event *ev = push(e, WT_EV_COUNTER, ts_ms);
+    ev->name = name;
+    ev->value = v;
+}
+
+static void meta(evs *e, double ts_ms, const char *key, const char *value)
+{
+    wt_event *ev = push(e, WT_EV_META, ts_ms);
+    ev->name = key;
+    ev->detail = value;
+}
+
+static void round_ev(evs *e, double ts_ms, double dur_ms, const char *cfg, int64_t number)
+{
+    wt_event *ev = push(e, WT_EV_ROUND, ts_ms);
+    ev->dur = llround(dur_ms * MS);
+    ev->name = cfg;
+    ev->count = number;
+}
+
+/* One build as the sample records it: the round, from_pretrained inside it (0.5 ms in from
+ * each end), weights_load then head_build nested, counters at the end. */
+static double build(evs *e, double t0, const char *cfg, int64_t r, double round_ms, double wl,
+                    double hb, int64_t dev, int64_t nt)
+{
+    meta(e, t0 + 0.1, "config", cfg);
+    span(e, t0 + 1, wl, 1, "load", "weights_load");
+    span(e, t0 + 1 + wl, hb, 1, "load", "head_build");
+    span(e, t0 + 0.5, round_ms - 1, 0, "load", "from_pretrained");
+    counter(e, t0 + round_ms - 0.2, "device_bytes", dev);
+    counter(e, t0 + round_ms - 0.1, "n_tensors", nt);
+    round_ev(e, t0, round_ms, cfg, r);
+    return t0 + round_ms + 5;
+}
+
+static void feed_file(wt_compare *c, int side, const char *path, const char *cmdline, const evs *e,
+                      int pass, int index)
+{
+    if (pass == 1) {
+        wt_trace_info info = { .pid = 100, .cmdline = cmdline, .host = "testhost" };
+        assert_int_equal(wt_compare_file_begin(c, side, path, &info), index);
+    } else {
+        assert_int_equal(wt_compare_file_resume(c, index), 0);
+    }
+    for (size_t i = 0; i < e->n; i++)
+        assert_int_equal(wt_compare_event(c, &e->ev[i]), 0);
+    if (pass == 1)
+        assert_int_equal(wt_compare_file_end(c), 0);
+}
+
+static wt_compare *run_rounds(const evs *e, const wt_compare_opts *o)
+{
+    wt_compare *c = wt_compare_create(o);
+    assert_non_null(c);
+    feed_file(c, 0, "run.wtrace", "./bench_load --rounds 3", e, 1, 0);
+    feed_file(c, 0, "run.wtrace", NULL, e, 2, 0);
+    assert_int_equal(wt_compare_finish(c), 0);
+    return c;
+}
+
+/* keep 100/104/102 ms, skip 60/63/61 ms, alternating. */
+static void basic_events(evs *e)
+{
+    double t = 10;
+    const double keep[3][3] = { { 100, 70, 20 }, { 104, 72, 21 }, { 102, 71, 20 } };
+    const double skip[3][3] = { { 60, 30, 20 }, { 63, 33, 20 }, { 61, 31, 21 } };
+    meta(e, 1, "tensors", "10");
+    for (int r = 0; r < 3; r++) {
+        t = build(e, t, "keep", r, keep[r][0], keep[r][1], keep[r][2], 1000000, 10);
+        t = build(e, t, "skip", r, skip[r][0], skip[r][1], skip[r][2], 600000, 6);
+    }
+    span(e, t + 10, 5, 0, "other", "after"); /* outside every round */
+}
+
+static const wt_cmp_cell *cell(const wt_compare *c, size_t config, const char *stage)
+{
+    long s = wt_compare_find_stage(c, stage);
+    assert_true(s >= 0);
+    return wt_compare_cell(c, config, (size_t)s);
+}
+
+static void test_compare_medians_mins_and_savings_by_hand(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    wt_compare *c = run_rounds(e, NULL);
+    assert_int_equal(wt_compare_n_configs(c), 2);
+    assert_string_equal(c->configs[0].name, "keep");
+    assert_string_equal(c->configs[1].name, "skip");
+    /* round: keep {100, 104, 102} median 102 min 100 max 104; skip {60, 63, 61} median 61 */
+    const wt_cmp_cell *k = cell(c, 0, "(round)"), *s = cell(c, 1, "(round)");
+    assert_int_equal(k->s.n, 3);
+    assert_true(k->s.median == 102.0 && k->s.min == 100.0 && k->s.max == 104.0);
+    assert_true(s->s.median == 61.0 && s->s.min == 60.0 && s->s.max == 63.0);
+    assert_true(k->per_round[0] == 100.0 && k->per_round[1] == 104.0 && k->per_round[2] == 102.0);
+    /* from_pretrained = round - 1 ms */
+    assert_true(cell(c, 0, "load/from_pretrained")->s.median == 101.0);
+    assert_true(cell(c, 1, "load/weights_load")->s.median == 31.0);
+    assert_int_equal(c->stages[wt_compare_find_stage(c, "load/weights_load")].depth, 1);
+    /* pair keep - skip: saved 102 - 61 = 41 ms = 40.196% of 102; paired d = 40, 41, 41 */
+    assert_int_equal(c->n_pairs, 1);
+    const wt_cmp_pair_stage *ps = &c->pairs[0].stage[0];
+    assert_true(ps->saved == 41.0);
+    assert_true(fabs(ps->saved_pct - 4100.0 / 102) < 1e-9);
+    assert_int_equal(ps->paired.n, 3);
+    assert_true(ps->diff[0] == 40.0 && ps->diff[1] == 41.0 && ps->diff[2] == 41.0);
+    assert_true(ps->paired.median == 41.0);
+    assert_int_equal(ps->paired.verdict, WT_VERDICT_TOO_FEW);
+    /* weights_load d = 40, 39, 40; head_build d = 0, 1, -1 */
+    const wt_cmp_pair_stage *wl = &c->pairs[0].stage[wt_compare_find_stage(c, "load/weights_load")];
+    assert_true(wl->paired.median == 40.0 && wl->saved == 40.0);
+    const wt_cmp_pair_stage *hb = &c->pairs[0].stage[wt_compare_find_stage(c, "load/head_build")];
+    assert_true(hb->paired.median == 0.0 && hb->saved == 0.0);
+    /* counters: last sample in each round; the seed's delta 400000 bytes, 4 tensors */
+    assert_true(c->configs[0].ctr[0].median == 1000000.0 && c->configs[1].ctr[0].median == 600000.0);
+    assert_true(c->configs[0].ctr[1].median - c->configs[1].ctr[1].median == 4.0);
+    assert_int_equal(c->spans_outside, 1);
+    assert_int_equal(c->spans_in_rounds, 18);
+    /* the too-few warning fires; nothing else does */
+    assert_non_null(wt_compare_find_warning(c, "too_few_rounds"));
+    assert_int_equal(c->n_warnings, 1);
+    wt_compare_free(c);
+    free(e);
+}
+
+/* Eight alternating rounds: keep = base + d_keep, skip = base; base jitters. */
+static wt_compare *eight_rounds(const double *keep_extra, const double *skip_ms, const char *first_cfg)
+{
+    evs *e = calloc(1, sizeof *e);
+    double t = 0;
+    for (int r = 0; r < 8; r++) {
+        const double kms = skip_ms[r] + keep_extra[r];
+        if (!strcmp(first_cfg, "keep")) {
+            t = build(e, t, "keep", r, kms, kms / 2, 5, 100, 1);
+            t = build(e, t, "skip", r, skip_ms[r], skip_ms[r] / 2, 5, 60, 1);
+        } else {
+            t = build(e, t, "skip", r, skip_ms[r], skip_ms[r] / 2, 5, 60, 1);
+            t = build(e, t, "keep", r, kms, kms / 2, 5, 100, 1);
+        }
+    }
+    wt_compare *c = run_rounds(e, NULL);
+    free(e);
+    return c;
+}
+
+static const double jitter[8] = { 60, 62, 59, 61, 63, 60, 62, 61 };
+
+static void test_compare_clear_effect_gives_faster_with_interval(void **state)
+{
+    const double extra[8] = { 40, 41, 39, 42, 40, 41, 40, 39 };
+    wt_compare *c = eight_rounds(extra, jitter, "keep");
+    const wt_cmp_pair_stage *ps = &c->pairs[0].stage[0];
+    /* d sorted 39 39 40 40 40 41 41 42: median 40, n 8 at 95%: [d(1), d(8)] = [39, 42] */
+    assert_int_equal(ps->paired.n, 8);
+    assert_true(fabs(ps->paired.median - 40) < 1e-9);
+    assert_true(fabs(ps->paired.lo - 39) < 1e-9 && fabs(ps->paired.hi - 42) < 1e-9);
+    assert_int_equal(ps->paired.verdict, WT_VERDICT_FASTER);
+    assert_null(wt_compare_find_warning(c, "too_few_rounds"));
+    assert_null(wt_compare_find_warning(c, "drift"));
+    assert_null(wt_compare_find_warning(c, "first_round_outlier"));
+    wt_compare_free(c);
+}
+
+static void test_compare_pure_noise_is_within_noise(void **state)
+{
+    const double extra[8] = { 1, -2, 0.5, -1, 2, -0.5, 1.5, -1.5 };
+    wt_compare *c = eight_rounds(extra, jitter, "keep");
+    const wt_cmp_pair_stage *ps = &c->pairs[0].stage[0];
+    /* d sorted -2 -1.5 -1 -0.5 0.5 1 1.5 2: median 0, interval [-2, 2] */
+    assert_true(fabs(ps->paired.median) < 1e-9);
+    assert_true(fabs(ps->paired.lo + 2) < 1e-9 && fabs(ps->paired.hi - 2) < 1e-9);
+    assert_int_equal(ps->paired.verdict, WT_VERDICT_NOISE);
+    wt_compare_free(c);
+}
+
+static void test_compare_warns_first_round_outlier(void **state)
+{
+    double extra[8] = { 40, 41, 39, 42, 40, 41, 40, 39 };
+    double skip[8];
+    memcpy(skip, jitter, sizeof skip);
+    skip[0] = 150; /* a cold first skip round: 150 against a median of 61 for the others */
+    wt_compare *c = eight_rounds(extra, skip, "skip");
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "first_round_outlier");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "'skip'"));
+    wt_compare_free(c);
+    /* discarding it silences the warning and leaves 7 rounds */
+    evs *e = calloc(1, sizeof *e);
+    double t = 0;
+    for (int r = 0; r < 8; r++) {
+        t = build(e, t, "skip", r, skip[r], 10, 5, 60, 1);
+        t = build(e, t, "keep", r, skip[r] + extra[r], 10, 5, 100, 1);
+    }
+    wt_compare_opts o = { .discard = 1 };
+    c = run_rounds(e, &o);
+    assert_null(wt_compare_find_warning(c, "first_round_outlier"));
+    assert_int_equal(c->configs[0].n_rounds, 7);
+    free(e);
+    wt_compare_free(c);
+}
+
+static void test_compare_warns_drift_in_paired_differences(void **state)
+{
+    const double extra[8] = { 10, 15, 20, 25, 30, 35, 40, 45 }; /* tau +1, range 35 ms */
+    wt_compare *c = eight_rounds(extra, jitter, "keep");
+    assert_non_null(wt_compare_find_warning(c, "drift"));
+    wt_compare_free(c);
+}
+
+static void test_compare_warns_rounds_not_alternating(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    double t = 0;
+    t = build(e, t, "keep", 0, 100, 50, 5, 1, 1);
+    t = build(e, t, "keep", 1, 100, 50, 5, 1, 1);
+    t = build(e, t, "skip", 0, 60, 30, 5, 1, 1);
+    t = build(e, t, "skip", 1, 60, 30, 5, 1, 1);
+    wt_compare *c = run_rounds(e, NULL);
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "not_alternating");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "2 times"));
+    wt_compare_free(c);
+    memset(e, 0, sizeof *e);
+    basic_events(e);
+    c = run_rounds(e, NULL);
+    assert_null(wt_compare_find_warning(c, "not_alternating"));
+    wt_compare_free(c);
+    free(e);
+}
+
+static void test_compare_warns_unequal_round_counts_and_pairs_the_first(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    double t = 0;
+    t = build(e, t, "keep", 0, 100, 50, 5, 1, 1);
+    t = build(e, t, "skip", 0, 60, 30, 5, 1, 1);
+    t = build(e, t, "keep", 1, 110, 50, 5, 1, 1);
+    t = build(e, t, "skip", 1, 70, 30, 5, 1, 1);
+    t = build(e, t, "keep", 2, 120, 50, 5, 1, 1);
+    wt_compare *c = run_rounds(e, NULL);
+    assert_non_null(wt_compare_find_warning(c, "unequal_rounds"));
+    assert_int_equal(c->pairs[0].n_pairs, 2);
+    assert_true(c->pairs[0].stage[0].paired.median == 40.0); /* d = 40, 40 */
+    /* keep's median still uses all three rounds: 110 */
+    assert_true(cell(c, 0, "(round)")->s.median == 110.0);
+    wt_compare_free(c);
+    free(e);
+}
+
+static void test_compare_warns_stage_missing_in_one_config(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    /* a DiT upload only keep does, inside keep's round 0 (10 .. 110 ms) */
+    span(e, 50, 3, 2, "weights", "dit_upload");
+    wt_compare *c = run_rounds(e, NULL);
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "missing_stage");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "'weights/dit_upload' only in 'keep'"));
+    /* it is also missing from keep's rounds 1 and 2 */
+    assert_non_null(wt_compare_find_warning(c, "partial_stage"));
+    const wt_cmp_pair_stage *ps = &c->pairs[0].stage[wt_compare_find_stage(c, "weights/dit_upload")];
+    assert_int_equal(ps->paired.verdict, WT_VERDICT_NONE);
+    assert_true(isnan(ps->b_median));
+    wt_compare_free(c);
+    free(e);
+}
+
+static void test_compare_warns_metadata_beyond_configuration(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    meta(e, 20, "dtype", "bf16"); /* inside keep round 0 */
+    meta(e, 130, "dtype", "int8"); /* inside skip round 0 (115 .. 175) */
+    wt_compare *c = run_rounds(e, NULL);
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "meta_differs");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "'dtype' is 'bf16' in 'keep', 'int8' in 'skip'"));
+    assert_null(strstr(w->message, "'config'"));
+    wt_compare_free(c);
+    free(e);
+}
+
+static void test_compare_warns_pagecache_state_differs(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    /* keep round 0 (10 .. 110) saw 0% resident, skip round 0 (115 .. 175) 100% */
+    counter(e, 11, "weights.file_bytes", 1000);
+    counter(e, 11, "weights.resident_bytes", 0);
+    counter(e, 116, "weights.file_bytes", 1000);
+    counter(e, 116, "weights.resident_bytes", 1000);
+    wt_compare *c = run_rounds(e, NULL);
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "pagecache_differs");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "'keep' saw 0% resident, 'skip' 100%"));
+    wt_compare_free(c);
+    /* the same state on both sides: quiet */
+    memset(e, 0, sizeof *e);
+    basic_events(e);
+    counter(e, 11, "weights.file_bytes", 1000);
+    counter(e, 11, "weights.resident_bytes", 950);
+    counter(e, 116, "weights.file_bytes", 1000);
+    counter(e, 116, "weights.resident_bytes", 1000);
+    c = run_rounds(e, NULL);
+    assert_null(wt_compare_find_warning(c, "pagecache_differs"));
+    wt_compare_free(c);
+    free(e);
+}
+
+static void test_compare_no_rounds_and_one_config_say_what_is_missing(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    span(e, 1, 5, 0, "load", "x");
+    wt_compare *c = run_rounds(e, NULL);
+    assert_int_equal(wt_compare_n_configs(c), 0);
+    assert_non_null(wt_compare_find_warning(c, "no_rounds"));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(wt_compare_write_text(c, m), 0);
+    fclose(m);
+    assert_non_null(strstr(text, "no rounds"));
+    free(text);
+    wt_compare_free(c);
+
+    memset(e, 0, sizeof *e);
+    double t = 0;
+    for (int r = 0; r < 3; r++)
+        t = build(e, t, "keep", r, 100 + r, 50, 5, 1, 1);
+    c = run_rounds(e, NULL);
+    assert_non_null(wt_compare_find_warning(c, "one_config"));
+    assert_int_equal(c->n_pairs, 0);
+    assert_true(cell(c, 0, "(round)")->s.median == 101.0); /* still summarised */
+    assert_null(wt_compare_find_warning(c, "no_rounds"));
+    wt_compare_free(c);
+    free(e);
+}
+
+/* Runs mode: three runs per side, no rounds; each run is one implicit round. */
+static void test_compare_runs_mode_pairs_runs_and_flags_other_programs(void **state)
+{
+    wt_compare_opts o = { .runs = 1, .side = { "base", "new" } };
+    wt_compare *c = wt_compare_create(&o);
+    evs *e = calloc(6, sizeof *e);
+    const double base_ms[3] = { 100, 102, 101 }, new_ms[3] = { 80, 79, 83 };
+    for (int i = 0; i < 6; i++) {
+        const double ms = i < 3 ? base_ms[i] : new_ms[i - 3];
+        span(&e[i], 0, ms, 0, "load", "from_pretrained");
+        span(&e[i], 1, ms / 2, 1, "load", "weights_load");
+    }
+    char path[32];
+    for (int pass = 1; pass <= 2; pass++)
+        for (int i = 0; i < 6; i++) {
+            snprintf(path, sizeof path, "%s%d.wtrace", i < 3 ? "base" : "new", i % 3);
+            feed_file(c, i >= 3, path, i == 5 ? "./other_prog" : "./bench_load", &e[i], pass, i);
+        }
+    assert_int_equal(wt_compare_finish(c), 0);
+    assert_int_equal(wt_compare_n_configs(c), 2);
+    assert_string_equal(c->configs[0].name, "base");
+    assert_string_equal(c->configs[1].name, "new");
+    /* the implicit round spans the trace: 0 .. ms */
+    assert_true(cell(c, 0, "(run)")->s.median == 101.0);
+    assert_true(cell(c, 1, "(run)")->s.median == 80.0);
+    /* d = 20, 23, 18: median 20 */
+    assert_true(c->pairs[0].stage[0].paired.median == 20.0);
+    assert_true(cell(c, 1, "load/weights_load")->s.median == 40.0);
+    assert_non_null(wt_compare_find_warning(c, "different_programs"));
+    wt_compare_free(c);
+    free(e);
+}
+
+/* Odd input never crashes: random kinds, times (some hostile), names and depths. */
+static void test_compare_random_events_do_not_crash(void **state)
+{
+    static const char *const names[] = { "keep", "skip", NULL, "", "x", "a:b" };
+    evs *e = calloc(1, sizeof *e);
+    uint64_t x = 42;
+    for (int i = 0; i < 1000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        wt_event *ev = push(e, (wt_event_kind)(1 + (x >> 60) % 9), (double)((x >> 20) % 1000));
+        ev->dur = (x >> 33) % 7 == 0 ? INT64_MAX : (int64_t)((x >> 30) % 200) * MS - 10 * MS;
+        if ((x >> 40) % 13 == 0)
+            ev->ts = (x >> 41) % 2 ? INT64_MAX - 5 : INT64_MIN + 5;
+        ev->name = names[(x >> 8) % 6];
+        ev->category = names[(x >> 12) % 6];
+        ev->label = names[(x >> 16) % 6];
+        ev->detail = names[(x >> 24) % 6];
+        ev->depth = (uint32_t)((x >> 28) % 5);
+        ev->count = (int64_t)((x >> 36) % 4);
+        ev->value = (int64_t)(x >> 1);
+    }
+    for (int runs = 0; runs < 2; runs++) {
+        wt_compare_opts o = { .runs = runs };
+        wt_compare *c = wt_compare_create(&o);
+        for (int pass = 1; pass <= 2; pass++) {
+            feed_file(c, 0, "r.wtrace", "p", e, pass, 0);
+            if (runs)
+                feed_file(c, 1, "s.wtrace", "q", e, pass, 1);
+        }
+        assert_int_equal(wt_compare_finish(c), 0);
+        FILE *devnull = fopen("/dev/null", "w");
+        assert_int_equal(wt_compare_write_text(c, devnull), 0);
+        assert_int_equal(wt_compare_write_json(c, devnull, 0), 0);
+        assert_int_equal(wt_svg_write(c, devnull), 0);
+        fclose(devnull);
+        wt_compare_free(c);
+    }
+    free(e);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    *len = fread(s, 1, (size_t)n, f);
+    s[*len] = 0;
+    fclose(f);
+    return s;
+}
+
+static void test_compare_json_schema_golden(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    wt_compare *c = run_rounds(e, NULL);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    assert_int_equal(wt_compare_write_json(c, m, 1), 0);
+    fclose(m);
+    const char *golden = WT_SOURCE_DIR "/tests/golden/compare_basic.json";
+    if (getenv("WT_UPDATE_GOLDEN")) {
+        FILE *g = fopen(golden, "wb");
+        fwrite(out, 1, len, g);
+        fclose(g);
+    }
+    size_t glen = 0;
+    char *want = slurp(golden, &glen);
+    assert_non_null(want);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+    /* the text and the SVG are written without error and say the essentials */
+    m = open_memstream(&out, &len);
+    assert_int_equal(wt_compare_write_text(c, m), 0);
+    fclose(m);
+    assert_non_null(strstr(out, "keep vs skip"));
+    assert_non_null(strstr(out, "too few rounds"));
+    free(out);
+    m = open_memstream(&out, &len);
+    assert_int_equal(wt_svg_write(c, m), 0);
+    fclose(m);
+    assert_non_null(strstr(out, "<svg"));
+    assert_non_null(strstr(out, "</svg>"));
+    assert_non_null(strstr(out, "keep round 1: 104.0 ms"));
+    free(out);
+    wt_compare_free(c);
+    free(e);
+}
+
+/* A real trace file through the reader and walltime-analyze compare. */
+static void test_compare_cli_reads_a_built_trace(void **state)
+{
+    char dir[] = "/tmp/wt_cmp_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], cmd[512];
+    snprintf(path, sizeof path, "%s/run.wtrace", dir);
+    tb *b = tb_create(path, 4242, 0, 1 * MS);
+    int64_t t = 10 * MS;
+    for (int r = 0; r < 6; r++)
+        for (int k = 0; k < 2; k++) {
+            const int64_t d = (k ? 60 : 100) * MS + r * MS / 10;
+            tb_span(b, 1, t + MS, t + d - MS, 0, "load", "from_pretrained");
+            tb_counter(b, 1, t + d - MS / 2, "device_bytes", k ? 600 : 1000);
+            tb_round(b, 1, t, t + d, k ? "skip" : "keep", r);
+            t += d + 5 * MS;
+        }
+    tb_close(b, TB_END_CLEAN, t, 0);
+    snprintf(cmd, sizeof cmd, "%s compare --json --svg %s/c.svg %s > %s/out.json", WT_ANALYZE_BIN, dir,
+             path, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    size_t len = 0;
+    char *out = slurp(path, &len);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"schema\": \"walltime-compare/1\""));
+    assert_non_null(strstr(out, "\"verdict\": \"faster\""));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s compare --bogus x 2>/dev/null", WT_ANALYZE_BIN);
+    assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_compare_pagecache_probe_resident_and_errors(void **state)
+{
+    char dir[] = "/tmp/wt_pc_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/w.bin", dir);
+    FILE *f = fopen(path, "wb");
+    char buf[4096];
+    memset(buf, 7, sizeof buf);
+    for (int i = 0; i < 64; i++)
+        fwrite(buf, 1, sizeof buf, f);
+    fclose(f);
+    /* just written: in the page cache */
+    const int64_t res = wt_pagecache_probe(path, "weights");
+    assert_true(res > 0 && res <= 64 * 4096);
+    snprintf(path, sizeof path, "%s/missing.bin", dir);
+    assert_int_equal(wt_pagecache_probe(path, NULL), WT_EOPEN);
+    snprintf(path, sizeof path, "%s/empty.bin", dir);
+    fclose(fopen(path, "wb"));
+    assert_int_equal(wt_pagecache_probe(path, NULL), 0);
+    assert_int_equal(wt_pagecache_probe(dir, NULL), WT_EINVAL);
+    assert_int_equal(wt_pagecache_probe("/dev/null", NULL), WT_EINVAL);
+    assert_int_equal(wt_pagecache_probe(NULL, NULL), WT_EINVAL);
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(wt_pagecache_probe(path, NULL), WT_EINVAL); /* and does not block */
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    setenv("WALLTIME", "0", 1); /* the probe's counters go nowhere */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compare_medians_mins_and_savings_by_hand),
+        cmocka_unit_test(test_compare_clear_effect_gives_faster_with_interval),
+        cmocka_unit_test(test_compare_pure_noise_is_within_noise),
+        cmocka_unit_test(test_compare_warns_first_round_outlier),
+        cmocka_unit_test(test_compare_warns_drift_in_paired_differences),
+        cmocka_unit_test(test_compare_warns_rounds_not_alternating),
+        cmocka_unit_test(test_compare_warns_unequal_round_counts_and_pairs_the_first),
+        cmocka_unit_test(test_compare_warns_stage_missing_in_one_config),
+        cmocka_unit_test(test_compare_warns_metadata_beyond_configuration),
+        cmocka_unit_test(test_compare_warns_pagecache_state_differs),
+        cmocka_unit_test(test_compare_no_rounds_and_one_config_say_what_is_missing),
+        cmocka_unit_test(test_compare_runs_mode_pairs_runs_and_flags_other_programs),
+        cmocka_unit_test(test_compare_random_events_do_not_crash),
+        cmocka_unit_test(test_compare_json_schema_golden),
+        cmocka_unit_test(test_compare_cli_reads_a_built_trace),
+        cmocka_unit_test(test_compare_pagecache_probe_resident_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
