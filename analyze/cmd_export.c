@@ -1,9 +1,602 @@
-/* STUB: replaced by the area that owns this command. */
+/* `walltime-analyze export`: the export driver and the command.
+ *
+ * The driver streams the events of every file once, into the sink of the chosen format (see
+ * export.h) and alongside into the analyzer's ledger and anomalies, whose results only exist at
+ * the end of the run. It keeps per file only what the run slice needs at the end: the header's
+ * times, the END record, at most WT_EXPORT_MAX_META metadata pairs, and the damage counts.
+ * Output goes to a temporary file next to the target, renamed over it once complete, so a
+ * failed export never leaves a half file under the name the user asked for.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
 #include "commands.h"
+#include "export.h"
+#include "json.h"
+#include "ledger.h"
+
+typedef struct kv {
+    char *key, *value;
+} kv;
+
+typedef struct xfile {
+    char *path;
+    uint64_t pid;
+    int64_t begin, last, end_ts;
+    wt_trace_end end;
+    int signo;
+    kv *meta;
+    size_t n_meta;
+    wt_reader_stats st;
+    int64_t damage;
+    char *host, *recorder, *clock;
+} xfile;
+
+typedef struct xrun {
+    wt_export_sink sink;
+    wt_ledger_calc *lc;
+    wt_anomalies *an;
+    xfile *files;
+    size_t n_files;
+    int64_t meta_dropped;
+    int rc; /* the first error of ours (sink, memory), not a callback's stop value */
+} xrun;
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static int on_file_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    xrun *x = ctx;
+    int rc = 0;
+    xfile *nf = realloc(x->files, (size_t)(fi + 1) * sizeof *nf);
+    if (!nf)
+        return x->rc = WT_ENOMEM;
+    x->files = nf;
+    x->n_files = (size_t)fi + 1;
+    xfile *f = &nf[fi];
+    memset(f, 0, sizeof *f);
+    f->path = strdup(path);
+    f->host = dup_or_null(info->host);
+    f->recorder = dup_or_null(info->recorder);
+    f->clock = dup_or_null(info->clock);
+    if (!f->path)
+        return x->rc = WT_ENOMEM;
+    f->pid = info->pid;
+    /* the run slice and the ledger's wall both start at the process start */
+    f->begin = info->process_start_ns ? info->process_start_ns : info->open_ns;
+    f->last = f->begin;
+    if (x->lc && (rc = wt_ledger_calc_file_begin(x->lc, path, info)) < 0)
+        return x->rc = rc;
+    if (x->an && (rc = wt_anomalies_file_begin(x->an, path, info)) < 0)
+        return x->rc = rc;
+    if ((rc = x->sink.file_begin(x->sink.self, fi, path, info)) < 0)
+        return x->rc = rc;
+    return 0;
+}
+
+static int keep_meta(xrun *x, xfile *f, const wt_event *ev)
+{
+    if (f->n_meta == WT_EXPORT_MAX_META) {
+        x->meta_dropped++;
+        return 0;
+    }
+    if (!f->meta && !(f->meta = calloc(WT_EXPORT_MAX_META, sizeof *f->meta)))
+        return WT_ENOMEM;
+    kv *m = &f->meta[f->n_meta];
+    m->key = strdup(ev->name ? ev->name : "");
+    m->value = strdup(ev->detail ? ev->detail : "");
+    if (!m->key || !m->value) {
+        free(m->key);
+        free(m->value);
+        return WT_ENOMEM;
+    }
+    f->n_meta++;
+    return 0;
+}
+
+static int on_event(void *ctx, int fi, const wt_event *ev)
+{
+    xrun *x = ctx;
+    xfile *f = &x->files[fi];
+    int rc;
+    int64_t ref = ev->ts + (ev->dur > 0 ? ev->dur : 0);
+    if (ref > f->last)
+        f->last = ref;
+    if (ev->kind == WT_EV_END) {
+        f->end = ev->end;
+        f->end_ts = ev->ts;
+        f->signo = (int)ev->count;
+    } else if (ev->kind == WT_EV_META && (rc = keep_meta(x, f, ev)) < 0) {
+        return x->rc = rc;
+    }
+    if (x->lc && (rc = wt_ledger_calc_event(x->lc, ev)) < 0)
+        return x->rc = rc;
+    if (x->an && (rc = wt_anomalies_event(x->an, ev)) < 0)
+        return x->rc = rc;
+    if ((rc = x->sink.event(x->sink.self, fi, ev)) < 0)
+        return x->rc = rc;
+    return 0;
+}
+
+static int on_damage(void *ctx, int fi, int64_t offset, const char *message)
+{
+    xrun *x = ctx;
+    x->files[fi].damage++;
+    if (x->lc)
+        wt_ledger_calc_damage(x->lc, offset, message);
+    if (x->an)
+        wt_anomalies_damage(x->an, offset, message);
+    return 0;
+}
+
+static int on_file_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    xrun *x = ctx;
+    int rc;
+    x->files[fi].st = *st;
+    if (x->lc && (rc = wt_ledger_calc_file_end(x->lc, st)) < 0)
+        return x->rc = rc;
+    if (x->an && (rc = wt_anomalies_file_end(x->an, st)) < 0)
+        return x->rc = rc;
+    return 0;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+    const wt_anomaly *x = *(const wt_anomaly *const *)a, *y = *(const wt_anomaly *const *)b;
+    return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int file_of_pid(const xrun *x, uint64_t pid)
+{
+    for (size_t i = 0; i < x->n_files; i++)
+        if (x->files[i].path && x->files[i].pid == pid)
+            return (int)i;
+    return 0;
+}
+
+/* The anomalies as instants, in time order (the list is bounded by the analyzer). */
+static int write_anomalies(xrun *x, wt_export_report *rep)
+{
+    size_t n = 0;
+    const wt_anomaly *list = wt_anomalies_list(x->an, &n);
+    if (!n || !x->n_files)
+        return 0;
+    const wt_anomaly **v = malloc(n * sizeof *v);
+    if (!v)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = &list[i];
+    qsort(v, n, sizeof *v, by_ts);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = x->sink.anomaly(x->sink.self, file_of_pid(x, v[i]->pid), v[i]);
+    rep->anomalies = (int64_t)n;
+    free(v);
+    return rc;
+}
+
+/* Annotations of the run slice: names are built into `names` (freed by the caller). */
+typedef struct argv_b {
+    wt_export_arg *a;
+    char **names;
+    size_t n, cap;
+    int oom;
+} argv_b;
+
+static wt_export_arg *arg_add(argv_b *b, const char *fmt, const char *sub)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 32;
+        wt_export_arg *na = realloc(b->a, nc * sizeof *na);
+        char **nn = na ? realloc(b->names, nc * sizeof *nn) : NULL;
+        if (na)
+            b->a = na;
+        if (!na || !nn) {
+            b->oom = 1;
+            return NULL;
+        }
+        b->names = nn;
+        b->cap = nc;
+    }
+    char *name = NULL;
+    size_t len = strlen(fmt) + (sub ? strlen(sub) : 0) + 1;
+    if (!(name = malloc(len))) {
+        b->oom = 1;
+        return NULL;
+    }
+    snprintf(name, len, fmt, sub ? sub : "");
+    b->names[b->n] = name;
+    wt_export_arg *a = &b->a[b->n++];
+    memset(a, 0, sizeof *a);
+    a->key = name;
+    return a;
+}
+
+static void arg_str(argv_b *b, const char *fmt, const char *sub, const char *v)
+{
+    wt_export_arg *a = arg_add(b, fmt, sub);
+    if (a) {
+        a->type = WT_ARG_STR;
+        a->s = v;
+    }
+}
+
+static void arg_int(argv_b *b, const char *fmt, const char *sub, int64_t v)
+{
+    wt_export_arg *a = arg_add(b, fmt, sub);
+    if (a) {
+        a->type = WT_ARG_INT;
+        a->i = v;
+    }
+}
+
+static void arg_real(argv_b *b, const char *fmt, const char *sub, double v)
+{
+    wt_export_arg *a = arg_add(b, fmt, sub);
+    if (a) {
+        a->type = WT_ARG_REAL;
+        a->d = v;
+    }
+}
+
+static const char *end_text(const xfile *f, char *buf, size_t cap)
+{
+    if (f->end == WT_END_CLEAN)
+        return "clean";
+    if (f->end == WT_END_SIGNAL) {
+        snprintf(buf, cap, "signal %d", f->signo);
+        return buf;
+    }
+    return "none: the writer died or the file is cut; the run ends at the last event";
+}
+
+static int write_proc(xrun *x, size_t fi)
+{
+    const xfile *f = &x->files[fi];
+    argv_b b = { 0 };
+    char endbuf[32];
+    arg_str(&b, "path", NULL, f->path);
+    arg_int(&b, "pid", NULL, (int64_t)f->pid);
+    arg_str(&b, "host", NULL, f->host);
+    arg_str(&b, "recorder", NULL, f->recorder);
+    arg_str(&b, "clock", NULL, f->clock);
+    arg_str(&b, "end", NULL, end_text(f, endbuf, sizeof endbuf));
+    if (f->damage || f->st.frames_damaged) {
+        arg_int(&b, "damaged_frames", NULL, (int64_t)f->st.frames_damaged);
+        arg_int(&b, "bytes_skipped", NULL, (int64_t)f->st.bytes_skipped);
+    }
+    for (size_t i = 0; i < f->n_meta; i++)
+        arg_str(&b, "meta.%s", f->meta[i].key, f->meta[i].value);
+    const wt_ledger_result *r = x->lc ? wt_ledger_calc_result(x->lc) : NULL;
+    if (r) {
+        /* this process's ledger, then the run's totals (on the first file's slice) */
+        const wt_ledger_process *pr = fi < r->n_procs ? &r->procs[fi] : NULL;
+        if (pr) {
+            arg_real(&b, "ledger.process.wall_s", NULL, pr->wall);
+            for (size_t c = 0; c < r->n_cats && pr->cat_seconds; c++)
+                arg_real(&b, "ledger.process.%s.self_s", r->cats[c].name, pr->cat_seconds[c]);
+        }
+        if (fi == 0) {
+            arg_real(&b, "ledger.run.wall_s", NULL, r->wall);
+            arg_real(&b, "ledger.run.tracked_s", NULL, r->tracked);
+            arg_real(&b, "ledger.run.untracked_s", NULL, r->untracked);
+            arg_real(&b, "ledger.run.scale", NULL, r->scale);
+            arg_int(&b, "ledger.run.spans", NULL, r->spans);
+            for (size_t c = 0; c < r->n_cats; c++) {
+                arg_real(&b, "ledger.run.%s.seconds", r->cats[c].name, r->cats[c].seconds);
+                arg_real(&b, "ledger.run.%s.flat_s", r->cats[c].name, r->cats[c].flat_seconds);
+                arg_int(&b, "ledger.run.%s.hits", r->cats[c].name, r->cats[c].hits);
+                arg_int(&b, "ledger.run.%s.misses", r->cats[c].name, r->cats[c].misses);
+            }
+        }
+    }
+    int rc = WT_ENOMEM;
+    if (!b.oom) {
+        int64_t end = f->end != WT_END_NONE ? f->end_ts : f->last;
+        wt_export_proc pe = { (int)fi, f->pid, f->begin, end < f->begin ? f->begin : end, b.a, b.n };
+        rc = x->sink.proc_end(x->sink.self, &pe);
+    }
+    for (size_t i = 0; i < b.n; i++)
+        free(b.names[i]);
+    free(b.names);
+    free(b.a);
+    return rc;
+}
+
+static void xrun_release(xrun *x)
+{
+    for (size_t i = 0; i < x->n_files; i++) {
+        xfile *f = &x->files[i];
+        for (size_t j = 0; j < f->n_meta; j++) {
+            free(f->meta[j].key);
+            free(f->meta[j].value);
+        }
+        free(f->meta);
+        free(f->path);
+        free(f->host);
+        free(f->recorder);
+        free(f->clock);
+    }
+    free(x->files);
+    wt_ledger_calc_free(x->lc);
+    wt_anomalies_free(x->an);
+    if (x->sink.free)
+        x->sink.free(x->sink.self);
+}
+
+int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *out,
+                     wt_export_report *rep)
+{
+    static const wt_source_ops ops = { on_file_begin, on_event, on_damage, on_file_end };
+    xrun x = { 0 };
+    int rc;
+    memset(rep, 0, sizeof *rep);
+    rc = o->format == WT_EXPORT_CHROME ? wt__export_chrome_create(out, &x.sink)
+                                       : wt__export_perfetto_create(out, &x.sink);
+    if (rc < 0)
+        goto out;
+    if (o->format != WT_EXPORT_CHROME && o->reference)
+        wt__export_perfetto_reference(&x.sink, 1);
+    if (!o->no_analysis) {
+        if ((rc = wt_ledger_calc_create(NULL, &x.lc)) < 0 ||
+            (rc = wt_anomalies_create(NULL, &x.an)) < 0)
+            goto out;
+    }
+    wt_source_run(paths, n, &ops, &x, &rep->src);
+    if ((rc = x.rc) < 0)
+        goto out;
+    if (x.lc) {
+        if ((rc = wt_ledger_calc_finish(x.lc)) < 0 ||
+            (rc = wt_anomalies_finish(x.an, wt_ledger_calc_result(x.lc), NULL)) < 0 ||
+            (rc = write_anomalies(&x, rep)) < 0)
+            goto out;
+    }
+    for (size_t i = 0; i < x.n_files; i++) {
+        if (!x.files[i].path)
+            continue;
+        rep->frames_damaged += x.files[i].st.frames_damaged;
+        rep->bytes_skipped += x.files[i].st.bytes_skipped;
+        if ((rc = write_proc(&x, i)) < 0)
+            goto out;
+    }
+    rc = x.sink.finish(x.sink.self);
+out:
+    rep->meta_dropped = x.meta_dropped;
+    if (x.sink.get_stats)
+        x.sink.get_stats(x.sink.self, &rep->sink);
+    xrun_release(&x);
+    return rc;
+}
+
+int wt_export_to_path(char *const *paths, int n, const wt_export_opts *o, const char *out_path,
+                      wt_export_report *rep)
+{
+    if (!strcmp(out_path, "-")) {
+        int src = wt_export_stream(paths, n, o, stdout, rep);
+        rep->written = src == 0;
+        return src;
+    }
+    struct stat st;
+    if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a pipe (/dev/null, a FIFO): renaming a file over it would replace the
+         * device itself, so it is written in place */
+        FILE *f = fopen(out_path, "wb");
+        if (!f) {
+            memset(rep, 0, sizeof *rep);
+            return WT_EOPEN;
+        }
+        int src = wt_export_stream(paths, n, o, f, rep);
+        if (fclose(f) != 0 && src == 0)
+            src = WT_EIO;
+        rep->written = src == 0;
+        return src;
+    }
+    /* the temporary name sits in the target's directory so rename() cannot cross devices */
+    size_t len = strlen(out_path);
+    char *tmp = malloc(len + 16);
+    if (!tmp)
+        return WT_ENOMEM;
+    memcpy(tmp, out_path, len);
+    memcpy(tmp + len, ".tmp-XXXXXX", 12);
+    int rc, fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        memset(rep, 0, sizeof *rep);
+        errno = e;
+        return WT_EOPEN;
+    }
+    /* mkstemp makes the file 0600; an export is an ordinary file for the user's umask */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        rc = WT_ENOMEM;
+        goto fail;
+    }
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    rc = wt_export_stream(paths, n, o, f, rep);
+    if (fclose(f) != 0 && rc == 0)
+        rc = WT_EIO;
+    if (rc < 0)
+        goto fail;
+    if (rep->src.files_ok + rep->src.files_damaged == 0) {
+        unlink(tmp); /* nothing readable: keep whatever out_path was */
+        free(tmp);
+        return 0;
+    }
+    if (rename(tmp, out_path) != 0) {
+        rc = WT_EOPEN;
+        goto fail;
+    }
+    free(tmp);
+    rep->written = 1;
+    return 0;
+fail : {
+    int e = errno;
+    unlink(tmp);
+    free(tmp);
+    errno = e;
+    return rc;
+}
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " WT_PROG " export [--format perfetto|chrome] [-o OUT] FILE.wtrace...\n"
+            "\n"
+            "Writes the timeline of the trace files (several files: one process each, on one\n"
+            "timeline) for ui.perfetto.dev, chrome://tracing or speedscope.\n"
+            "\n"
+            "  -f, --format FMT  perfetto (protobuf, the default) or chrome (Trace Event JSON)\n"
+            "  -o, --output OUT  the output file ('-': stdout); default: the first input with\n"
+            "                    .pftrace (perfetto) or .json (chrome) for .wtrace\n"
+            "      --no-analysis skip the ledger and anomalies (no totals, no anomaly events)\n"
+            "      --json        a report of what was written, as JSON on stdout\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "A damaged file exports what is readable (exit 4); the output is written to a\n"
+            "temporary file and renamed, so a failed export leaves nothing behind (exit 1).\n");
+}
+
+/* --json: what was written, for scripts ("walltime-export/1"). */
+static void print_report(const char *output, const wt_export_opts *o, const wt_export_report *r)
+{
+    wt_json j;
+    wt_json_init(&j, stdout, 1);
+    wt_json_object_begin(&j, NULL);
+    wt_json_string(&j, "schema", "walltime-export/1");
+    wt_json_string(&j, "output", output);
+    wt_json_bool(&j, "written", r->written);
+    wt_json_string(&j, "format", o->format == WT_EXPORT_CHROME ? "chrome" : "perfetto");
+    wt_json_int(&j, "files_ok", r->src.files_ok);
+    wt_json_int(&j, "files_damaged", r->src.files_damaged);
+    wt_json_int(&j, "files_failed", r->src.files_failed);
+    wt_json_uint(&j, "frames_damaged", r->frames_damaged);
+    wt_json_uint(&j, "bytes_skipped", r->bytes_skipped);
+    wt_json_int(&j, "spans", r->sink.spans);
+    wt_json_int(&j, "instants", r->sink.instants);
+    wt_json_int(&j, "counters", r->sink.counters);
+    wt_json_int(&j, "rounds", r->sink.rounds);
+    wt_json_int(&j, "anomalies", r->anomalies);
+    wt_json_int(&j, "overlap_tracks_used", r->sink.lanes_extra);
+    wt_json_int(&j, "misplaced", r->sink.misplaced);
+    wt_json_int(&j, "depth_clamped", r->sink.depth_clamped);
+    wt_json_int(&j, "meta_dropped", r->meta_dropped);
+    wt_json_uint(&j, "bytes", r->sink.bytes);
+    wt_json_object_end(&j);
+    wt_json_finish(&j);
+}
+
+static char *default_output(const char *in, wt_export_format fmt)
+{
+    const char *ext = fmt == WT_EXPORT_CHROME ? ".json" : ".pftrace";
+    size_t len = strlen(in);
+    if (len > 7 && !strcmp(in + len - 7, ".wtrace"))
+        len -= 7;
+    char *s = malloc(len + strlen(ext) + 1);
+    if (s) {
+        memcpy(s, in, len);
+        strcpy(s + len, ext);
+    }
+    return s;
+}
 
 int cmd_export(int argc, char **argv)
 {
-    wt_cli_error("export: not built yet");
-    return WT_EXIT_FAIL;
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+        { "no-analysis", no_argument, NULL, 'A' },  { "help", no_argument, NULL, 'h' },
+        { "json", no_argument, NULL, 'J' },
+        { NULL, 0, NULL, 0 },
+    };
+    wt_export_opts o = { WT_EXPORT_PERFETTO, 0, 0 };
+    const char *output = NULL;
+    int c, json = 0;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!strcmp(optarg, "perfetto") || !strcmp(optarg, "proto")) {
+                o.format = WT_EXPORT_PERFETTO;
+            } else if (!strcmp(optarg, "chrome") || !strcmp(optarg, "json")) {
+                o.format = WT_EXPORT_CHROME;
+            } else {
+                wt_cli_error("export: unknown format '%s' (perfetto or chrome)", optarg);
+                return WT_EXIT_USAGE;
+            }
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'A':
+            o.no_analysis = 1;
+            break;
+        case 'J':
+            json = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return WT_EXIT_OK;
+        default:
+            wt_cli_error("export: unknown option '%s'", argv[optind - 1]);
+            usage(stderr);
+            return WT_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        wt_cli_error("export: no trace file given");
+        usage(stderr);
+        return WT_EXIT_USAGE;
+    }
+    char *owned = NULL;
+    if (!output && !(output = owned = default_output(argv[optind], o.format))) {
+        wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
+        return WT_EXIT_FAIL;
+    }
+    wt_export_report rep;
+    int rc = wt_export_to_path(argv + optind, argc - optind, &o, output, &rep);
+    int status;
+    if (rc == WT_EOPEN || rc == WT_EIO) {
+        wt_cli_error("cannot write '%s': %s", output, strerror(errno));
+        status = WT_EXIT_FAIL;
+    } else if (rc < 0) {
+        wt_cli_error("export: '%s': %s", output, wt_strerror(rc));
+        status = WT_EXIT_FAIL;
+    } else if (rep.src.files_ok + rep.src.files_damaged == 0) {
+        wt_cli_error("'%s' not written: no input could be read", output);
+        status = WT_EXIT_FAIL;
+    } else {
+        if (rep.frames_damaged || rep.bytes_skipped)
+            wt_cli_error("'%s': damaged input: %llu frames (%llu bytes) could not be read; the "
+                         "timeline covers the rest",
+                         output, (unsigned long long)rep.frames_damaged,
+                         (unsigned long long)rep.bytes_skipped);
+        if (rep.src.files_failed)
+            wt_cli_error("'%s': %d input file(s) could not be read and are not in the timeline",
+                         output, rep.src.files_failed);
+        if (rep.sink.misplaced || rep.sink.depth_clamped)
+            wt_cli_error("'%s': %lld spans overlap on their track, %lld deeper than %d were put "
+                         "on the deepest track",
+                         output, (long long)rep.sink.misplaced, (long long)rep.sink.depth_clamped,
+                         WT_EXPORT_MAX_DEPTH);
+        if (rep.meta_dropped)
+            wt_cli_error("'%s': %lld metadata pairs past the first %d per file were left out",
+                         output, (long long)rep.meta_dropped, WT_EXPORT_MAX_META);
+        status = wt_source_exit_status(&rep.src);
+    }
+    if (json && rc == 0 && strcmp(output, "-") != 0)
+        print_report(output, &o, &rep);
+    free(owned);
+    return status;
 }

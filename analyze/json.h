@@ -31,6 +31,9 @@ void wt_json_int(wt_json *j, const char *key, int64_t v);
 void wt_json_uint(wt_json *j, const char *key, uint64_t v);
 void wt_json_double(wt_json *j, const char *key, double v); /* %.17g, shortest round trip not needed */
 void wt_json_fixed(wt_json *j, const char *key, double v, int decimals); /* %.Nf */
+/* Nanoseconds as microseconds with exactly three decimals, computed in integers (exact for
+ * any int64, unlike a double): 1234567 ns -> 1234.567. */
+void wt_json_ns_as_us(wt_json *j, const char *key, int64_t ns);
 void wt_json_bool(wt_json *j, const char *key, int v);
 void wt_json_null(wt_json *j, const char *key);
 /* Ends the document with a newline (call after the outermost value). */

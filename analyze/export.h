@@ -1,0 +1,118 @@
+/* Timeline export: the events of one or more trace files as a Perfetto protobuf trace
+ * (export_perfetto.c) or a Chrome Trace Event Format JSON file (export_chrome.c), for
+ * ui.perfetto.dev, chrome://tracing and speedscope.
+ *
+ * The driver (wt_export_stream / wt_export_to_path, in cmd_export.c) streams every event of the
+ * files once into a sink of the chosen format and, alongside, into the analyzer's ledger and
+ * anomalies. Spans are written as they arrive; what is known only at the end of the run (the
+ * ledger's totals, the run metadata and the anomalies) is written last, so memory does not grow
+ * with the number of events. docs/EXPORT.md describes what a user sees.
+ */
+#ifndef WT_EXPORT_H
+#define WT_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "anomalies.h"
+#include "cli.h"
+#include "walltime/reader.h"
+
+typedef enum wt_export_format {
+    WT_EXPORT_PERFETTO = 0, /* protobuf Trace, TrackEvent packets */
+    WT_EXPORT_CHROME = 1    /* Trace Event Format JSON */
+} wt_export_format;
+
+/* Perfetto: spans deeper than this on one thread go to the deepest track and are counted. */
+#define WT_EXPORT_MAX_DEPTH 64
+/* Perfetto: a span that overlaps the previous span of its depth (a wt_record() span measured
+ * longer than the gap before it) goes to an extra "overlap" track of that depth, at most this
+ * many per depth; past them it is put on the last one and counted as misplaced. */
+#define WT_EXPORT_MAX_LANES 4
+/* Run metadata (META events) kept per file for the run's annotations; the rest are counted. */
+#define WT_EXPORT_MAX_META 256
+
+/* One annotation of a process-level "walltime: run" slice: a string, integer or real value. */
+typedef enum wt_export_arg_type { WT_ARG_STR, WT_ARG_INT, WT_ARG_REAL } wt_export_arg_type;
+typedef struct wt_export_arg {
+    const char *key;
+    wt_export_arg_type type;
+    const char *s;
+    int64_t i;
+    double d;
+} wt_export_arg;
+
+/* What the driver knows about one file at the end of the run. */
+typedef struct wt_export_proc {
+    int file_index;
+    uint64_t pid;
+    int64_t begin_ns, end_ns; /* the run slice: process start (or open) to END / last event */
+    const wt_export_arg *args;
+    size_t n_args;
+} wt_export_proc;
+
+/* What a sink counted, for the report. */
+typedef struct wt_export_sink_stats {
+    int64_t spans;         /* spans written as slices */
+    int64_t instants;      /* marks, dropped notices and anomalies */
+    int64_t counters;      /* counter samples */
+    int64_t rounds;
+    int64_t depth_clamped; /* spans deeper than WT_EXPORT_MAX_DEPTH (Perfetto) */
+    int64_t lanes_extra;   /* spans put on an overlap track (Perfetto) */
+    int64_t misplaced;     /* spans that overlap on their track past WT_EXPORT_MAX_LANES */
+    uint64_t bytes;        /* bytes written */
+} wt_export_sink_stats;
+
+/* One output format. The driver calls file_begin, then event for each event of that file,
+ * for every file in turn; then anomaly for each anomaly (in time order), proc_end for each
+ * file, and finish, which completes the document. Every call returns 0 or a negative WT_E*
+ * (WT_ENOMEM; WT_EIO when writing failed). free accepts NULL self. */
+typedef struct wt_export_sink {
+    void *self;
+    int (*file_begin)(void *self, int file_index, const char *path, const wt_trace_info *info);
+    int (*event)(void *self, int file_index, const wt_event *ev);
+    int (*anomaly)(void *self, int file_index, const wt_anomaly *a);
+    int (*proc_end)(void *self, const wt_export_proc *p);
+    int (*finish)(void *self);
+    void (*get_stats)(const void *self, wt_export_sink_stats *out);
+    void (*free)(void *self);
+} wt_export_sink;
+
+/* Makes a sink writing to `out` (not closed by the sink). Returns 0 or WT_ENOMEM. */
+int wt__export_perfetto_create(FILE *out, wt_export_sink *sink);
+int wt__export_chrome_create(FILE *out, wt_export_sink *sink);
+/* Perfetto: pack span packets with protobuf-c instead of the fast path (same bytes). */
+void wt__export_perfetto_reference(wt_export_sink *sink, int on);
+
+typedef struct wt_export_opts {
+    wt_export_format format;
+    int no_analysis; /* skip the ledger and anomalies (no totals, no anomaly instants) */
+    int reference;   /* tests: pack every Perfetto packet with protobuf-c (no fast path) */
+} wt_export_opts;
+
+/* What an export did: the files' fate, what the sink wrote, what was lost. */
+typedef struct wt_export_report {
+    wt_source_result src;
+    wt_export_sink_stats sink;
+    int64_t anomalies;
+    uint64_t frames_damaged, bytes_skipped; /* summed over the files */
+    int64_t meta_dropped;                   /* META events past WT_EXPORT_MAX_META */
+    int written;                            /* wt_export_to_path: the output was written */
+} wt_export_report;
+
+/* Exports `paths[0..n)` to the open stream `out`. Damage in a file is reported on stderr and
+ * the export goes on with what is readable; the document is always completed. Returns 0 or a
+ * negative WT_E* (WT_EIO: writing failed; WT_ENOMEM); *rep says what happened. */
+int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *out,
+                     wt_export_report *rep);
+
+/* Exports to `out_path` through a temporary file in the same directory, renamed over it at the
+ * end, so a failed export leaves no half file. "-" writes to stdout. Returns 0, WT_EOPEN (the
+ * output cannot be created; errno says why), WT_EIO or WT_ENOMEM; nothing is left behind on
+ * failure. When no input could be read at all, returns 0 without touching `out_path`
+ * (rep->written 0), so an existing timeline is not replaced by an empty one. */
+int wt_export_to_path(char *const *paths, int n, const wt_export_opts *o, const char *out_path,
+                      wt_export_report *rep);
+
+#endif

@@ -1,0 +1,767 @@
+/* Tests of `export` to Perfetto: hand-built traces (tracebuild.h) with values chosen here are
+ * exported, then decoded by protoc with the official Perfetto schema (WT_SHARED_DIR), and the
+ * decoded text is checked: every span once as a slice with its depth and HIT/MISS, begins and
+ * ends balanced and in time order per track, every interned id resolving, per-category slice
+ * durations equal to the flat ledger's seconds computed by hand. When protoc or the schema is
+ * missing the decoding tests skip and say why. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "export.h"
+#include "tracebuild.h"
+
+#define MS 1000000LL
+#define SCHEMA_DIR WT_SHARED_DIR "/perfetto"
+
+/* ---- the decoded trace ---- */
+
+#define MAXT 64
+#define MAXS 512
+#define MAXI 1024
+
+typedef struct kvs {
+    char name[64], val[256];
+} kvs;
+
+typedef struct open_s {
+    char name[64], cat[64], cached[8];
+    int64_t ts;
+} open_s;
+
+typedef struct track {
+    uint64_t uuid, parent;
+    char name[128];
+    int is_thread, is_process, is_counter;
+    int64_t tid, pid;
+    int64_t last_ts;
+    open_s stack[16];
+    int sp;
+} track;
+
+typedef struct slice {
+    char name[64], cat[64], cached[8];
+    int64_t ts, dur;
+    int track;
+} slice;
+
+typedef struct instant {
+    char name[64], cat[64], text[256];
+    int64_t ts;
+    int track;
+} instant;
+
+typedef struct decoded {
+    track t[MAXT];
+    int nt;
+    slice s[MAXS];
+    int ns;
+    instant in[MAXS];
+    int ni;
+    int counters;
+    char names[MAXI][64], cats[MAXI][64], anames[MAXI][64];
+    kvs run_args[128];
+    int n_run_args;
+    int unresolved, unbalanced, out_of_order, bad_flags, packets;
+} decoded;
+
+/* The packet being parsed. */
+typedef struct pkt {
+    int64_t ts;
+    int has_te, has_td, type, seq_flags, seq_id;
+    uint64_t track, name_iid, cat_iid;
+    kvs ann[64];
+    uint64_t ann_iid[64];
+    int n_ann;
+    kvs cur_ann;
+    uint64_t cur_ann_iid;
+    /* interned entries of this packet */
+    uint64_t ent_iid;
+    char ent_name[64];
+    /* track descriptor */
+    uint64_t uuid, parent;
+    char td_name[128];
+    int td_thread, td_process, td_counter;
+    int64_t tid, pid;
+} pkt;
+
+static void unquote(const char *v, char *out, size_t cap)
+{
+    size_t n = strlen(v);
+    if (n >= 2 && v[0] == '"')
+        v++, n -= 2;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, v, n);
+    out[n] = '\0';
+}
+
+static track *find_track(decoded *d, uint64_t uuid)
+{
+    for (int i = 0; i < d->nt; i++)
+        if (d->t[i].uuid == uuid)
+            return &d->t[i];
+    return NULL;
+}
+
+static void packet_done(decoded *d, pkt *p)
+{
+    d->packets++;
+    if (p->has_td) {
+        track *t = find_track(d, p->uuid);
+        if (!t) {
+            assert_true(d->nt < MAXT);
+            t = &d->t[d->nt++];
+            memset(t, 0, sizeof *t);
+            t->uuid = p->uuid;
+            t->last_ts = INT64_MIN;
+        }
+        t->parent = p->parent;
+        if (p->td_name[0])
+            snprintf(t->name, sizeof t->name, "%s", p->td_name);
+        t->is_thread = p->td_thread;
+        t->is_process = p->td_process;
+        t->is_counter = p->td_counter;
+        t->tid = p->tid;
+        t->pid = p->pid;
+    }
+    if (!p->has_te)
+        return;
+    if (p->seq_id != 1 || p->seq_flags != 2)
+        d->bad_flags++;
+    track *t = find_track(d, p->track);
+    assert_non_null(t); /* a descriptor comes before the track's first event */
+    if (p->ts < t->last_ts)
+        d->out_of_order++;
+    t->last_ts = p->ts;
+    const char *name = "", *cat = "";
+    if (p->type != 2 && p->type != 4) {
+        if (p->name_iid >= MAXI || !d->names[p->name_iid][0])
+            d->unresolved++;
+        else
+            name = d->names[p->name_iid];
+        if (p->cat_iid) {
+            if (p->cat_iid >= MAXI || !d->cats[p->cat_iid][0])
+                d->unresolved++;
+            else
+                cat = d->cats[p->cat_iid];
+        }
+    }
+    const char *cached = "-", *text = "";
+    for (int i = 0; i < p->n_ann; i++) {
+        if (p->ann_iid[i]) {
+            if (p->ann_iid[i] >= MAXI || !d->anames[p->ann_iid[i]][0]) {
+                d->unresolved++;
+                continue;
+            }
+            snprintf(p->ann[i].name, sizeof p->ann[i].name, "%s", d->anames[p->ann_iid[i]]);
+        }
+        if (!strcmp(p->ann[i].name, "cached"))
+            cached = p->ann[i].val;
+        if (!strcmp(p->ann[i].name, "text"))
+            text = p->ann[i].val;
+    }
+    if (p->type == 1) { /* BEGIN */
+        assert_true(t->sp < 16);
+        open_s *o = &t->stack[t->sp++];
+        snprintf(o->name, sizeof o->name, "%s", name);
+        snprintf(o->cat, sizeof o->cat, "%s", cat);
+        snprintf(o->cached, sizeof o->cached, "%.7s", cached);
+        o->ts = p->ts;
+    } else if (p->type == 2) { /* END */
+        if (t->sp == 0) {
+            d->unbalanced++;
+            return;
+        }
+        open_s *o = &t->stack[--t->sp];
+        assert_true(d->ns < MAXS);
+        slice *s = &d->s[d->ns++];
+        snprintf(s->name, sizeof s->name, "%s", o->name);
+        snprintf(s->cat, sizeof s->cat, "%s", o->cat);
+        snprintf(s->cached, sizeof s->cached, "%s", o->cached);
+        s->ts = o->ts;
+        s->dur = p->ts - o->ts;
+        s->track = (int)(t - d->t);
+        if (t->is_process)
+            for (int i = 0; i < p->n_ann && d->n_run_args < 128; i++)
+                d->run_args[d->n_run_args++] = p->ann[i];
+    } else if (p->type == 3) {
+        assert_true(d->ni < MAXS);
+        instant *in = &d->in[d->ni++];
+        snprintf(in->name, sizeof in->name, "%s", name);
+        snprintf(in->cat, sizeof in->cat, "%s", cat);
+        snprintf(in->text, sizeof in->text, "%s", text);
+        in->ts = p->ts;
+        in->track = (int)(t - d->t);
+    } else if (p->type == 4) {
+        d->counters++;
+    }
+}
+
+static const char *const types[] = { "TYPE_UNSPECIFIED", "TYPE_SLICE_BEGIN", "TYPE_SLICE_END",
+                                     "TYPE_INSTANT", "TYPE_COUNTER" };
+
+/* Parses protoc's text output of a Trace. */
+static void parse(decoded *d, FILE *in)
+{
+    char line[1024], stack[16][48];
+    int depth = 0;
+    pkt *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    while (fgets(line, sizeof line, in)) {
+        char *s = line;
+        while (*s == ' ')
+            s++;
+        s[strcspn(s, "\n")] = '\0';
+        size_t n = strlen(s);
+        if (n >= 2 && !strcmp(s + n - 2, " {")) {
+            s[n - 2] = '\0';
+            assert_true(depth < 16);
+            snprintf(stack[depth++], sizeof stack[0], "%.47s", s);
+            if (depth == 1)
+                memset(p, 0, sizeof *p);
+            if (!strcmp(s, "track_event"))
+                p->has_te = 1;
+            if (!strcmp(s, "track_descriptor"))
+                p->has_td = 1;
+            if (!strcmp(s, "thread"))
+                p->td_thread = 1;
+            if (!strcmp(s, "process"))
+                p->td_process = 1;
+            if (!strcmp(s, "counter"))
+                p->td_counter = 1;
+            if (!strcmp(s, "debug_annotations")) {
+                memset(&p->cur_ann, 0, sizeof p->cur_ann);
+                p->cur_ann_iid = 0;
+            }
+            p->ent_iid = 0;
+            p->ent_name[0] = '\0';
+            continue;
+        }
+        if (!strcmp(s, "}")) {
+            assert_true(depth > 0);
+            const char *b = stack[--depth];
+            if (!strcmp(b, "debug_annotations") && p->n_ann < 64) {
+                p->ann[p->n_ann] = p->cur_ann;
+                p->ann_iid[p->n_ann++] = p->cur_ann_iid;
+            } else if (p->ent_iid && p->ent_iid < MAXI) {
+                char(*tab)[64] = !strcmp(b, "event_names")              ? d->names
+                                 : !strcmp(b, "event_categories")       ? d->cats
+                                 : !strcmp(b, "debug_annotation_names") ? d->anames
+                                                                        : NULL;
+                if (tab) {
+                    /* an iid is defined once on the sequence (no incremental reset here) */
+                    assert_true(!tab[p->ent_iid][0] || !strcmp(tab[p->ent_iid], p->ent_name));
+                    snprintf(tab[p->ent_iid], 64, "%s", p->ent_name);
+                }
+            }
+            if (depth == 0)
+                packet_done(d, p);
+            continue;
+        }
+        char *colon = strstr(s, ": ");
+        if (!colon || depth == 0)
+            continue;
+        *colon = '\0';
+        const char *k = s, *v = colon + 2, *b = stack[depth - 1];
+        if (!strcmp(b, "packet")) {
+            if (!strcmp(k, "timestamp"))
+                p->ts = atoll(v);
+            else if (!strcmp(k, "sequence_flags"))
+                p->seq_flags = atoi(v);
+            else if (!strcmp(k, "trusted_packet_sequence_id"))
+                p->seq_id = atoi(v);
+        } else if (!strcmp(b, "track_event")) {
+            if (!strcmp(k, "type"))
+                for (int i = 0; i < 5; i++)
+                    if (!strcmp(v, types[i]))
+                        p->type = i;
+            if (!strcmp(k, "track_uuid"))
+                p->track = strtoull(v, NULL, 10);
+            if (!strcmp(k, "name_iid"))
+                p->name_iid = strtoull(v, NULL, 10);
+            if (!strcmp(k, "category_iids"))
+                p->cat_iid = strtoull(v, NULL, 10);
+        } else if (!strcmp(b, "debug_annotations")) {
+            if (!strcmp(k, "name_iid"))
+                p->cur_ann_iid = strtoull(v, NULL, 10);
+            else if (!strcmp(k, "name"))
+                unquote(v, p->cur_ann.name, sizeof p->cur_ann.name);
+            else
+                unquote(v, p->cur_ann.val, sizeof p->cur_ann.val);
+        } else if (!strcmp(b, "track_descriptor")) {
+            if (!strcmp(k, "uuid"))
+                p->uuid = strtoull(v, NULL, 10);
+            if (!strcmp(k, "parent_uuid"))
+                p->parent = strtoull(v, NULL, 10);
+            if (!strcmp(k, "name"))
+                unquote(v, p->td_name, sizeof p->td_name);
+        } else if (!strcmp(b, "thread") || !strcmp(b, "process")) {
+            if (!strcmp(k, "tid"))
+                p->tid = atoll(v);
+            if (!strcmp(k, "pid"))
+                p->pid = atoll(v);
+            if (!strcmp(k, "thread_name") || !strcmp(k, "process_name"))
+                unquote(v, p->td_name, sizeof p->td_name);
+        } else if (!strcmp(k, "iid")) {
+            p->ent_iid = strtoull(v, NULL, 10);
+        } else if (!strcmp(k, "name")) {
+            unquote(v, p->ent_name, sizeof p->ent_name);
+        }
+    }
+    free(p);
+    for (int i = 0; i < d->nt; i++)
+        d->unbalanced += d->t[i].sp;
+}
+
+/* NULL when decoding is possible; else why not. */
+static const char *why_no_protoc(void)
+{
+    if (access(SCHEMA_DIR "/perfetto_trace.proto", R_OK) != 0)
+        return "the official schema " SCHEMA_DIR "/perfetto_trace.proto is absent";
+    if (system("protoc --version >/dev/null 2>&1") != 0)
+        return "protoc is not installed (Debian: protobuf-compiler)";
+    return NULL;
+}
+
+#define NEED_PROTOC()                                                                      \
+    do {                                                                                   \
+        const char *why = why_no_protoc();                                                 \
+        if (why) {                                                                         \
+            printf("skipped: %s\n", why);                                                  \
+            skip();                                                                        \
+        }                                                                                  \
+    } while (0)
+
+static decoded *decode(const char *path)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "protoc --decode=perfetto.protos.Trace -I '%s' perfetto_trace.proto < '%s'",
+             SCHEMA_DIR, path);
+    FILE *in = popen(cmd, "r");
+    assert_non_null(in);
+    decoded *d = calloc(1, sizeof *d);
+    assert_non_null(d);
+    parse(d, in);
+    assert_int_equal(pclose(in), 0); /* protoc accepted every byte */
+    assert_int_equal(d->unresolved, 0);
+    assert_int_equal(d->unbalanced, 0);
+    assert_int_equal(d->out_of_order, 0);
+    assert_int_equal(d->bad_flags, 0);
+    return d;
+}
+
+/* The depth a slice's track stands for: 0 on the thread track, N on "depth N...". */
+static int depth_of(const decoded *d, const slice *s)
+{
+    const track *t = &d->t[s->track];
+    if (t->is_thread)
+        return 0;
+    int n;
+    if (sscanf(t->name, "depth %d", &n) == 1)
+        return n;
+    return -1;
+}
+
+static int64_t tid_of(const decoded *d, const slice *s)
+{
+    const track *t = &d->t[s->track];
+    while (t && !t->is_thread)
+        t = t->parent ? find_track((decoded *)d, t->parent) : NULL;
+    return t ? t->tid : -1;
+}
+
+/* ---- fixtures ---- */
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    snprintf(dir, sizeof dir, "export-pf-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+static char *path_in(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    char *p = buf[k++ & 3];
+    snprintf(p, 512, "%s/%s", dir, name);
+    return p;
+}
+
+typedef struct want {
+    const char *label, *cat, *cached;
+    int64_t ts, dur;
+    int depth;
+    int64_t tid;
+} want;
+
+/* Spans of the fixture, by hand: main thread 101 a flame of depth 0..2, thread 102 two
+ * top-level spans of which the second, a wt_record() span, overlaps the first. */
+static const want fixture_spans[] = {
+    { "w1", "load", "HIT", 1100 * MS, 100 * MS, 1, 101 },
+    { "k", "compile", "-", 1250 * MS, 50 * MS, 2, 101 },
+    { "w2", "compile", "MISS", 1200 * MS, 300 * MS, 1, 101 },
+    { "model", "setup", "-", 1050 * MS, 550 * MS, 0, 101 },
+    { "decode", "decode", "HIT", 1100 * MS, 300 * MS, 0, 102 },
+    { "tok", "decode", "-", 1350 * MS, 100 * MS, 0, 102 },
+    { "tail", "decode", "-", 1460 * MS, 40 * MS, 0, 102 },
+};
+#define N_FIXTURE (sizeof fixture_spans / sizeof fixture_spans[0])
+
+static void build_fixture(const char *path, uint64_t pid, int frames)
+{
+    tb *b = tb_create(path, pid, 1000 * MS, 1000 * MS + 100000);
+    tb_thread_name(b, 101, 1000 * MS + 200000, "main");
+    tb_span_ex(b, &(tb_span_desc){ .tid = 101, .start = 1100 * MS, .end = 1200 * MS, .depth = 1,
+                                   .category = "load", .label = "w1", .detail = "from cache",
+                                   .cached = WT_CACHED_HIT, .count = 3, .bytes = 4096 });
+    if (frames)
+        tb_frame(b);
+    tb_span(b, 101, 1250 * MS, 1300 * MS, 2, "compile", "k");
+    tb_span_ex(b, &(tb_span_desc){ .tid = 101, .start = 1200 * MS, .end = 1500 * MS, .depth = 1,
+                                   .category = "compile", .label = "w2", .cached = WT_CACHED_MISS });
+    if (frames)
+        tb_frame(b);
+    tb_span(b, 101, 1050 * MS, 1600 * MS, 0, "setup", "model");
+    tb_counter(b, 101, 1610 * MS, "device_bytes", 1000);
+    tb_mark(b, 101, 1620 * MS, "mark", "phase", "x");
+    tb_meta(b, 101, 1630 * MS, "model", "llama");
+    tb_round(b, 101, 1700 * MS, 1800 * MS, "keep", 0);
+    tb_round(b, 101, 1800 * MS, 1900 * MS, "skip", 1);
+    tb_span_ex(b, &(tb_span_desc){ .tid = 102, .start = 1100 * MS, .end = 1400 * MS,
+                                   .category = "decode", .label = "decode", .cached = WT_CACHED_HIT });
+    tb_span_ex(b, &(tb_span_desc){ .tid = 102, .start = 1350 * MS, .end = 1450 * MS,
+                                   .category = "decode", .label = "tok", .measured = 1 });
+    tb_span_ex(b, &(tb_span_desc){ .tid = 102, .start = 1460 * MS, .end = 1500 * MS,
+                                   .category = "decode", .label = "tail", .unclosed = 1,
+                                   .bytes = 1LL << 40, .count = 1000000 });
+    tb_close(b, TB_END_CLEAN, 2000 * MS, 0);
+}
+
+static int export_one(const char *in, const char *out, int reference, wt_export_report *rep)
+{
+    char *paths[1] = { (char *)in };
+    wt_export_opts o = { WT_EXPORT_PERFETTO, 0, reference };
+    return wt_export_to_path(paths, 1, &o, out, rep);
+}
+
+static const slice *find_slice(const decoded *d, const char *name, int64_t ts, int *count)
+{
+    const slice *found = NULL;
+    *count = 0;
+    for (int i = 0; i < d->ns; i++)
+        if (!strcmp(d->s[i].name, name) && d->s[i].ts == ts) {
+            found = &d->s[i];
+            ++*count;
+        }
+    return found;
+}
+
+static int64_t cat_sum(const decoded *d, const char *cat)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < d->ns; i++)
+        if (!strcmp(d->s[i].cat, cat))
+            sum += d->s[i].dur;
+    return sum;
+}
+
+static const char *run_arg(const decoded *d, const char *name)
+{
+    for (int i = 0; i < d->n_run_args; i++)
+        if (!strcmp(d->run_args[i].name, name))
+            return d->run_args[i].val;
+    return NULL;
+}
+
+/* ---- tests ---- */
+
+static void test_export_perfetto_every_span_once_as_nested_slice(void **state)
+{
+    NEED_PROTOC();
+    build_fixture(path_in("a.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("a.pftrace"), 0, &rep), 0);
+    decoded *d = decode(path_in("a.pftrace"));
+    int spans = 0;
+    for (int i = 0; i < d->ns; i++)
+        spans += strcmp(d->s[i].cat, "walltime") && strcmp(d->s[i].cat, "round");
+    assert_int_equal(spans, N_FIXTURE);
+    for (size_t i = 0; i < N_FIXTURE; i++) {
+        const want *w = &fixture_spans[i];
+        int n;
+        const slice *s = find_slice(d, w->label, w->ts, &n);
+        assert_int_equal(n, 1);
+        assert_string_equal(s->cat, w->cat);
+        assert_int_equal(s->dur, w->dur);
+        assert_int_equal(depth_of(d, s), w->depth);
+        assert_int_equal(tid_of(d, s), w->tid);
+        assert_string_equal(s->cached, w->cached);
+    }
+    /* the measured span overlapping its sibling went to an overlap track of depth 0 */
+    int n;
+    const slice *tok = find_slice(d, "tok", 1350 * MS, &n);
+    assert_non_null(strstr(d->t[tok->track].name, "overlap"));
+    assert_int_equal(rep.sink.spans, N_FIXTURE);
+    free(d);
+}
+
+static void test_export_perfetto_category_sums_equal_flat_ledger(void **state)
+{
+    NEED_PROTOC();
+    build_fixture(path_in("a.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("a.pftrace"), 0, &rep), 0);
+    decoded *d = decode(path_in("a.pftrace"));
+    /* the flat ledger by hand: every span's full duration in its category */
+    assert_int_equal(cat_sum(d, "load"), 100 * MS);
+    assert_int_equal(cat_sum(d, "compile"), 350 * MS);
+    assert_int_equal(cat_sum(d, "setup"), 550 * MS);
+    assert_int_equal(cat_sum(d, "decode"), 440 * MS);
+    /* and the run slice carries the analyzer's flat seconds for them */
+    assert_non_null(run_arg(d, "ledger.run.compile.flat_s"));
+    assert_true(atof(run_arg(d, "ledger.run.compile.flat_s")) > 0.349999 &&
+                atof(run_arg(d, "ledger.run.compile.flat_s")) < 0.350001);
+    free(d);
+}
+
+static void test_export_perfetto_tracks_counters_marks_rounds_anomalies(void **state)
+{
+    NEED_PROTOC();
+    build_fixture(path_in("a.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("a.pftrace"), 0, &rep), 0);
+    decoded *d = decode(path_in("a.pftrace"));
+    int procs = 0, main_named = 0, counter = 0, rk = 0, rs = 0;
+    for (int i = 0; i < d->nt; i++) {
+        procs += d->t[i].is_process && d->t[i].pid == 100;
+        main_named += d->t[i].is_thread && d->t[i].tid == 101 && !strcmp(d->t[i].name, "main");
+        counter += d->t[i].is_counter && !strcmp(d->t[i].name, "device_bytes");
+        rk += !strcmp(d->t[i].name, "round: keep");
+        rs += !strcmp(d->t[i].name, "round: skip");
+    }
+    assert_int_equal(procs, 1);
+    assert_int_equal(main_named, 1);
+    assert_int_equal(counter, 1);
+    assert_int_equal(rk, 1);
+    assert_int_equal(rs, 1);
+    assert_int_equal(d->counters, 1);
+    int n;
+    const slice *keep = find_slice(d, "keep", 1700 * MS, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(keep->dur, 100 * MS);
+    assert_string_equal(keep->cat, "round");
+    /* the run slice: process start to the end record, with metadata */
+    const slice *run = find_slice(d, "walltime: run", 1000 * MS, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(run->dur, 1000 * MS);
+    assert_string_equal(run_arg(d, "meta.model"), "llama");
+    assert_string_equal(run_arg(d, "end"), "clean");
+    /* the mark, and the miss of w2 on the anomalies track at w2's start */
+    int mark = 0, miss = 0;
+    for (int i = 0; i < d->ni; i++) {
+        const instant *in = &d->in[i];
+        mark += !strcmp(in->name, "phase") && in->ts == 1620 * MS && !strcmp(in->cat, "mark");
+        if (!strcmp(in->name, "miss")) {
+            assert_string_equal(d->t[in->track].name, "walltime: anomalies");
+            assert_int_equal(in->ts, 1200 * MS);
+            assert_non_null(strstr(in->text, "CACHE MISS: compile w2"));
+            miss++;
+        }
+    }
+    assert_int_equal(mark, 1);
+    assert_int_equal(miss, 1);
+    free(d);
+}
+
+static void test_export_fast_path_matches_protobuf_c(void **state)
+{
+    build_fixture(path_in("a.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("fast.pftrace"), 0, &rep), 0);
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("ref.pftrace"), 1, &rep), 0);
+    size_t na, nb;
+    unsigned char *a = tb_read_file(path_in("fast.pftrace"), &na);
+    unsigned char *b = tb_read_file(path_in("ref.pftrace"), &nb);
+    assert_true(na > 100);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    free(a);
+    free(b);
+}
+
+static void test_export_several_files_one_process_track_each(void **state)
+{
+    NEED_PROTOC();
+    build_fixture(path_in("a.wtrace"), 100, 0);
+    build_fixture(path_in("b.wtrace"), 200, 0);
+    char *paths[2] = { path_in("a.wtrace"), path_in("b.wtrace") };
+    wt_export_opts o = { WT_EXPORT_PERFETTO, 0, 0 };
+    wt_export_report rep;
+    assert_int_equal(wt_export_to_path(paths, 2, &o, path_in("ab.pftrace"), &rep), 0);
+    decoded *d = decode(path_in("ab.pftrace"));
+    int p100 = 0, p200 = 0, t200 = 0;
+    for (int i = 0; i < d->nt; i++) {
+        p100 += d->t[i].is_process && d->t[i].pid == 100;
+        p200 += d->t[i].is_process && d->t[i].pid == 200;
+        t200 += d->t[i].is_thread && d->t[i].pid == 200;
+    }
+    assert_int_equal(p100, 1);
+    assert_int_equal(p200, 1);
+    assert_int_equal(t200, 2);
+    assert_int_equal(cat_sum(d, "compile"), 2 * 350 * MS);
+    free(d);
+}
+
+static void test_export_damaged_file_exports_readable_part(void **state)
+{
+    NEED_PROTOC();
+    build_fixture(path_in("d.wtrace"), 100, 1); /* three data frames */
+    size_t n;
+    unsigned char *bytes = tb_read_file(path_in("d.wtrace"), &n);
+    /* cut the file in the middle of its last frame: the writer died (kill -9) */
+    tb_write_file(path_in("d.wtrace"), bytes, n - 40);
+    free(bytes);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("d.wtrace"), path_in("d.pftrace"), 0, &rep), 0);
+    assert_true(rep.frames_damaged + rep.bytes_skipped > 0);
+    decoded *d = decode(path_in("d.pftrace")); /* still a valid, balanced trace */
+    int count;
+    assert_non_null(find_slice(d, "w1", 1100 * MS, &count));
+    assert_non_null(find_slice(d, "w2", 1200 * MS, &count));
+    assert_null(find_slice(d, "model", 1050 * MS, &count)); /* in the lost frame */
+    assert_non_null(find_slice(d, "walltime: run", 1000 * MS, &count));
+    assert_non_null(strstr(run_arg(d, "end"), "none"));
+    free(d);
+}
+
+static int count_tmp_files(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", dir);
+    FILE *f = popen(cmd, "r");
+    int n = -1;
+    assert_int_equal(fscanf(f, "%d", &n), 1);
+    pclose(f);
+    return n;
+}
+
+static void test_export_unwritable_output_fails_and_leaves_nothing(void **state)
+{
+    build_fixture(path_in("a.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("no/such/dir/x.pftrace"), 0, &rep),
+                     WT_EOPEN);
+    /* a target that cannot be replaced (a directory): the temporary file is removed */
+    assert_int_equal(mkdir(path_in("taken"), 0755), 0);
+    assert_int_not_equal(export_one(path_in("a.wtrace"), path_in("taken"), 0, &rep), 0);
+    assert_int_equal(count_tmp_files(), 0);
+}
+
+static void test_export_no_readable_input_keeps_existing_output(void **state)
+{
+    static const unsigned char before[] = "an earlier timeline";
+    tb_write_file(path_in("e.pftrace"), before, sizeof before);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("absent.wtrace"), path_in("e.pftrace"), 0, &rep), 0);
+    assert_int_equal(rep.src.files_failed, 1);
+    assert_int_equal(rep.written, 0);
+    size_t n;
+    unsigned char *after = tb_read_file(path_in("e.pftrace"), &n);
+    assert_int_equal(n, sizeof before);
+    assert_memory_equal(after, before, n);
+    free(after);
+    assert_int_equal(count_tmp_files(), 0);
+}
+
+static void test_export_empty_trace_is_valid(void **state)
+{
+    NEED_PROTOC();
+    tb *b = tb_create(path_in("empty.wtrace"), 7, 5 * MS, 6 * MS);
+    tb_close(b, TB_END_CLEAN, 9 * MS, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("empty.wtrace"), path_in("empty.pftrace"), 0, &rep), 0);
+    assert_int_equal(rep.written, 1);
+    decoded *d = decode(path_in("empty.pftrace"));
+    int n;
+    const slice *run = find_slice(d, "walltime: run", 5 * MS, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(run->dur, 4 * MS);
+    free(d);
+}
+
+static void test_export_hostile_depth_and_overlaps_are_bounded(void **state)
+{
+    /* events fed straight to the sink: a depth no real program reaches, and ten spans of one
+     * depth that all overlap (wt_record() spans measured longer than the run) */
+    FILE *f = fopen(path_in("h.pftrace"), "wb");
+    assert_non_null(f);
+    wt_export_sink sink;
+    assert_int_equal(wt__export_perfetto_create(f, &sink), 0);
+    wt_trace_info info = { .pid = 9, .process_start_ns = 1 * MS, .open_ns = 1 * MS };
+    assert_int_equal(sink.file_begin(sink.self, 0, "h.wtrace", &info), 0);
+    wt_event ev = { .kind = WT_EV_SPAN, .pid = 9, .tid = 9, .ts = 2 * MS, .dur = MS,
+                    .depth = 4000000000u, .count = 1, .category = "c", .label = "deep" };
+    assert_int_equal(sink.event(sink.self, 0, &ev), 0);
+    for (int i = 0; i < 10; i++) {
+        wt_event o = { .kind = WT_EV_SPAN, .flags = WT_EVF_MEASURED, .pid = 9, .tid = 9,
+                       .ts = 10 * MS - i * MS, .dur = 20 * MS, .depth = 1, .count = 1,
+                       .category = "c", .label = "over" };
+        o.dur = 20 * MS + i * 2 * MS; /* ends in order, starts earlier and earlier */
+        assert_int_equal(sink.event(sink.self, 0, &o), 0);
+    }
+    wt_export_proc pe = { 0, 9, 1 * MS, 40 * MS, NULL, 0 };
+    assert_int_equal(sink.proc_end(sink.self, &pe), 0);
+    assert_int_equal(sink.finish(sink.self), 0);
+    wt_export_sink_stats st;
+    sink.get_stats(sink.self, &st);
+    sink.free(sink.self);
+    fclose(f);
+    assert_int_equal(st.spans, 11);
+    assert_int_equal(st.depth_clamped, 1);
+    /* four tracks for depth 1: the first span on the first, three overlap tracks, then the
+     * remaining six misplaced on the last */
+    assert_int_equal(st.misplaced, 6);
+    if (why_no_protoc())
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "protoc --decode=perfetto.protos.Trace -I '%s' perfetto_trace.proto < '%s' >/dev/null",
+             SCHEMA_DIR, path_in("h.pftrace"));
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_export_perfetto_every_span_once_as_nested_slice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_perfetto_category_sums_equal_flat_ledger, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_perfetto_tracks_counters_marks_rounds_anomalies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_fast_path_matches_protobuf_c, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_several_files_one_process_track_each, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_damaged_file_exports_readable_part, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_unwritable_output_fails_and_leaves_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_no_readable_input_keeps_existing_output, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_empty_trace_is_valid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_hostile_depth_and_overlaps_are_bounded, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
