@@ -10,9 +10,9 @@
 #define W 1000
 #define LABEL_X 12
 #define BAR_X 250
-#define BAR_W 320
-#define DIFF_X 700
-#define DIFF_W 280
+#define BAR_W 400
+#define DIFF_X 690
+#define DIFF_W 290
 #define ROW_H 16
 #define HEAD_H 20
 
@@ -72,13 +72,16 @@ static void draw_configs(const wt_compare *c, FILE *out, size_t s, double y)
     char b[32];
     for (size_t k = 0; k < c->config_keys.n; k++, y += ROW_H) {
         const wt_cmp_cell *cell = &c->cells[k * ns + s];
+        /* the median goes with the configuration's name, left of the bars: placed after the
+         * bars it ran into the difference panel's text */
         fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"cfg\">", BAR_X - 8, y + 11);
         xml_text(out, c->configs[k].name);
-        fputs("</text>\n", out);
         if (cell->s.n == 0) {
+            fputs("</text>\n", out);
             fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"note\">absent</text>\n", BAR_X + 4, y + 11);
             continue;
         }
+        fprintf(out, " %s ms (n %zu)</text>\n", wt_compare_fmt_ms(b, sizeof b, cell->s.median), cell->s.n);
         const double w = scale > 0 ? cell->s.median / scale * BAR_W : 0;
         fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", BAR_X,
                 y + 2, w, ROW_H - 4, fill[k % NCOLOR]);
@@ -92,8 +95,6 @@ static void draw_configs(const wt_compare *c, FILE *out, size_t s, double y)
             fprintf(out, " round %lld: %s ms</title></circle>\n",
                     (long long)c->rounds[c->configs[k].rounds[i]].number, wt_compare_fmt_ms(b, sizeof b, v));
         }
-        fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"val\">median %s ms (n %zu)</text>\n",
-                BAR_X + BAR_W + 8, y + 11, wt_compare_fmt_ms(b, sizeof b, cell->s.median), cell->s.n);
     }
 }
 
@@ -159,8 +160,8 @@ int wt_svg_write(const wt_compare *c, FILE *out)
         xml_text(out, c->configs[k].name);
     }
     fprintf(out, " (%s mode)</text>\n", c->opt.runs ? "runs" : "rounds");
-    fprintf(out, "<text x=\"%d\" y=\"40\" class=\"note\">Left: each configuration's median (bar) and "
-                 "every round (dots), in ms, one scale per stage.</text>\n"
+    fprintf(out, "<text x=\"%d\" y=\"40\" class=\"note\">Left: each configuration's median (bar, and "
+                 "beside its name) and every round (dots), in ms, one scale per stage.</text>\n"
                  "<text x=\"%d\" y=\"54\" class=\"note\">Right: A - B of each pair of rounds (grey), "
                  "their median (red diamond) and %.0f%% interval (red line); right of the black zero line, "
                  "B saves time.</text>\n",
