@@ -29,6 +29,7 @@
 #ifndef WALLTIME_WALLTIME_H
 #define WALLTIME_WALLTIME_H
 
+#include <stddef.h> /* NULL, used by the scope macros */
 #include <stdint.h>
 
 #include "walltime/error.h"
