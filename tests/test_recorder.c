@@ -174,11 +174,13 @@ static void test_recorder_round_trips_every_record_type(void **state)
 
 /* ---- nesting -------------------------------------------------------------------------- */
 
+/* arg: NULL, or the WALLTIME_CLOCK to use ("monotonic": the hot path's out-of-line clock) */
 static int child_nested(void *arg)
 {
-    (void)arg;
     setenv("WALLTIME_SUMMARY", "0", 1);
     setenv("WALLTIME_TRACE", path, 1);
+    if (arg)
+        setenv("WALLTIME_CLOCK", (const char *)arg, 1);
     const wt_span a = wt_begin("phase", "A"); /* starts the recorder by itself */
     const wt_span b = wt_begin("phase", "B");
     const wt_span c = wt_begin("phase", "C");
@@ -186,16 +188,21 @@ static int child_nested(void *arg)
     wt_end(b, WT_CACHED_UNKNOWN, 0, NULL);
     wt_record("measured", "M", 0.0, WT_CACHED_UNKNOWN, 0, NULL);
     wt_end(a, WT_CACHED_UNKNOWN, 0, NULL);
+    wt_end(a, WT_CACHED_HIT, 0, NULL); /* already ended: ignored */
     const wt_span p = wt_begin("phase", "P");
     (void)wt_begin("phase", "Q");
+    /* stale handles, ignored: b has Q's depth but an old generation, c is deeper than what
+     * is open, 0 is never valid */
+    wt_end(b, WT_CACHED_HIT, 0, NULL);
+    wt_end(c, WT_CACHED_HIT, 0, NULL);
+    wt_end(0, WT_CACHED_HIT, 0, NULL);
     wt_end(p, WT_CACHED_UNKNOWN, 0, NULL); /* Q ends with P, unclosed */
     return 0; /* closed by the exit hook */
 }
 
-static void test_recorder_nested_spans_have_depth_and_end_order(void **state)
+static void check_nested(const char *clock)
 {
-    (void)state;
-    const int st = rt_run(child_nested, NULL, NULL, NULL);
+    const int st = rt_run(child_nested, (void *)(uintptr_t)clock, NULL, NULL);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     rt_trace *t = rt_read(path);
     assert_int_equal(t->open_rc, 0);
@@ -220,7 +227,21 @@ static void test_recorder_nested_spans_have_depth_and_end_order(void **state)
     assert_int_equal(sp[5]->flags, 0);
     assert_true(sp[4]->ts + sp[4]->dur == sp[5]->ts + sp[5]->dur); /* Q ended at P's end */
     assert_int_equal(t->stats.end, WT_END_CLEAN);
+    if (clock)
+        assert_true(rt_streq(t->clock, clock));
     rt_free(t);
+}
+
+static void test_recorder_nested_spans_have_depth_and_end_order(void **state)
+{
+    (void)state;
+    check_nested(NULL);
+}
+
+static void test_recorder_nested_spans_on_the_monotonic_clock(void **state)
+{
+    (void)state;
+    check_nested("monotonic");
 }
 
 /* ---- disabled --------------------------------------------------------------------------- */
@@ -600,6 +621,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_recorder_round_trips_every_record_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_nested_spans_have_depth_and_end_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_nested_spans_on_the_monotonic_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_disabled_writes_no_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_unwritable_path_turns_off_with_one_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_write_error_midway_turns_off_with_one_message, setup, teardown),

@@ -97,43 +97,66 @@ static uint64_t delta(const wt__enc *e, int64_t ts, int64_t *clamped)
     return (uint64_t)(ts - e->prev);
 }
 
+/* A varint for the common small values without the general loop: most ids, depths and
+ * per-span deltas of a trace take one or two bytes. The bytes are those of wt__put_varint(). */
+static inline size_t put_varint_fast(uint8_t *p, uint64_t v)
+{
+    if (__builtin_expect(v < 0x80, 1)) {
+        p[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return wt__put_varint(p, v);
+}
+
 int wt__enc_span(wt__enc *e, uint64_t tid, const wt__span_rec *s)
 {
-    int64_t end = s->end, start = s->start;
-    int rc = chunk(e, tid, start < end ? start : end);
-    if (rc)
-        return rc;
+    const int64_t end = s->end, start = s->start;
+    if (__builtin_expect(!e->in_thread || e->tid != tid, 0)) {
+        const int rc = wt__enc_thread(e, tid, start < end ? start : end);
+        if (rc)
+            return rc;
+    }
     uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
-    size_t n = 0;
     unsigned flags = (unsigned)s->cached & WT__SF_CACHED_MASK;
-    if (s->count != 1)
-        flags |= WT__SF_COUNT;
-    if (s->bytes != 0)
-        flags |= WT__SF_BYTES;
-    if (s->detail)
-        flags |= WT__SF_DETAIL;
-    if (s->unclosed)
-        flags |= WT__SF_UNCLOSED;
-    if (s->measured)
-        flags |= WT__SF_MEASURED;
-    int64_t clamped;
-    uint64_t d = delta(e, end, &clamped);
-    /* the span keeps its duration when its end is clamped forward */
-    uint64_t dur = end > start ? (uint64_t)(end - start) : 0;
-    rec[n++] = WT__R_SPAN;
-    rec[n++] = (uint8_t)flags;
-    n += wt__put_varint(rec + n, d);
-    n += wt__put_varint(rec + n, dur);
-    n += wt__put_varint(rec + n, s->depth);
-    n += wt__put_varint(rec + n, s->category);
-    n += wt__put_varint(rec + n, s->label);
-    if (flags & WT__SF_COUNT)
-        n += wt__put_varint(rec + n, wt__zigzag(s->count));
-    if (flags & WT__SF_BYTES)
-        n += wt__put_varint(rec + n, wt__zigzag(s->bytes));
-    if (flags & WT__SF_DETAIL)
-        n += wt__put_varint(rec + n, s->detail);
-    rc = commit(e, rec, n);
+    flags |= (s->count != 1) ? WT__SF_COUNT : 0u;
+    flags |= (s->bytes != 0) ? WT__SF_BYTES : 0u;
+    flags |= s->detail ? WT__SF_DETAIL : 0u;
+    flags |= s->unclosed ? WT__SF_UNCLOSED : 0u;
+    flags |= s->measured ? WT__SF_MEASURED : 0u;
+    /* the delta from the chunk's previous reference time, clamped so that times within a
+     * chunk never go backwards; the span keeps its duration when its end is clamped */
+    const int64_t clamped = end < e->prev ? e->prev : end;
+    const uint64_t d = (uint64_t)(clamped - e->prev);
+    const uint64_t dur = end > start ? (uint64_t)(end - start) : 0;
+    size_t n = 2;
+    rec[0] = WT__R_SPAN;
+    rec[1] = (uint8_t)flags;
+    n += put_varint_fast(rec + n, d);
+    n += put_varint_fast(rec + n, dur);
+    if (__builtin_expect((s->depth | s->category | s->label) < 0x80, 1)) {
+        rec[n] = (uint8_t)s->depth;
+        rec[n + 1] = (uint8_t)s->category;
+        rec[n + 2] = (uint8_t)s->label;
+        n += 3;
+    } else {
+        n += wt__put_varint(rec + n, s->depth);
+        n += wt__put_varint(rec + n, s->category);
+        n += wt__put_varint(rec + n, s->label);
+    }
+    if (__builtin_expect(flags & (WT__SF_COUNT | WT__SF_BYTES | WT__SF_DETAIL), 0)) {
+        if (flags & WT__SF_COUNT)
+            n += wt__put_varint(rec + n, wt__zigzag(s->count));
+        if (flags & WT__SF_BYTES)
+            n += wt__put_varint(rec + n, wt__zigzag(s->bytes));
+        if (flags & WT__SF_DETAIL)
+            n += wt__put_varint(rec + n, s->detail);
+    }
+    const int rc = commit(e, rec, n);
     if (rc == 0)
         e->prev = clamped;
     return rc;

@@ -22,7 +22,7 @@
 
 /* 1 when ticks are TSC counts, 0 when they are CLOCK_MONOTONIC ns. Set by wt__clock_init()
  * before recording starts; never changes while recording. */
-extern int wt__clock_tsc;
+extern int wt__clock_tsc __attribute__((visibility("hidden")));
 
 static inline int64_t wt__mono_ns(void)
 {
@@ -40,6 +40,15 @@ static inline uint64_t wt__ticks(void)
 #endif
     return (uint64_t)wt__mono_ns();
 }
+
+/* The hot path's TSC read, for callers that checked WT__TSC_ON() already. */
+#ifdef WT__HAVE_TSC
+#define WT__TSC_ON() __builtin_expect(wt__clock_tsc, 1)
+static inline uint64_t wt__rdtsc(void) { return __rdtsc(); }
+#else
+#define WT__TSC_ON() 0
+static inline uint64_t wt__rdtsc(void) { return (uint64_t)wt__mono_ns(); }
+#endif
 
 /* ns = ns0 + (tick - tick0) * ns_per_tick. */
 typedef struct wt__calib {

@@ -32,7 +32,22 @@ static inline wt__ext *ext_at(wt__tstate *ts)
 
 static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat : WT__B_CAT_BIG; }
 
-wt_span wt_begin(const char *category, const char *label)
+/* The interned id of `s` when the thread's cache answers without any check (a literal seen
+ * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
+static inline uint32_t intern_fast(const wt__icache *c, const char *s, int *ok)
+{
+    if (!s)
+        return 0;
+    const uint64_t h = ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - WT__ICACHE_BITS);
+    const wt__icache_ent *e = &c->e[h];
+    if (__builtin_expect(e->ptr == s && e->ro, 1))
+        return e->id;
+    *ok = 0;
+    return 0;
+}
+
+/* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
+static __attribute__((noinline)) wt_span begin_slow(const char *category, const char *label)
 {
     if (!ON() && !wt__on_slow())
         return 0;
@@ -47,25 +62,47 @@ wt_span wt_begin(const char *category, const char *label)
     wt__open *o = &ts->stack[d];
     o->cat = wt__intern(&ts->icache, category);
     o->label = wt__intern(&ts->icache, label);
-    const uint32_t gen = ++ts->gen;
-    o->gen = gen;
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->tag = tag;
     ts->depth = d + 1;
     /* the clock last, so interning is not inside the span */
     o->t0 = wt__ticks();
-    return (uint64_t)(ts->serial & 0xffffu) << 48 | (uint64_t)gen << 16 | (uint64_t)(d + 1);
+    return tag << 16 | (uint64_t)(d + 1);
 }
 
-static inline void end_impl(wt_span h, wt_cached cached, int64_t count, int64_t bytes,
-                            const char *detail)
+/* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
+ * unusual (recording off, a new thread, the monotonic clock, a deep stack, a string not in
+ * read-only memory or not cached yet) goes to begin_slow(), which also runs the first call. */
+wt_span wt_begin(const char *category, const char *label)
 {
-    /* the clock first, so the bookkeeping below is not inside the span */
-    const uint64_t t = wt__ticks();
+    wt__tstate *ts = wt__tls;
+    if (__builtin_expect(!ts || !ON() || !WT__TSC_ON(), 0))
+        return begin_slow(category, label);
+    const uint32_t d = ts->depth;
+    int ok = d < WT__MAX_DEPTH;
+    const uint32_t cat = intern_fast(&ts->icache, category, &ok);
+    const uint32_t lab = intern_fast(&ts->icache, label, &ok);
+    if (__builtin_expect(!ok, 0))
+        return begin_slow(category, label);
+    wt__open *o = &ts->stack[d];
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->cat = cat;
+    o->label = lab;
+    o->tag = tag;
+    ts->depth = d + 1;
+    o->t0 = wt__rdtsc();
+    return tag << 16 | (uint64_t)(d + 1);
+}
+
+/* wt_end() in full, given the end tick `t` read first. */
+static __attribute__((noinline)) void end_slow(uint64_t t, wt_span h, wt_cached cached,
+                                               int64_t count, int64_t bytes, const char *detail)
+{
     wt__tstate *ts = wt__tls;
     if (!h || !ts || !ON())
         return;
     const uint32_t idx = (uint32_t)(h & 0xffffu) - 1;
-    if (idx >= ts->depth || ts->stack[idx].gen != (uint32_t)(h >> 16) ||
-        (h >> 48) != (ts->serial & 0xffffu))
+    if (idx >= ts->depth || ts->stack[idx].tag != h >> 16)
         return; /* stale, already ended, or another thread's */
     if (idx + 1 < ts->depth)
         wt__close_spans(ts, t, idx + 1);
@@ -88,6 +125,54 @@ static inline void end_impl(wt_span h, wt_cached cached, int64_t count, int64_t 
         x->cat = o->cat;
     }
     wt__publish(ts, 1 + ext);
+}
+
+/* wt_end() where ticks are CLOCK_MONOTONIC ns, out of line: its timespec would otherwise
+ * give the hot path a stack frame. */
+static __attribute__((noinline)) void end_mono(wt_span h, wt_cached cached, int64_t count,
+                                               int64_t bytes, const char *detail)
+{
+    const uint64_t t = wt__ticks();
+    end_slow(t, h, cached, count, bytes, detail);
+}
+
+/* The hot path: the innermost open span of this thread ends with at most a cache outcome,
+ * and its entry fits in the ring's fast window. Everything else goes to end_slow(). */
+static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached cached,
+                                                         int64_t count, int64_t bytes,
+                                                         const char *detail)
+{
+    /* the clock first, so the bookkeeping below is not inside the span */
+    if (__builtin_expect(!WT__TSC_ON(), 0)) {
+        end_mono(h, cached, count, bytes, detail);
+        return;
+    }
+    const uint64_t t = wt__rdtsc();
+    wt__tstate *ts = wt__tls;
+    if (__builtin_expect(!ts, 0))
+        return;
+    const uint32_t d = ts->depth;
+    const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    /* h's depth is d (the innermost span; h = 0 never matches a d > 0), nothing beyond the
+     * cache outcome, room for one entry */
+    if (__builtin_expect((h & 0xffffu) != d || d == 0 || (uint64_t)count > 1 || bytes ||
+                             detail || head + 1 > ts->limit || !ON(),
+                         0)) {
+        end_slow(t, h, cached, count, bytes, detail);
+        return;
+    }
+    const wt__open *o = &ts->stack[d - 1];
+    if (__builtin_expect(o->tag != h >> 16 || o->cat >= WT__B_CAT_BIG, 0)) {
+        end_slow(t, h, cached, count, bytes, detail);
+        return;
+    }
+    wt__ent *e = wt__ring_at(ts, head);
+    e->t0 = o->t0;
+    e->t1 = t;
+    e->a = o->label;
+    e->b = WT__B_MAKE(WT__K_SPAN, (unsigned)cached & 3u, 0, d - 1, o->cat);
+    ts->depth = d - 1;
+    atomic_store_explicit(&ts->head, head + 1, memory_order_release);
 }
 
 void wt_end(wt_span h, wt_cached cached, int64_t count, const char *detail)

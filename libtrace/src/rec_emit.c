@@ -98,17 +98,54 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
     }
 }
 
+/* The common entry, a span with nothing beyond category and label, without the general
+ * path's switch and second conversion: the duration is converted on its own (ticks to ns),
+ * so the two time conversions are independent. Returns 0, or -1 when the sink gave up. */
+static int emit_plain_span(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__calib *c)
+{
+    const uint32_t b = e->b;
+    const uint32_t cat = WT__B_CATID(b);
+    const uint32_t need = e->a > cat ? e->a : cat;
+    if (__builtin_expect(need > s->strings_done, 0) && wt__emit_strings(s, need))
+        return -1;
+    const int64_t end = wt__tick_ns(c, e->t1);
+    const int64_t ticks = (int64_t)(e->t1 - e->t0);
+    const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * c->ns_per_tick) : 0;
+    const wt__span_rec r = {
+        .start = end - dur,
+        .end = end,
+        .depth = WT__B_DEPTH(b),
+        .category = cat,
+        .label = e->a,
+        .cached = (wt_cached)WT__B_CACHED(b),
+        .count = 1,
+    };
+    TRY(s, wt__enc_span(&s->enc, tid, &r));
+    if (s->agg)
+        wt__agg_span(cat, r.label, 0, dur, r.cached, 1);
+    return 0;
+}
+
 uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_t to,
                        const wt__calib *c, uint64_t *progress)
 {
+    const uint64_t tid = ts->tid;
     uint64_t pos = from;
     while (pos < to) {
         const wt__ent *e = wt__ring_at(ts, pos);
+        const uint32_t b = e->b;
+        if (__builtin_expect(((b >> 25) & 0x79u) == (WT__K_SPAN << 3), 1)) {
+            /* kind SPAN and no extension (the top 7 bits are kind:4 cached:2 ext:1) */
+            if (emit_plain_span(s, tid, e, c))
+                break;
+            *progress = ++pos;
+            continue;
+        }
         wt__ext x;
-        const int has_ext = WT__B_EXT(e->b);
+        const int has_ext = WT__B_EXT(b);
         if (has_ext)
             memcpy(&x, wt__ring_at(ts, pos + 1), sizeof x);
-        if (emit_one(s, ts->tid, e, has_ext ? &x : NULL, c))
+        if (emit_one(s, tid, e, has_ext ? &x : NULL, c))
             break;
         pos += 1 + (uint64_t)has_ext;
         *progress = pos;

@@ -11,7 +11,7 @@
 
 typedef struct row {
     uint32_t cat;
-    double seconds;
+    int64_t ns; /* integer: a float sum per span was a loop-carried add chain in the writer */
     int64_t count, hits, misses;
 } row;
 
@@ -50,7 +50,7 @@ void wt__agg_reset(void)
 
 static row *row_for(uint32_t cat)
 {
-    if (cat < row_of_cap && row_of[cat])
+    if (__builtin_expect(cat < row_of_cap && row_of[cat], 1))
         return &rows[row_of[cat] - 1]; /* the common case: a known category */
     if (cat >= row_of_cap) {
         uint32_t cap = row_of_cap ? row_of_cap : 64;
@@ -75,7 +75,7 @@ static row *row_for(uint32_t cat)
         cap_rows = cap;
     }
     row *r = &rows[n_rows++];
-    *r = (row){ cat, 0.0, 0, 0, 0 };
+    *r = (row){ cat, 0, 0, 0, 0 };
     row_of[cat] = (uint32_t)n_rows;
     return r;
 }
@@ -87,12 +87,12 @@ void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns,
     row *r = row_for(cat);
     if (!r)
         return;
-    const double s = (double)dur_ns * 1e-9;
-    r->seconds += s;
+    r->ns += dur_ns;
     r->count += count;
     if (cached == WT_CACHED_HIT) {
         r->hits++;
     } else if (cached == WT_CACHED_MISS) {
+        const double s = (double)dur_ns * 1e-9;
         r->misses++;
         if (n_misses == cap_misses && cap_misses < MAX_MISSES) {
             const size_t cap = cap_misses ? 2 * cap_misses : 16;
@@ -123,7 +123,7 @@ void wt__agg_print(const char *title, double wall)
     if (lr && lm) {
         for (size_t i = 0; i < n_rows; i++) {
             const char *name = wt__string_get(rows[i].cat, NULL);
-            lr[i] = (wt_ledger_row){ .name = name ? name : "", .seconds = rows[i].seconds,
+            lr[i] = (wt_ledger_row){ .name = name ? name : "", .seconds = (double)rows[i].ns * 1e-9,
                                      .count = rows[i].count, .hits = rows[i].hits,
                                      .misses = rows[i].misses };
         }

@@ -71,7 +71,7 @@ _Static_assert(sizeof(wt__ext) == 24, "an extension takes one entry slot");
 typedef struct wt__open {
     uint64_t t0;
     uint32_t cat, label;
-    uint32_t gen, pad;
+    uint64_t tag; /* serial:16 | generation:32, the handle without its depth: one compare */
 } wt__open;
 
 enum { WT__TS_LIVE = 1, WT__TS_DEAD = 2, WT__TS_FREE = 3 };
@@ -85,6 +85,7 @@ typedef struct wt__tstate {
     uint32_t depth;     /* open spans */
     uint32_t gen;       /* bumped per begin: the handle's generation */
     uint32_t serial;    /* this incarnation of the state, in handles */
+    uint64_t tag_base;  /* (serial & 0xffff) << 32: the serial part of a span's tag */
     int dropping;       /* the writer is stuck: drop without waiting */
     uint64_t round_t0;
     int64_t round_no;
@@ -135,10 +136,11 @@ typedef struct wt__rec {
     atomic_uint serials;
 } wt__rec;
 
-extern wt__rec wt__g;
+/* hidden: the hot path reaches them without a GOT load (the library is built -fPIC) */
+extern wt__rec wt__g __attribute__((visibility("hidden")));
 
 /* rec_thread.c: the calling thread's state, created on first use; NULL when out of memory. */
-extern __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec")));
+extern __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
 wt__tstate *wt__tstate_make(void);
 /* Resets every state's ring to empty and their positions (at open). */
 void wt__tstates_reset(void);

@@ -44,6 +44,7 @@ static void init_state(wt__tstate *ts)
     ts->dropping = 0;
     ts->limit = h + (ts->mask + 1) / 2;
     ts->serial = atomic_fetch_add(&wt__g.serials, 1) + 1;
+    ts->tag_base = (uint64_t)(ts->serial & 0xffffu) << 32;
     ts->tid = (uint64_t)syscall(SYS_gettid);
 }
 

@@ -16,6 +16,8 @@
  *   branch, and no file is written.
  * - Thread safety: every function may be called from any thread at any time. Spans belong to
  *   the thread that began them; wt_end() on another thread is ignored.
+ * - Recording calls are not async-signal-safe: do not call them from a signal handler (a
+ *   thread's first call allocates, a new string takes a lock).
  *
  * Environment (read once, at the first call):
  *   WALLTIME=0 / TT_WALLTIME=0   record nothing.
@@ -25,6 +27,11 @@
  *                                is never overwritten: a suffix .1, .2, ... is added instead.
  *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
  *   WALLTIME_SIGNALS=0           install no crash handlers.
+ *   WALLTIME_CLOCK=monotonic     time with clock_gettime(CLOCK_MONOTONIC) even where the
+ *                                invariant TSC (the default, cheaper) is available.
+ *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
+ *   WALLTIME_RING=N              ring entries per recording thread, a power of two
+ *                                1024..1048576 (tuning; default 16384, 24 bytes each).
  */
 #ifndef WALLTIME_WALLTIME_H
 #define WALLTIME_WALLTIME_H
@@ -115,8 +122,9 @@ WT_API int wt_open(const char *path);
  * WT_E* code (WT_EIO: recording has been turned off). Not for hot paths: it waits for I/O. */
 WT_API int wt_flush(void);
 
-/* Flushes, writes the end record and closes the file; spans still open are recorded as
- * unclosed. Later calls record nothing until wt_open(). Returns 0 or a negative WT_E* code.
+/* Flushes, writes the end record and closes the file. Spans still open on the calling
+ * thread, and those a thread left open when it exited, are recorded as unclosed; spans still
+ * open on other live threads are not recorded. Later calls record nothing until wt_open(). Returns 0 or a negative WT_E* code.
  * Runs by itself at exit when the program does not call it. */
 WT_API int wt_close(void);
 
