@@ -35,18 +35,9 @@ typedef struct an_list {
     size_t n, cap;
 } an_list;
 
-/* The reader hands out one stable pointer per distinct string for the life of a file, so a
- * pointer-keyed cache (reset per file) finds a span's key without hashing its strings. */
-#define AN_PCACHE 1024
-typedef struct an_pc {
-    const char *cat, *label;
-    uint32_t idx;
-    int valid;
-} an_pc;
-
 struct wt_anomalies {
     wt_anomaly_opts opts;
-    an_pc pcache[AN_PCACHE];
+    wt__pair_slot pcache[WT_PAIR_CACHE]; /* (category, label) pointers -> key index */
     wt__strmap strings;       /* interned strings, owned */
     wt__strmap key_map;       /* "category\x1flabel" -> index in keys */
     an_key *keys;
@@ -89,21 +80,6 @@ void wt_anomaly_opts_init(wt_anomaly_opts *o)
     o->baseline_min_s = 0.5;
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return p;
-    size_t nc = *cap ? *cap * 2 : 8;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(p, nc * elem);
-    if (!np)
-        return NULL;
-    memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
-    *cap = nc;
-    return np;
-}
-
 static const char *intern(wt_anomalies *a, const char *s)
 {
     if (!s)
@@ -126,7 +102,7 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const wt_anomaly *proto, cons
         return 0;
     }
     an_list *l = &a->kinds[k];
-    wt_anomaly *nv = grow(l->v, &l->cap, l->n + 1, sizeof *nv);
+    wt_anomaly *nv = wt__grow_array(l->v, &l->cap, l->n + 1, sizeof *nv);
     if (!nv)
         return WT_ENOMEM;
     l->v = nv;
@@ -192,7 +168,7 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
     if (rc < 0)
         return NULL;
     if (rc == 1) {
-        an_key *nk = grow(a->keys, &a->cap_keys, a->n_keys + 1, sizeof *nk);
+        an_key *nk = wt__grow_array(a->keys, &a->cap_keys, a->n_keys + 1, sizeof *nk);
         if (!nk)
             return NULL;
         a->keys = nk;
@@ -208,14 +184,13 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
 
 static an_key *key_of_event(wt_anomalies *a, const wt_event *ev)
 {
-    uintptr_t h = ((uintptr_t)ev->category * 31u) ^ ((uintptr_t)ev->label >> 3);
-    an_pc *pc = &a->pcache[(h ^ (h >> 11)) & (AN_PCACHE - 1)];
-    if (pc->valid && pc->cat == ev->category && pc->label == ev->label)
-        return &a->keys[pc->idx];
+    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
+    wt__pair_slot *pc = wt__pair_cache_slot(a->pcache, WT_PAIR_CACHE_BITS, ca, la);
+    if (pc->valid && pc->a == ca && pc->b == la)
+        return &a->keys[pc->x];
     an_key *k = key_of(a, ev->category, ev->label);
-    if (k) {
-        *pc = (an_pc){ ev->category, ev->label, (uint32_t)(k - a->keys), 1 };
-    }
+    if (k)
+        *pc = (wt__pair_slot){ ca, la, (uint32_t)(k - a->keys), 0, 1 };
     return k;
 }
 
@@ -227,7 +202,7 @@ static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *id
     if (rc < 0)
         return NULL;
     if (rc == 1) {
-        wt__reservoir *nr = grow(a->cat_hits, &a->cap_cats, a->n_cats + 1, sizeof *nr);
+        wt__reservoir *nr = wt__grow_array(a->cat_hits, &a->cap_cats, a->n_cats + 1, sizeof *nr);
         if (!nr)
             return NULL;
         a->cat_hits = nr;
@@ -247,20 +222,29 @@ static size_t shortest(const an_span *v, size_t n)
     return lo;
 }
 
-/* Keeps the WT_ANOMALY_KEEP_SLOWEST longest spans in v (unordered; replaces the shortest,
- * whose index *lo is kept so the common case is one comparison). */
-static void keep_slowest(an_span *v, size_t *n, size_t *lo, const an_span *s)
+/* Whether a span of `dur` enters the WT_ANOMALY_KEEP_SLOWEST longest kept in v: while v is not
+ * full, or over its shortest (whose index lo is kept, so the common case is one comparison). */
+static inline int is_slow(const an_span *v, size_t n, size_t lo, int64_t dur)
+{
+    return n < WT_ANOMALY_KEEP_SLOWEST || dur > v[lo].dur;
+}
+
+/* Keeps s in v (unordered), when is_slow(): appends it, or replaces the shortest. */
+static void keep_slowest(an_span *v, size_t *n, size_t *lo, an_span s)
 {
     if (*n < WT_ANOMALY_KEEP_SLOWEST) {
-        v[(*n)++] = *s;
+        v[(*n)++] = s;
         if (*n == WT_ANOMALY_KEEP_SLOWEST)
             *lo = shortest(v, *n);
         return;
     }
-    if (s->dur > v[*lo].dur) {
-        v[*lo] = *s;
-        *lo = shortest(v, *n);
-    }
+    v[*lo] = s;
+    *lo = shortest(v, *n);
+}
+
+static inline an_span span_of(const wt_event *ev, const an_key *k, int64_t dur)
+{
+    return (an_span){ ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL };
 }
 
 static int on_span(wt_anomalies *a, const wt_event *ev)
@@ -270,28 +254,32 @@ static int on_span(wt_anomalies *a, const wt_event *ev)
         return WT_ENOMEM;
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
     const double sec = (double)dur * NS;
-    an_span s = { ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL };
-    if (wt__reservoir_add(&k->all, sec) < 0)
+    /* of all and HIT durations only n and the median are read: wt__reservoir_sample(); a span
+     * is copied only when it is kept (most are neither slow nor a miss) */
+    if (wt__reservoir_sample(&k->all, sec) < 0)
         return WT_ENOMEM;
-    keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &s);
+    if (is_slow(k->slow, k->n_slow, k->lo_slow, dur))
+        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, span_of(ev, k, dur));
     if (ev->cached == WT_CACHED_HIT) {
         wt__reservoir *ch = &a->cat_hits[k->cat];
-        if (wt__reservoir_add(&k->hits, sec) < 0 || wt__reservoir_add(ch, sec) < 0)
+        if (wt__reservoir_sample(&k->hits, sec) < 0 || wt__reservoir_sample(ch, sec) < 0)
             return WT_ENOMEM;
-        keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, &s);
+        if (is_slow(k->slow_hits, k->n_slow_hits, k->lo_slow_hits, dur))
+            keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, span_of(ev, k, dur));
     } else if (ev->cached == WT_CACHED_MISS) {
+        an_span m = span_of(ev, k, dur);
         if (wt__reservoir_add(&k->misses, sec) < 0)
             return WT_ENOMEM;
-        if (ev->detail && *ev->detail && !(s.detail = intern(a, ev->detail)))
+        if (ev->detail && *ev->detail && !(m.detail = intern(a, ev->detail)))
             return WT_ENOMEM;
         if (k->misses.n == 1)
-            k->first_miss = s;
+            k->first_miss = m;
         if (a->n_misses < WT_ANOMALY_MAX_LIST) {
-            an_span *nm = grow(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
+            an_span *nm = wt__grow_array(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
             if (!nm)
                 return WT_ENOMEM;
             a->misses = nm;
-            a->misses[a->n_misses++] = s;
+            a->misses[a->n_misses++] = m;
         } else {
             a->counts[WT_AN_MISS]++;
             a->omitted++;
@@ -583,43 +571,4 @@ void wt_anomalies_free(wt_anomalies *a)
     wt__strmap_release(&a->key_map);
     wt__strmap_release(&a->cat_map);
     free(a);
-}
-
-/* ---- both analyses from one source run ---- */
-
-static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
-{
-    wt_analysis_pair *p = ctx;
-    int rc = p->lc ? wt_ledger_calc_file_begin(p->lc, path, info) : 0;
-    return rc == 0 && p->an ? wt_anomalies_file_begin(p->an, path, info) : rc;
-}
-
-static int pair_event(void *ctx, int fi, const wt_event *ev)
-{
-    wt_analysis_pair *p = ctx;
-    int rc = p->lc ? wt_ledger_calc_event(p->lc, ev) : 0;
-    return rc == 0 && p->an ? wt_anomalies_event(p->an, ev) : rc;
-}
-
-static int pair_damage(void *ctx, int fi, int64_t off, const char *msg)
-{
-    wt_analysis_pair *p = ctx;
-    if (p->lc)
-        wt_ledger_calc_damage(p->lc, off, msg);
-    if (p->an)
-        wt_anomalies_damage(p->an, off, msg);
-    return 0;
-}
-
-static int pair_end(void *ctx, int fi, const wt_reader_stats *st)
-{
-    wt_analysis_pair *p = ctx;
-    int rc = p->lc ? wt_ledger_calc_file_end(p->lc, st) : 0;
-    return rc == 0 && p->an ? wt_anomalies_file_end(p->an, st) : rc;
-}
-
-const wt_source_ops *wt_analysis_pair_ops(void)
-{
-    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end };
-    return &ops;
 }

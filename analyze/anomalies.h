@@ -4,7 +4,8 @@
  * Use: wt_anomalies_create(), then per file wt_anomalies_file_begin(), every event with
  * wt_anomalies_event(), wt_anomalies_file_end(); then wt_anomalies_finish() with the run's
  * ledger result (the untracked, budget and baseline rules need its totals), then read
- * wt_anomalies_list(). Feed the same events to a wt_ledger_calc alongside.
+ * wt_anomalies_list(). Feed the same events to a wt_ledger_calc alongside (analysis.h does
+ * both).
  *
  * Memory: per (category, label) statistics use a bounded reservoir of WT_STATS_RESERVOIR
  * duration samples per kind (all spans, HITs, MISSes; deterministic reservoir sampling, so
@@ -119,13 +120,5 @@ int64_t wt_anomalies_count(const wt_anomalies *a, wt_anomaly_kind k);
 int64_t wt_anomalies_omitted(const wt_anomalies *a);
 
 void wt_anomalies_free(wt_anomalies *a);
-
-/* Drives a ledger calc and an anomaly analysis (either may be NULL) from one wt_source_run():
- * pass wt_analysis_pair_ops() with ctx = a wt_analysis_pair. */
-typedef struct wt_analysis_pair {
-    wt_ledger_calc *lc;
-    wt_anomalies *an;
-} wt_analysis_pair;
-const wt_source_ops *wt_analysis_pair_ops(void);
 
 #endif

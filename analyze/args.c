@@ -191,3 +191,36 @@ int wt_anomaly_args_gate(const wt_anomaly_args *a, const wt_anomalies *an)
         return WT_EXIT_GATE;
     return 0;
 }
+
+void wt_args_unknown(const char *cmd, const char *opt)
+{
+    wt_cli_error("%s: unknown option '%s'; see '" WT_PROG " %s --help'", cmd, opt, cmd);
+}
+
+void wt_args_no_file(const char *cmd)
+{
+    wt_cli_error("%s: no trace file given; see '" WT_PROG " %s --help'", cmd, cmd);
+}
+
+int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FILE *), int *json,
+                       char **files, int *nfiles)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return WT_EXIT_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            *json = 1;
+        } else if (WT_ARGS_IS_OPTION(argv[i])) {
+            wt_args_unknown(cmd, argv[i]);
+            return WT_EXIT_USAGE;
+        } else {
+            files[(*nfiles)++] = argv[i];
+        }
+    }
+    if (*nfiles == 0) {
+        wt_args_no_file(cmd);
+        return WT_EXIT_USAGE;
+    }
+    return -1;
+}

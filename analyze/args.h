@@ -6,6 +6,7 @@
 #define WT_ARGS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "anomalies.h"
 
@@ -48,8 +49,19 @@ extern const char wt_anomaly_args_help[];
 /* The exit status of the --fail-on gate: WT_EXIT_GATE when a selected kind matched, else 0. */
 int wt_anomaly_args_gate(const wt_anomaly_args *a, const wt_anomalies *an);
 
-/* Runs the ledger of the trace `path` alone (for --baseline); 0 and *out (free with
- * wt_ledger_calc_free), or WT_EXIT_FAIL after reporting why. In cmd_ledger.c. */
-int wt__baseline_ledger(const char *path, wt_ledger_calc **out);
+/* The usage errors every subcommand words alike, on stderr: "CMD: unknown option 'OPT'; see
+ * '... CMD --help'" and "CMD: no trace file given; see '... CMD --help'". */
+void wt_args_unknown(const char *cmd, const char *opt);
+void wt_args_no_file(const char *cmd);
+
+/* True when argv[i] looks like an option ("-x", "--x"; a lone "-" is not one). */
+#define WT_ARGS_IS_OPTION(s) ((s)[0] == '-' && (s)[1] != '\0')
+
+/* The command line of a subcommand whose one option is --json (info, dump): -h/--help prints
+ * usage(stdout), every other argument is a file, collected into files[] (room for argc) and
+ * counted in *nfiles. Returns -1 to go on, else the exit status to return at once: WT_EXIT_OK
+ * after the help, WT_EXIT_USAGE after a usage error (reported). */
+int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FILE *), int *json,
+                       char **files, int *nfiles);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anomalies.h"
+#include "analysis.h"
 #include "args.h"
 #include "cli.h"
 #include "commands.h"
@@ -85,8 +85,7 @@ int cmd_anomalies(int argc, char **argv)
     wt_anomaly_args_init(&aa);
     int json = 0, status = WT_EXIT_USAGE, nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    wt_ledger_calc *lc = NULL, *base = NULL;
-    wt_anomalies *an = NULL;
+    wt_analysis A = { 0 };
     if (!files) {
         status = WT_EXIT_FAIL;
         goto out;
@@ -106,38 +105,28 @@ int cmd_anomalies(int argc, char **argv)
         if (r < 0)
             goto out;
         if (r == 0) {
-            if (argv[i][0] == '-' && argv[i][1] != '\0') {
-                wt_cli_error("anomalies: unknown option '%s'; see '" WT_PROG " anomalies --help'",
-                             argv[i]);
+            if (WT_ARGS_IS_OPTION(argv[i])) {
+                wt_args_unknown("anomalies", argv[i]);
                 goto out;
             }
             files[nfiles++] = argv[i];
         }
     }
     if (nfiles == 0) {
-        wt_cli_error("anomalies: no trace file given; see '" WT_PROG " anomalies --help'");
+        wt_args_no_file("anomalies");
         goto out;
     }
     status = WT_EXIT_FAIL;
-    if (aa.baseline && wt__baseline_ledger(aa.baseline, &base) != 0)
-        goto out;
-    if (wt_ledger_calc_create(NULL, &lc) < 0 || wt_anomalies_create(&aa.opts, &an) < 0)
-        goto out;
-    wt_analysis_pair pair = { lc, an };
-    wt_source_result res;
-    if (wt_source_run(files, nfiles, wt_analysis_pair_ops(), &pair, &res) != 0) {
-        wt_cli_error("anomalies: out of memory");
+    const wt_analysis_opts ao = { NULL, &aa.opts, aa.baseline, NULL, NULL };
+    int rc = wt_analysis_run(files, nfiles, &ao, &A);
+    if (rc != 0) {
+        if (rc != WT_EOPEN)
+            wt_cli_error("anomalies: out of memory");
         goto out;
     }
-    if (res.files_ok + res.files_damaged == 0)
-        goto out;
-    if (wt_ledger_calc_finish(lc) < 0 ||
-        wt_anomalies_finish(an, wt_ledger_calc_result(lc), base ? wt_ledger_calc_result(base) : NULL) < 0) {
-        wt_cli_error("anomalies: out of memory");
-        goto out;
-    }
+    const wt_anomalies *an = A.an;
     if (json) {
-        render_json(an, wt_ledger_calc_result(lc));
+        render_json(an, wt_ledger_calc_result(A.lc));
     } else {
         size_t n;
         const wt_anomaly *v = wt_anomalies_list(an, &n);
@@ -154,13 +143,11 @@ int cmd_anomalies(int argc, char **argv)
         wt_cli_error("cannot write to stdout");
         goto out;
     }
-    status = wt_source_exit_status(&res);
+    status = wt_source_exit_status(&A.res);
     if (wt_anomaly_args_gate(&aa, an))
         status = WT_EXIT_GATE;
 out:
-    wt_anomalies_free(an);
-    wt_ledger_calc_free(lc);
-    wt_ledger_calc_free(base);
+    wt_analysis_release(&A);
     wt_anomaly_args_release(&aa);
     free(files);
     return status;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "commands.h"
 #include "json.h"
@@ -236,28 +237,13 @@ static void usage(FILE *out)
 int cmd_dump(int argc, char **argv)
 {
     dump_ctx d = { 0, NULL };
-    int nfiles = 0, status = WT_EXIT_USAGE;
+    int nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     if (!files)
         return WT_EXIT_FAIL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            status = WT_EXIT_OK;
-            goto out;
-        } else if (!strcmp(argv[i], "--json")) {
-            d.json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            wt_cli_error("dump: unknown option '%s'; see '" WT_PROG " dump --help'", argv[i]);
-            goto out;
-        } else {
-            files[nfiles++] = argv[i];
-        }
-    }
-    if (nfiles == 0) {
-        wt_cli_error("dump: no trace file given; see '" WT_PROG " dump --help'");
+    int status = wt_args_json_files(argc, argv, "dump", usage, &d.json, files, &nfiles);
+    if (status >= 0)
         goto out;
-    }
     static const wt_source_ops ops = { on_begin, on_event, on_damage, NULL };
     wt_source_result res;
     int rc = wt_source_run(files, nfiles, &ops, &d, &res);

@@ -340,24 +340,8 @@ int cmd_info(int argc, char **argv)
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            status = WT_EXIT_OK;
-            goto out;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            wt_cli_error("info: unknown option '%s'; see '" WT_PROG " info --help'", argv[i]);
-            goto out;
-        } else {
-            files[nfiles++] = argv[i];
-        }
-    }
-    if (nfiles == 0) {
-        wt_cli_error("info: no trace file given; see '" WT_PROG " info --help'");
+    if ((status = wt_args_json_files(argc, argv, "info", usage, &json, files, &nfiles)) >= 0)
         goto out;
-    }
     static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end };
     wt_source_result res;
     status = WT_EXIT_FAIL;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anomalies.h"
+#include "analysis.h"
 #include "args.h"
 #include "cli.h"
 #include "commands.h"
@@ -51,28 +51,6 @@ static void usage(FILE *out)
             wt_anomaly_args_help);
 }
 
-/* Runs a ledger of `path` alone, for --baseline. */
-int wt__baseline_ledger(const char *path, wt_ledger_calc **out)
-{
-    wt_ledger_calc *lc = NULL;
-    if (wt_ledger_calc_create(NULL, &lc) < 0)
-        return WT_EXIT_FAIL;
-    wt_source_result res;
-    char *paths[1] = { (char *)path };
-    int rc = wt_source_run(paths, 1, wt_ledger_calc_source_ops(), lc, &res);
-    if (rc == 0 && res.files_ok + res.files_damaged == 0)
-        rc = WT_EXIT_FAIL;
-    if (rc == 0)
-        rc = wt_ledger_calc_finish(lc);
-    if (rc != 0) {
-        wt_cli_error("baseline '%s' could not be read", path);
-        wt_ledger_calc_free(lc);
-        return WT_EXIT_FAIL;
-    }
-    *out = lc;
-    return 0;
-}
-
 int cmd_ledger(int argc, char **argv)
 {
     wt_ledger_opts lo = { 0 };
@@ -80,8 +58,7 @@ int cmd_ledger(int argc, char **argv)
     wt_anomaly_args_init(&aa);
     int json = 0, status = WT_EXIT_USAGE, nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    wt_ledger_calc *lc = NULL, *base = NULL;
-    wt_anomalies *an = NULL;
+    wt_analysis A = { 0 };
     const char **lines = NULL;
     if (!files) {
         status = WT_EXIT_FAIL;
@@ -121,9 +98,8 @@ int cmd_ledger(int argc, char **argv)
             if (r < 0)
                 goto out;
             if (r == 0) {
-                if (argv[i][0] == '-' && argv[i][1] != '\0') {
-                    wt_cli_error("ledger: unknown option '%s'; see '" WT_PROG " ledger --help'",
-                                 argv[i]);
+                if (WT_ARGS_IS_OPTION(argv[i])) {
+                    wt_args_unknown("ledger", argv[i]);
                     goto out;
                 }
                 files[nfiles++] = argv[i];
@@ -133,29 +109,20 @@ int cmd_ledger(int argc, char **argv)
             goto out;
     }
     if (nfiles == 0) {
-        wt_cli_error("ledger: no trace file given; see '" WT_PROG " ledger --help'");
+        wt_args_no_file("ledger");
         goto out;
     }
     status = WT_EXIT_FAIL;
-    if (aa.baseline && wt__baseline_ledger(aa.baseline, &base) != 0)
-        goto out;
-    if (wt_ledger_calc_create(&lo, &lc) < 0 || wt_anomalies_create(&aa.opts, &an) < 0)
-        goto out;
-    wt_analysis_pair pair = { lc, an };
-    wt_source_result res;
-    if (wt_source_run(files, nfiles, wt_analysis_pair_ops(), &pair, &res) != 0) {
-        wt_cli_error("ledger: out of memory");
+    const wt_analysis_opts ao = { &lo, &aa.opts, aa.baseline, NULL, NULL };
+    int rc = wt_analysis_run(files, nfiles, &ao, &A);
+    if (rc != 0) {
+        if (rc != WT_EOPEN)
+            wt_cli_error("ledger: out of memory");
         goto out;
     }
-    if (res.files_ok + res.files_damaged == 0)
-        goto out;
-    if (wt_ledger_calc_finish(lc) < 0 ||
-        wt_anomalies_finish(an, wt_ledger_calc_result(lc), base ? wt_ledger_calc_result(base) : NULL) < 0) {
-        wt_cli_error("ledger: out of memory");
-        goto out;
-    }
+    const wt_ledger_calc *lc = A.lc;
     size_t n;
-    const wt_anomaly *list = wt_anomalies_list(an, &n);
+    const wt_anomaly *list = wt_anomalies_list(A.an, &n);
     int wrc;
     if (json) {
         wt_json j;
@@ -177,14 +144,12 @@ int cmd_ledger(int argc, char **argv)
         wt_cli_error("cannot write the ledger to stdout");
         goto out;
     }
-    status = wt_source_exit_status(&res);
-    if (wt_anomaly_args_gate(&aa, an))
+    status = wt_source_exit_status(&A.res);
+    if (wt_anomaly_args_gate(&aa, A.an))
         status = WT_EXIT_GATE;
 out:
     free(lines);
-    wt_anomalies_free(an);
-    wt_ledger_calc_free(lc);
-    wt_ledger_calc_free(base);
+    wt_analysis_release(&A);
     wt_anomaly_args_release(&aa);
     free(files);
     return status;

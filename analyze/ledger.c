@@ -15,21 +15,6 @@
 
 #define NS 1e-9
 
-static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return p;
-    size_t nc = *cap ? *cap : 8;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(p, nc * elem);
-    if (!np)
-        return NULL;
-    memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
-    *cap = nc;
-    return np;
-}
-
 /* ---- categories and labels ---- */
 
 static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out)
@@ -41,7 +26,7 @@ static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out)
     if (rc < 0)
         return rc;
     if (rc == 1) {
-        lc_cat *nc = grow_array(lc->cats, &lc->cap_cats, lc->n_cats + 1, sizeof *nc);
+        lc_cat *nc = wt__grow_array(lc->cats, &lc->cap_cats, lc->n_cats + 1, sizeof *nc);
         if (!nc)
             return WT_ENOMEM;
         lc->cats = nc;
@@ -62,7 +47,7 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
     if (rc < 0)
         return rc;
     if (rc == 1) {
-        lc_label *nl = grow_array(c->labs, &c->cap_labs, c->n_labs + 1, sizeof *nl);
+        lc_label *nl = wt__grow_array(c->labs, &c->cap_labs, c->n_labs + 1, sizeof *nl);
         if (!nl)
             return WT_ENOMEM;
         c->labs = nl;
@@ -77,11 +62,11 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
 /* The (category, label) accumulators of a span, through the per-file pointer cache. */
 static int span_keys(wt_ledger_calc *lc, const wt_event *ev, uint32_t *ci, uint32_t *li)
 {
-    uintptr_t h = ((uintptr_t)ev->category * 31u) ^ ((uintptr_t)ev->label >> 3);
-    lc_ptr_cache *pc = &lc->pcache[(h ^ (h >> 11)) & (LC_PCACHE - 1)];
-    if (pc->valid && pc->cat == ev->category && pc->label == ev->label) {
-        *ci = pc->ci;
-        *li = pc->li;
+    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
+    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
+    if (pc->valid && pc->a == ca && pc->b == la) {
+        *ci = pc->x;
+        *li = pc->y;
         return 0;
     }
     int rc = cat_index(lc, ev->category, ci);
@@ -90,22 +75,21 @@ static int span_keys(wt_ledger_calc *lc, const wt_event *ev, uint32_t *ci, uint3
     rc = label_index(lc, &lc->cats[*ci], ev->label, li);
     if (rc < 0)
         return rc;
-    pc->valid = 1;
-    pc->cat = ev->category;
-    pc->label = ev->label;
-    pc->ci = *ci;
-    pc->li = *li;
+    *pc = (wt__pair_slot){ ca, la, *ci, *li, 1 };
     return 0;
 }
 
 /* ---- threads ---- */
 
-static lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
+/* The thread (pid, tid), made on first sight; NULL when out of memory. Spans of a thread come
+ * in runs, so the last one is checked first, then a (pid, tid) cache, then the map. */
+static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
 {
-    if (lc->last_thread >= 0) {
-        lc_thread *t = &lc->threads[lc->last_thread];
-        if (t->pid == pid && t->tid == tid)
-            return t;
+    wt__pair_slot *tc = wt__pair_cache_slot(lc->tcache, LC_TCACHE_BITS, pid, tid);
+    if (tc->valid && tc->a == pid && tc->b == tid) {
+        lc->last_thread = (long)tc->x;
+        lc->threads[tc->x].file = lc->cur_file;
+        return &lc->threads[tc->x];
     }
     char key[48];
     int n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid, (unsigned long long)tid);
@@ -114,7 +98,8 @@ static lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
     if (rc < 0)
         return NULL;
     if (rc == 1) {
-        lc_thread *nt = grow_array(lc->threads, &lc->cap_threads, lc->n_threads + 1, sizeof *nt);
+        lc_thread *nt =
+            wt__grow_array(lc->threads, &lc->cap_threads, lc->n_threads + 1, sizeof *nt);
         if (!nt)
             return NULL;
         lc->threads = nt;
@@ -127,9 +112,20 @@ static lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
         t->env_start = INT64_MAX;
         t->env_end = INT64_MIN;
     }
+    *tc = (wt__pair_slot){ pid, tid, idx, 0, 1 };
     lc->last_thread = (long)idx;
     lc->threads[idx].file = lc->cur_file;
     return &lc->threads[idx];
+}
+
+static inline lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
+{
+    if (lc->last_thread >= 0) {
+        lc_thread *t = &lc->threads[lc->last_thread];
+        if (t->pid == pid && t->tid == tid)
+            return t;
+    }
+    return thread_lookup(lc, pid, tid);
 }
 
 /* ---- the coverage interval set ---- */
@@ -182,8 +178,10 @@ static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped
     }
     if (e <= s)
         return 0;
-    /* first interval that ends at or after s */
+    /* first interval that ends at or after s; spans mostly come in time order: past the end */
     size_t lo = 0, hi = lc->n_iv;
+    if (hi && lc->iv[hi - 1].e < s)
+        lo = hi;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (lc->iv[mid].e < s)
@@ -257,11 +255,11 @@ static void flush_tree(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
 static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t self)
 {
     if (c >= t->cap_pend) {
-        lc_pend *np = grow_array(t->pend, &t->cap_pend, (size_t)c + 1, sizeof *np);
+        lc_pend *np = wt__grow_array(t->pend, &t->cap_pend, (size_t)c + 1, sizeof *np);
         if (!np)
             return WT_ENOMEM;
         t->pend = np;
-        uint32_t *nt = grow_array(t->touched, &t->cap_touched, t->cap_pend, sizeof *nt);
+        uint32_t *nt = wt__grow_array(t->touched, &t->cap_touched, t->cap_pend, sizeof *nt);
         if (!nt)
             return WT_ENOMEM;
         t->touched = nt;
@@ -278,7 +276,7 @@ static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t sel
 static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self)
 {
     if (c >= p->cap_cat) {
-        int64_t *np = grow_array(p->cat_self, &p->cap_cat, (size_t)c + 1, sizeof *np);
+        int64_t *np = wt__grow_array(p->cat_self, &p->cap_cat, (size_t)c + 1, sizeof *np);
         if (!np)
             return WT_ENOMEM;
         p->cat_self = np;
@@ -313,7 +311,7 @@ static int on_span(wt_ledger_calc *lc, const wt_event *ev)
         c->misses++;
         lc->n_misses_total++;
         if (lc->n_misses < WT_LEDGER_MAX_MISSES) {
-            wt_ledger_miss *nm = grow_array(lc->misses, &lc->cap_misses, lc->n_misses + 1,
+            wt_ledger_miss *nm = wt__grow_array(lc->misses, &lc->cap_misses, lc->n_misses + 1,
                                             sizeof *nm);
             if (!nm)
                 return WT_ENOMEM;
@@ -342,7 +340,7 @@ static int on_span(wt_ledger_calc *lc, const wt_event *ev)
     /* self time: the direct children at depth+1 have already arrived */
     uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
     if (d + 2 > t->cap_depth) {
-        int64_t *ncs = grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
+        int64_t *ncs = wt__grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
         if (!ncs)
             return WT_ENOMEM;
         t->child_sum = ncs;
@@ -444,7 +442,7 @@ int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out)
 
 int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_trace_info *info)
 {
-    lc_proc *np = grow_array(lc->procs, &lc->cap_procs, lc->n_procs + 1, sizeof *np);
+    lc_proc *np = wt__grow_array(lc->procs, &lc->cap_procs, lc->n_procs + 1, sizeof *np);
     if (!np)
         return WT_ENOMEM;
     lc->procs = np;
@@ -519,24 +517,6 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
     lc->cur = NULL;
     lc->last_thread = -1;
     return lc->nomem ? WT_ENOMEM : 0;
-}
-
-static int src_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
-{
-    return wt_ledger_calc_file_begin(ctx, path, info);
-}
-static int src_event(void *ctx, int fi, const wt_event *ev) { return wt_ledger_calc_event(ctx, ev); }
-static int src_damage(void *ctx, int fi, int64_t off, const char *msg)
-{
-    wt_ledger_calc_damage(ctx, off, msg);
-    return 0;
-}
-static int src_end(void *ctx, int fi, const wt_reader_stats *st) { return wt_ledger_calc_file_end(ctx, st); }
-
-const wt_source_ops *wt_ledger_calc_source_ops(void)
-{
-    static const wt_source_ops ops = { src_begin, src_event, src_damage, src_end };
-    return &ops;
 }
 
 const wt_ledger_result *wt_ledger_calc_result(const wt_ledger_calc *lc) { return &lc->res; }

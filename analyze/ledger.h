@@ -4,7 +4,7 @@
  * Use: wt_ledger_calc_create(), then per file wt_ledger_calc_file_begin(), every event with
  * wt_ledger_calc_event(), damage with wt_ledger_calc_damage(), wt_ledger_calc_file_end();
  * then wt_ledger_calc_finish() once, and read wt_ledger_calc_result() or render. The callbacks
- * of wt_ledger_calc_source_ops() do exactly this for wt_source_run() (ctx = the calc).
+ * of wt_analysis_pair_ops() (analysis.h) do exactly this for wt_source_run().
  *
  * Memory is bounded by the number of distinct categories/labels, threads, open nesting depth
  * and the coverage interval set (WT_LEDGER_MAX_INTERVALS), never by the number of events.
@@ -157,9 +157,6 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
                                size_t n_anomaly_lines);
 /* JSON: the "walltime-ledger/1" object (docs/ANALYZE.md) as the value `key` of j. */
 void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char *key);
-
-/* Source-driver callbacks with ctx = a wt_ledger_calc. */
-const wt_source_ops *wt_ledger_calc_source_ops(void);
 
 /* NULL is a no-op. */
 void wt_ledger_calc_free(wt_ledger_calc *lc);

@@ -10,7 +10,8 @@
 
 /* Nesting deeper than this is counted as this depth (a hostile depth cannot allocate). */
 #define LC_MAX_DEPTH 256
-#define LC_PCACHE 1024
+/* The (pid, tid) -> thread cache: 64 slots. */
+#define LC_TCACHE_BITS 6
 
 typedef struct lc_label {
     const char *name;
@@ -72,12 +73,6 @@ typedef struct lc_iv {
     int64_t s, e;
 } lc_iv;
 
-typedef struct lc_ptr_cache {
-    const char *cat, *label;
-    uint32_t ci, li;
-    int valid;
-} lc_ptr_cache;
-
 struct wt_ledger_calc {
     wt_ledger_opts opts;
     wt__strmap cat_map, thread_map, detail_map;
@@ -89,7 +84,8 @@ struct wt_ledger_calc {
     lc_proc *procs, *cur;
     size_t n_procs, cap_procs;
     int cur_file, n_files_seen;
-    lc_ptr_cache pcache[LC_PCACHE];
+    wt__pair_slot pcache[WT_PAIR_CACHE]; /* (category, label) -> (cat, label index) */
+    wt__pair_slot tcache[1u << LC_TCACHE_BITS]; /* (pid, tid) -> thread index */
 
     lc_iv *iv;
     size_t n_iv, cap_iv;

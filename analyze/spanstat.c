@@ -1,5 +1,6 @@
-/* String interning map and duration reservoir: see spanstat.h. The map is open addressing with
- * linear probing at a load factor of at most 1/2; keys are copied once, at insertion. */
+/* String interning map, growing array and duration reservoir: see spanstat.h. The map is open
+ * addressing with linear probing at a load factor of at most 1/2; keys are copied once, at
+ * insertion. */
 #include "spanstat.h"
 
 #include <math.h>
@@ -101,6 +102,21 @@ void wt__strmap_release(wt__strmap *m)
         free(m->slots[i].key);
     free(m->slots);
     memset(m, 0, sizeof *m);
+}
+
+void *wt__grow_array(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return NULL;
+    memset((char *)np + *cap * elem, 0, (nc - *cap) * elem);
+    *cap = nc;
+    return np;
 }
 
 static uint64_t xorshift(uint64_t *st)

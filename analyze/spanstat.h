@@ -1,6 +1,7 @@
 /* Small building blocks of the ledger and anomaly analyses: a string map that interns its keys
  * (the only place the analyses copy strings, so memory grows with distinct strings, never with
- * events) and a bounded reservoir of durations for count/min/median/max/total.
+ * events), a pointer-pair cache in front of it for the per-span path, a growing array, and a
+ * bounded reservoir of durations for count/min/median/max/total.
  *
  * The reservoir keeps at most WT_STATS_RESERVOIR samples. Past that it keeps a uniform random
  * sample (reservoir sampling, Li's algorithm L, which draws random numbers only when a sample
@@ -35,6 +36,39 @@ int wt__strmap_put(wt__strmap *m, const char *key, size_t n, uint32_t new_val, u
 int wt__strmap_get(const wt__strmap *m, const char *key, size_t n, uint32_t *val);
 void wt__strmap_release(wt__strmap *m);
 
+/* ---- pointer-pair cache ----
+ * The reader hands out one stable pointer per distinct string for the life of a file, so a
+ * direct-mapped cache keyed by the (category, label) pointers finds a span's accumulators
+ * without hashing its strings. Such a cache must be cleared (memset 0) at each file: a later
+ * file's strings may reuse the addresses of an earlier one's. The same cache keyed by (pid, tid)
+ * finds a thread. */
+#define WT_PAIR_CACHE_BITS 10
+#define WT_PAIR_CACHE (1u << WT_PAIR_CACHE_BITS)
+
+typedef struct wt__pair_slot {
+    uint64_t a, b; /* the key: two pointers (as uintptr_t) or two integers */
+    uint32_t x, y; /* the caller's values (indices) */
+    int valid;
+} wt__pair_slot;
+
+/* The slot of (a, b) in a cache of 1 << bits slots (1 <= bits <= 16): a hit when slot->valid
+ * and its a, b match; else the caller fills it. */
+static inline wt__pair_slot *wt__pair_cache_slot(wt__pair_slot *cache, unsigned bits,
+                                                 uint64_t a, uint64_t b)
+{
+    /* arena strings sit a few bytes apart: multiply so every input bit reaches the top bits */
+    uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ b;
+    h *= 0xC2B2AE3D27D4EB4FULL;
+    return &cache[h >> (64 - bits)];
+}
+
+/* ---- growing array ---- */
+
+/* Room for `need` elements of `elem` bytes in p, whose capacity is *cap (doubled, from 8); the
+ * new part is zeroed. Returns the array (maybe moved) with *cap updated, or NULL when out of
+ * memory (p and *cap unchanged). */
+void *wt__grow_array(void *p, size_t *cap, size_t need, size_t elem);
+
 /* ---- reservoir of durations (seconds) ---- */
 typedef struct wt__reservoir {
     int64_t n;
@@ -60,6 +94,16 @@ static inline int wt__reservoir_add(wt__reservoir *r, double x)
         if (x > r->max)
             r->max = x;
         r->total += x;
+        r->n++;
+        return 0;
+    }
+    return wt__reservoir_add_slow(r, x);
+}
+/* Adds x when only n and the median will be read: the same samples as wt__reservoir_add() (so
+ * the same median), but min, max and total are only those of the sampled values. */
+static inline int wt__reservoir_sample(wt__reservoir *r, double x)
+{
+    if (r->next && r->n + 1 < r->next) {
         r->n++;
         return 0;
     }

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "analysis.h"
 #include "anomalies.h"
 #include "ledger.h"
 
@@ -49,7 +50,7 @@ static void go(run *r, const wt_anomaly_opts *o, const wt_event *evs, size_t n, 
     memset(&info, 0, sizeof info);
     info.pid = 9;
     info.process_start_ns = S(0);
-    wt_analysis_pair pair = { r->lc, r->an };
+    wt_analysis_pair pair = { r->lc, r->an, NULL, NULL };
     const wt_source_ops *ops = wt_analysis_pair_ops();
     assert_int_equal(ops->file_begin(&pair, 0, "t.wtrace", &info), 0);
     for (size_t i = 0; i < n; i++)

@@ -1,0 +1,109 @@
+/* The ledger + anomalies pass shared by the subcommands: see analysis.h. */
+#include "analysis.h"
+
+#include <string.h>
+
+/* ---- both analyses (and the caller's callbacks) from one source run ---- */
+
+static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    wt_analysis_pair *p = ctx;
+    int rc = p->lc ? wt_ledger_calc_file_begin(p->lc, path, info) : 0;
+    if (rc == 0 && p->an)
+        rc = wt_anomalies_file_begin(p->an, path, info);
+    if (rc == 0 && p->also && p->also->file_begin)
+        rc = p->also->file_begin(p->also_ctx, fi, path, info);
+    return rc;
+}
+
+static int pair_event(void *ctx, int fi, const wt_event *ev)
+{
+    wt_analysis_pair *p = ctx;
+    int rc = p->lc ? wt_ledger_calc_event(p->lc, ev) : 0;
+    if (rc == 0 && p->an)
+        rc = wt_anomalies_event(p->an, ev);
+    if (rc == 0 && p->also && p->also->event)
+        rc = p->also->event(p->also_ctx, fi, ev);
+    return rc;
+}
+
+static int pair_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    wt_analysis_pair *p = ctx;
+    if (p->lc)
+        wt_ledger_calc_damage(p->lc, off, msg);
+    if (p->an)
+        wt_anomalies_damage(p->an, off, msg);
+    return p->also && p->also->damage ? p->also->damage(p->also_ctx, fi, off, msg) : 0;
+}
+
+static int pair_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    wt_analysis_pair *p = ctx;
+    int rc = p->lc ? wt_ledger_calc_file_end(p->lc, st) : 0;
+    if (rc == 0 && p->an)
+        rc = wt_anomalies_file_end(p->an, st);
+    if (rc == 0 && p->also && p->also->file_end)
+        rc = p->also->file_end(p->also_ctx, fi, st);
+    return rc;
+}
+
+const wt_source_ops *wt_analysis_pair_ops(void)
+{
+    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end };
+    return &ops;
+}
+
+/* ---- the run ---- */
+
+int wt_analysis_baseline(const char *path, wt_ledger_calc **out)
+{
+    wt_analysis_pair pair = { NULL, NULL, NULL, NULL };
+    wt_source_result res;
+    char *paths[1] = { (char *)path };
+    int rc = wt_ledger_calc_create(NULL, &pair.lc);
+    if (rc == 0)
+        rc = wt_source_run(paths, 1, wt_analysis_pair_ops(), &pair, &res);
+    if (rc == 0 && res.files_ok + res.files_damaged == 0)
+        rc = WT_EOPEN;
+    if (rc == 0)
+        rc = wt_ledger_calc_finish(pair.lc);
+    if (rc != 0) {
+        wt_cli_error("baseline '%s' could not be read", path);
+        wt_ledger_calc_free(pair.lc);
+        return WT_EOPEN;
+    }
+    *out = pair.lc;
+    return 0;
+}
+
+int wt_analysis_run(char *const *paths, int n, const wt_analysis_opts *o, wt_analysis *a)
+{
+    static const wt_analysis_opts defaults = { 0 };
+    if (!o)
+        o = &defaults;
+    memset(a, 0, sizeof *a);
+    int rc;
+    if (o->baseline && (rc = wt_analysis_baseline(o->baseline, &a->base)) < 0)
+        return rc;
+    if ((rc = wt_ledger_calc_create(o->ledger, &a->lc)) < 0 ||
+        (rc = wt_anomalies_create(o->anomalies, &a->an)) < 0)
+        return rc;
+    wt_analysis_pair pair = { a->lc, a->an, o->also, o->also_ctx };
+    if ((rc = wt_source_run(paths, n, wt_analysis_pair_ops(), &pair, &a->res)) != 0)
+        return rc;
+    if (a->res.files_ok + a->res.files_damaged == 0)
+        return WT_EOPEN;
+    if ((rc = wt_ledger_calc_finish(a->lc)) < 0)
+        return rc;
+    return wt_anomalies_finish(a->an, wt_ledger_calc_result(a->lc),
+                               a->base ? wt_ledger_calc_result(a->base) : NULL);
+}
+
+void wt_analysis_release(wt_analysis *a)
+{
+    wt_anomalies_free(a->an);
+    wt_ledger_calc_free(a->lc);
+    wt_ledger_calc_free(a->base);
+    memset(a, 0, sizeof *a);
+}
