@@ -8,12 +8,13 @@
  * failed export never leaves a half file under the name the user asked for.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "analysis.h"
 #include "cli.h"
 #include "commands.h"
 #include "export.h"
@@ -330,6 +331,39 @@ static void xrun_release(xrun *x)
         x->sink.free(x->sink.self);
 }
 
+/* The second pass, for a sink that asked for it (Perfetto: rounds aligned at t=0): every file
+ * again, straight from the reader. Damage was reported in pass 1, so it is skipped quietly. */
+static int rescan(xrun *x, wt_export_report *rep)
+{
+    for (size_t i = 0; i < x->n_files; i++) {
+        wt_reader *r = NULL;
+        if (!x->files[i].path)
+            continue;
+        if (wt_reader_open(x->files[i].path, &r) < 0) {
+            wt_cli_error("'%s': could not be read a second time: its rounds have no spans on "
+                         "the aligned tracks", x->files[i].path);
+            wt_reader_free(r);
+            rep->pass2_failed++;
+            continue;
+        }
+        int rc = x->sink.pass2_file(x->sink.self, (int)i), got;
+        int64_t errors = 0;
+        wt_event ev;
+        while (rc == 0 && (got = wt_reader_next(r, &ev)) != 0) {
+            if (got < 0) {
+                if (++errors > 1000000) /* a reader that cannot get past damage */
+                    break;
+                continue;
+            }
+            rc = x->sink.pass2_event(x->sink.self, (int)i, &ev);
+        }
+        wt_reader_free(r);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *out,
                      wt_export_report *rep)
 {
@@ -345,17 +379,23 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
         wt__export_perfetto_reference(&x.sink, 1);
     if (!o->no_analysis) {
         if ((rc = wt_ledger_calc_create(NULL, &x.lc)) < 0 ||
-            (rc = wt_anomalies_create(NULL, &x.an)) < 0)
+            (rc = wt_anomalies_create(o->anomaly ? &o->anomaly->opts : NULL, &x.an)) < 0)
             goto out;
     }
     wt_source_run(paths, n, &ops, &x, &rep->src);
     if ((rc = x.rc) < 0)
         goto out;
+    if (x.sink.pass2_begin && (rc = x.sink.pass2_begin(x.sink.self)) != 0) {
+        if (rc < 0 || (rc = rescan(&x, rep)) < 0)
+            goto out;
+    }
     if (x.lc) {
         if ((rc = wt_ledger_calc_finish(x.lc)) < 0 ||
-            (rc = wt_anomalies_finish(x.an, wt_ledger_calc_result(x.lc), NULL)) < 0 ||
+            (rc = wt_anomalies_finish(x.an, wt_ledger_calc_result(x.lc), o->baseline)) < 0 ||
             (rc = write_anomalies(&x, rep)) < 0)
             goto out;
+        if (o->anomaly)
+            rep->gate = wt_anomaly_args_gate(o->anomaly, x.an);
     }
     for (size_t i = 0; i < x.n_files; i++) {
         if (!x.files[i].path)
@@ -452,20 +492,25 @@ fail : {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " WT_PROG " export [--format perfetto|chrome] [-o OUT] FILE.wtrace...\n"
+            "usage: " WT_PROG " export [OPTIONS] [-o OUT] FILE.wtrace...\n"
             "\n"
             "Writes the timeline of the trace files (several files: one process each, on one\n"
-            "timeline) for ui.perfetto.dev, chrome://tracing or speedscope.\n"
+            "timeline) for ui.perfetto.dev, chrome://tracing or speedscope. Perfetto also\n"
+            "shows the keep/skip rounds again aligned at t=0 (the files are read twice).\n"
             "\n"
-            "  -f, --format FMT  perfetto (protobuf, the default) or chrome (Trace Event JSON)\n"
-            "  -o, --output OUT  the output file ('-': stdout); default: the first input with\n"
-            "                    .pftrace (perfetto) or .json (chrome) for .wtrace\n"
-            "      --no-analysis skip the ledger and anomalies (no totals, no anomaly events)\n"
-            "      --json        a report of what was written, as JSON on stdout\n"
-            "  -h, --help        this text\n"
+            "  -f, --format FMT         perfetto (protobuf, the default) or chrome (Trace Event JSON)\n"
+            "  -o, --output OUT         the output file ('-': stdout); default: the first input\n"
+            "                           with .pftrace (perfetto) or .json (chrome) for .wtrace\n"
+            "      --no-analysis        skip the ledger and anomalies (no totals, no anomaly events)\n"
+            "      --json               a report of what was written, as JSON on stdout\n"
+            "  -h, --help               this text\n"
+            "\n"
+            "The anomalies in the timeline follow the same options as in `ledger` and `anomalies`:\n"
+            "%s"
             "\n"
             "A damaged file exports what is readable (exit 4); the output is written to a\n"
-            "temporary file and renamed, so a failed export leaves nothing behind (exit 1).\n");
+            "temporary file and renamed, so a failed export leaves nothing behind (exit 1).\n",
+            wt_anomaly_args_help);
 }
 
 /* --json: what was written, for scripts ("walltime-export/1"). */
@@ -490,6 +535,9 @@ static void print_report(const char *output, const wt_export_opts *o, const wt_e
     wt_json_int(&j, "anomalies", r->anomalies);
     wt_json_int(&j, "overlap_tracks_used", r->sink.lanes_extra);
     wt_json_int(&j, "misplaced", r->sink.misplaced);
+    wt_json_int(&j, "aligned_rounds", r->sink.aligned_rounds);
+    wt_json_int(&j, "aligned_spans", r->sink.aligned_spans);
+    wt_json_int(&j, "aligned_dropped", r->sink.aligned_dropped);
     wt_json_int(&j, "depth_clamped", r->sink.depth_clamped);
     wt_json_int(&j, "meta_dropped", r->meta_dropped);
     wt_json_uint(&j, "bytes", r->sink.bytes);
@@ -511,71 +559,95 @@ static char *default_output(const char *in, wt_export_format fmt)
     return s;
 }
 
+/* "-o VALUE", "-oVALUE", "--output VALUE" or "--output=VALUE": the value, else NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
+                             int *err)
+{
+    const char *v = wt_args_match(argc, argv, i, lng, 1, err);
+    if (v || *err)
+        return v;
+    if (!strncmp(argv[*i], shrt, 2) && argv[*i][2])
+        return argv[*i] + 2;
+    return wt_args_match(argc, argv, i, shrt, 1, err);
+}
+
 int cmd_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-        { "no-analysis", no_argument, NULL, 'A' },  { "help", no_argument, NULL, 'h' },
-        { "json", no_argument, NULL, 'J' },
-        { NULL, 0, NULL, 0 },
-    };
-    wt_export_opts o = { WT_EXPORT_PERFETTO, 0, 0 };
-    const char *output = NULL;
-    int c, json = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (!strcmp(optarg, "perfetto") || !strcmp(optarg, "proto")) {
+    wt_anomaly_args aa;
+    wt_anomaly_args_init(&aa);
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .anomaly = &aa };
+    wt_ledger_calc *base = NULL;
+    const char *output = NULL, *v;
+    char *owned = NULL;
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    int json = 0, nfiles = 0, status = WT_EXIT_USAGE, only_files = 0;
+    if (!files) {
+        wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
+        status = WT_EXIT_FAIL;
+        goto out;
+    }
+    for (int i = 1; i < argc; i++) {
+        int err = 0, r;
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || !a[1]) {
+            files[nfiles++] = argv[i];
+        } else if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            status = WT_EXIT_OK;
+            goto out;
+        } else if ((v = opt_value(argc, argv, &i, "-f", "--format", &err))) {
+            if (!strcmp(v, "perfetto") || !strcmp(v, "proto")) {
                 o.format = WT_EXPORT_PERFETTO;
-            } else if (!strcmp(optarg, "chrome") || !strcmp(optarg, "json")) {
+            } else if (!strcmp(v, "chrome") || !strcmp(v, "json")) {
                 o.format = WT_EXPORT_CHROME;
             } else {
-                wt_cli_error("export: unknown format '%s' (perfetto or chrome)", optarg);
-                return WT_EXIT_USAGE;
+                wt_cli_error("export: unknown format '%s' (perfetto or chrome)", v);
+                goto out;
             }
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'A':
+        } else if (!err && (v = opt_value(argc, argv, &i, "-o", "--output", &err))) {
+            output = v;
+        } else if (!err && wt_args_match(argc, argv, &i, "--no-analysis", 0, &err)) {
             o.no_analysis = 1;
-            break;
-        case 'J':
+        } else if (!err && wt_args_match(argc, argv, &i, "--json", 0, &err)) {
             json = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return WT_EXIT_OK;
-        default:
-            wt_cli_error("export: unknown option '%s'", argv[optind - 1]);
+        } else if (err || (r = wt_anomaly_args_parse(&aa, argc, argv, &i)) < 0) {
+            goto out;
+        } else if (r == 0) {
+            wt_cli_error("export: unknown option '%s'", a);
             usage(stderr);
-            return WT_EXIT_USAGE;
+            goto out;
         }
     }
-    if (optind >= argc) {
+    if (nfiles == 0) {
         wt_cli_error("export: no trace file given");
         usage(stderr);
-        return WT_EXIT_USAGE;
+        goto out;
     }
-    char *owned = NULL;
-    if (!output && !(output = owned = default_output(argv[optind], o.format))) {
+    status = WT_EXIT_FAIL;
+    if (!output && !(output = owned = default_output(files[0], o.format))) {
         wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
-        return WT_EXIT_FAIL;
+        goto out;
+    }
+    if (aa.baseline) {
+        if (o.no_analysis) {
+            wt_cli_error("export: --baseline needs the analysis (drop --no-analysis)");
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
+        if (wt_analysis_baseline(aa.baseline, &base) != 0)
+            goto out;
+        o.baseline = wt_ledger_calc_result(base);
     }
     wt_export_report rep;
-    int rc = wt_export_to_path(argv + optind, argc - optind, &o, output, &rep);
-    int status;
+    int rc = wt_export_to_path(files, nfiles, &o, output, &rep);
     if (rc == WT_EOPEN || rc == WT_EIO) {
         wt_cli_error("cannot write '%s': %s", output, strerror(errno));
-        status = WT_EXIT_FAIL;
     } else if (rc < 0) {
         wt_cli_error("export: '%s': %s", output, wt_strerror(rc));
-        status = WT_EXIT_FAIL;
     } else if (rep.src.files_ok + rep.src.files_damaged == 0) {
         wt_cli_error("'%s' not written: no input could be read", output);
-        status = WT_EXIT_FAIL;
     } else {
         if (rep.frames_damaged || rep.bytes_skipped)
             wt_cli_error("'%s': damaged input: %llu frames (%llu bytes) could not be read; the "
@@ -590,13 +662,22 @@ int cmd_export(int argc, char **argv)
                          "on the deepest track",
                          output, (long long)rep.sink.misplaced, (long long)rep.sink.depth_clamped,
                          WT_EXPORT_MAX_DEPTH);
+        if (rep.sink.aligned_dropped)
+            wt_cli_error("'%s': %lld rounds or spans past the first %d rounds (%d track groups) "
+                         "are not on the tracks aligned at t=0",
+                         output, (long long)rep.sink.aligned_dropped, WT_EXPORT_MAX_ALIGNED,
+                         WT_EXPORT_MAX_ALIGNED_TRACKS);
         if (rep.meta_dropped)
             wt_cli_error("'%s': %lld metadata pairs past the first %d per file were left out",
                          output, (long long)rep.meta_dropped, WT_EXPORT_MAX_META);
-        status = wt_source_exit_status(&rep.src);
+        status = rep.gate ? rep.gate : wt_source_exit_status(&rep.src);
     }
     if (json && rc == 0 && strcmp(output, "-") != 0)
         print_report(output, &o, &rep);
+out:
+    wt_ledger_calc_free(base);
+    wt_anomaly_args_release(&aa);
     free(owned);
+    free(files);
     return status;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "anomalies.h"
+#include "args.h"
 #include "cli.h"
 #include "walltime/reader.h"
 
@@ -30,6 +31,12 @@ typedef enum wt_export_format {
  * longer than the gap before it) goes to an extra "overlap" track of that depth, at most this
  * many per depth; past them it is put on the last one and counted as misplaced. */
 #define WT_EXPORT_MAX_LANES 4
+/* Perfetto: keep/skip rounds shown again aligned at t=0 (a second pass over the files), at most
+ * this many; later rounds are counted, not aligned. */
+#define WT_EXPORT_MAX_ALIGNED 256
+/* Perfetto: track groups of the aligned view, one per (round, thread, depth), each of up to
+ * WT_EXPORT_MAX_LANES tracks; spans past them are counted, not aligned. */
+#define WT_EXPORT_MAX_ALIGNED_TRACKS 4096
 /* Run metadata (META events) kept per file for the run's annotations; the rest are counted. */
 #define WT_EXPORT_MAX_META 256
 
@@ -61,13 +68,18 @@ typedef struct wt_export_sink_stats {
     int64_t depth_clamped; /* spans deeper than WT_EXPORT_MAX_DEPTH (Perfetto) */
     int64_t lanes_extra;   /* spans put on an overlap track (Perfetto) */
     int64_t misplaced;     /* spans that overlap on their track past WT_EXPORT_MAX_LANES */
+    int64_t aligned_rounds;  /* rounds shown aligned at t=0 (Perfetto) */
+    int64_t aligned_spans;   /* spans shown again inside them */
+    int64_t aligned_dropped; /* rounds past WT_EXPORT_MAX_ALIGNED, spans past the track cap */
     uint64_t bytes;        /* bytes written */
 } wt_export_sink_stats;
 
 /* One output format. The driver calls file_begin, then event for each event of that file,
- * for every file in turn; then anomaly for each anomaly (in time order), proc_end for each
- * file, and finish, which completes the document. Every call returns 0 or a negative WT_E*
- * (WT_ENOMEM; WT_EIO when writing failed). free accepts NULL self. */
+ * for every file in turn; then, when the sink has pass2_begin and it returns 1, reads the files
+ * a second time: pass2_file, then pass2_event for each event of that file; then anomaly for
+ * each anomaly (in time order), proc_end for each file, and finish, which completes the
+ * document. Every call returns 0 or a negative WT_E* (WT_ENOMEM; WT_EIO when writing failed).
+ * free accepts NULL self. The pass2 callbacks may be NULL (no second pass). */
 typedef struct wt_export_sink {
     void *self;
     int (*file_begin)(void *self, int file_index, const char *path, const wt_trace_info *info);
@@ -77,6 +89,9 @@ typedef struct wt_export_sink {
     int (*finish)(void *self);
     void (*get_stats)(const void *self, wt_export_sink_stats *out);
     void (*free)(void *self);
+    int (*pass2_begin)(void *self);
+    int (*pass2_file)(void *self, int file_index);
+    int (*pass2_event)(void *self, int file_index, const wt_event *ev);
 } wt_export_sink;
 
 /* Makes a sink writing to `out` (not closed by the sink). Returns 0 or WT_ENOMEM. */
@@ -89,6 +104,11 @@ typedef struct wt_export_opts {
     wt_export_format format;
     int no_analysis; /* skip the ledger and anomalies (no totals, no anomaly instants) */
     int reference;   /* tests: pack every Perfetto packet with protobuf-c (no fast path) */
+    /* the anomaly options of the command line (thresholds, budgets, --fail-on), as `ledger`
+     * and `anomalies` take them; NULL: the defaults */
+    const wt_anomaly_args *anomaly;
+    /* the --baseline trace's ledger (the baseline rule), or NULL */
+    const wt_ledger_result *baseline;
 } wt_export_opts;
 
 /* What an export did: the files' fate, what the sink wrote, what was lost. */
@@ -98,6 +118,8 @@ typedef struct wt_export_report {
     int64_t anomalies;
     uint64_t frames_damaged, bytes_skipped; /* summed over the files */
     int64_t meta_dropped;                   /* META events past WT_EXPORT_MAX_META */
+    int gate;         /* WT_EXIT_GATE when opts.anomaly's --fail-on matched, else 0 */
+    int pass2_failed; /* files that could not be read a second time (aligned rounds) */
     int written;                            /* wt_export_to_path: the output was written */
 } wt_export_report;
 

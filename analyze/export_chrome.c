@@ -290,6 +290,6 @@ int wt__export_chrome_create(FILE *out, wt_export_sink *sink)
     wt_json_string(&c->j, "displayTimeUnit", "ns");
     wt_json_array_begin(&c->j, "traceEvents");
     *sink = (wt_export_sink){ c, ch_file_begin, ch_event, ch_anomaly, ch_proc_end, ch_finish,
-                              ch_get_stats, ch_free };
+                              ch_get_stats, ch_free, NULL, NULL, NULL };
     return 0;
 }

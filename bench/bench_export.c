@@ -179,7 +179,7 @@ static void run(const char *trace, const char *what, wt_export_format fmt, int n
         if (!out)
             _exit(1);
         setvbuf(out, NULL, _IOFBF, 1 << 20);
-        wt_export_opts o = { fmt, no_analysis, 0 };
+        wt_export_opts o = { .format = fmt, .no_analysis = no_analysis };
         wt_export_report rep;
         char *paths[1] = { (char *)trace };
         double t = now();

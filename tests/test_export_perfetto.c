@@ -460,7 +460,7 @@ static void build_fixture(const char *path, uint64_t pid, int frames)
 static int export_one(const char *in, const char *out, int reference, wt_export_report *rep)
 {
     char *paths[1] = { (char *)in };
-    wt_export_opts o = { WT_EXPORT_PERFETTO, 0, reference };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .reference = reference };
     return wt_export_to_path(paths, 1, &o, out, rep);
 }
 
@@ -567,7 +567,7 @@ static void test_export_perfetto_tracks_counters_marks_rounds_anomalies(void **s
     assert_int_equal(d->counters, 1);
     int n;
     const slice *keep = find_slice(d, "keep", 1700 * MS, &n);
-    assert_int_equal(n, 1);
+    assert_int_equal(n, 2); /* on "round: keep", and again as the first round aligned at t=0 */
     assert_int_equal(keep->dur, 100 * MS);
     assert_string_equal(keep->cat, "round");
     /* the run slice: process start to the end record, with metadata */
@@ -615,7 +615,7 @@ static void test_export_several_files_one_process_track_each(void **state)
     build_fixture(path_in("a.wtrace"), 100, 0);
     build_fixture(path_in("b.wtrace"), 200, 0);
     char *paths[2] = { path_in("a.wtrace"), path_in("b.wtrace") };
-    wt_export_opts o = { WT_EXPORT_PERFETTO, 0, 0 };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO };
     wt_export_report rep;
     assert_int_equal(wt_export_to_path(paths, 2, &o, path_in("ab.pftrace"), &rep), 0);
     decoded *d = decode(path_in("ab.pftrace"));
@@ -749,6 +749,177 @@ static void test_export_hostile_depth_and_overlaps_are_bounded(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* ---- rounds aligned at t=0 ---- */
+
+typedef struct want_stage {
+    const char *round, *label; /* the round's aligned track name, the span's label */
+    int64_t ts, dur;           /* as recorded */
+    int depth;
+    uint64_t tid;
+} want_stage;
+
+typedef struct want_round {
+    const char *name, *cfg;
+    int64_t number, ts, dur;
+} want_round;
+
+/* Rounds alternating keep/skip, each with the seed's stages: from_pretrained around
+ * weights_load and head_build; a helper thread's prefetch inside keep #1; an init span before
+ * the first round, which belongs to no round. */
+static const want_round rounds_w[] = {
+    { "keep #0", "keep", 0, 1000 * MS, 300 * MS },
+    { "skip #0", "skip", 0, 1400 * MS, 200 * MS },
+    { "keep #1", "keep", 1, 1700 * MS, 350 * MS },
+    { "skip #1", "skip", 1, 2100 * MS, 200 * MS },
+};
+static const want_stage stages_w[] = {
+    { "keep #0", "weights_load", 1020 * MS, 180 * MS, 1, 101 },
+    { "keep #0", "head_build", 1200 * MS, 80 * MS, 1, 101 },
+    { "keep #0", "from_pretrained", 1010 * MS, 280 * MS, 0, 101 },
+    { "skip #0", "weights_load", 1420 * MS, 80 * MS, 1, 101 },
+    { "skip #0", "head_build", 1500 * MS, 80 * MS, 1, 101 },
+    { "skip #0", "from_pretrained", 1410 * MS, 180 * MS, 0, 101 },
+    { "keep #1", "weights_load", 1720 * MS, 230 * MS, 1, 101 },
+    { "keep #1", "head_build", 1950 * MS, 80 * MS, 1, 101 },
+    { "keep #1", "prefetch", 1750 * MS, 100 * MS, 0, 102 },
+    { "keep #1", "from_pretrained", 1710 * MS, 330 * MS, 0, 101 },
+    { "skip #1", "weights_load", 2120 * MS, 80 * MS, 1, 101 },
+    { "skip #1", "head_build", 2200 * MS, 80 * MS, 1, 101 },
+    { "skip #1", "from_pretrained", 2110 * MS, 180 * MS, 0, 101 },
+};
+#define N_ROUNDS_W (sizeof rounds_w / sizeof rounds_w[0])
+#define N_STAGES_W (sizeof stages_w / sizeof stages_w[0])
+
+/* The fixture, every time moved by `off`. */
+static void build_rounds(const char *path, uint64_t pid, int64_t off)
+{
+    tb *b = tb_create(path, pid, 400 * MS + off, 400 * MS + off);
+    tb_span(b, 101, 500 * MS + off, 900 * MS + off, 0, "setup", "init");
+    size_t s = 0;
+    for (size_t r = 0; r < N_ROUNDS_W; r++) {
+        for (; s < N_STAGES_W && !strcmp(stages_w[s].round, rounds_w[r].name); s++) {
+            const want_stage *w = &stages_w[s];
+            tb_span_ex(b, &(tb_span_desc){ .tid = w->tid, .start = w->ts + off,
+                                           .end = w->ts + w->dur + off, .depth = (uint32_t)w->depth,
+                                           .category = "load", .label = w->label,
+                                           .cached = s == 0 ? WT_CACHED_MISS : WT_CACHED_HIT });
+        }
+        tb_round(b, 101, rounds_w[r].ts + off, rounds_w[r].ts + rounds_w[r].dur + off,
+                 rounds_w[r].cfg, rounds_w[r].number);
+    }
+    tb_close(b, TB_END_CLEAN, 2500 * MS + off, 0);
+}
+
+/* The aligned round track a slice is on (or under), NULL for the real-time view. */
+static const track *aligned_round(const decoded *d, const slice *s)
+{
+    const track *t = &d->t[s->track];
+    while (t && t->parent) {
+        const track *p = find_track((decoded *)d, t->parent);
+        if (p && !strcmp(p->name, "walltime: rounds at t=0"))
+            return t;
+        t = p;
+    }
+    return NULL;
+}
+
+/* Checks the aligned view of the files exported into `path`: `pids` files of the fixture. */
+static void check_aligned(const char *path, const uint64_t *pids, int n_files)
+{
+    decoded *d = decode(path);
+    const int64_t origin = rounds_w[0].ts; /* the earliest round, of the first file */
+    int aligned = 0, real = 0;
+    for (int i = 0; i < d->ns; i++) {
+        if (aligned_round(d, &d->s[i]))
+            aligned++;
+        else
+            real++;
+    }
+    /* by hand: per file the real view holds 14 spans, 4 rounds and the run slice; the aligned
+     * view 4 rounds and the 13 spans inside them (init belongs to no round) */
+    assert_int_equal(real, n_files * (14 + 4 + 1));
+    assert_int_equal(aligned, n_files * (4 + 13));
+    for (int f = 0; f < n_files; f++) {
+        for (size_t r = 0; r < N_ROUNDS_W; r++) {
+            char name[64];
+            if (n_files > 1)
+                snprintf(name, sizeof name, "%s (pid %llu)", rounds_w[r].name,
+                         (unsigned long long)pids[f]);
+            else
+                snprintf(name, sizeof name, "%s", rounds_w[r].name);
+            int found = 0;
+            for (int i = 0; i < d->ns; i++) {
+                const slice *s = &d->s[i];
+                const track *rt = aligned_round(d, s);
+                if (!rt || strcmp(rt->name, name))
+                    continue;
+                if (!strcmp(s->cat, "round")) { /* the round: at the origin, its own length */
+                    assert_string_equal(s->name, rounds_w[r].cfg);
+                    assert_int_equal(s->ts, origin);
+                    assert_int_equal(s->dur, rounds_w[r].dur);
+                    found++;
+                    continue;
+                }
+                for (size_t k = 0; k < N_STAGES_W; k++) {
+                    const want_stage *w = &stages_w[k];
+                    if (strcmp(w->round, rounds_w[r].name) || strcmp(w->label, s->name))
+                        continue;
+                    /* moved with its round, its duration untouched */
+                    assert_int_equal(s->ts, origin + (w->ts - rounds_w[r].ts));
+                    assert_int_equal(s->dur, w->dur);
+                    assert_string_equal(s->cat, "load");
+                    found++;
+                }
+            }
+            size_t n_want = 1;
+            for (size_t k = 0; k < N_STAGES_W; k++)
+                n_want += !strcmp(stages_w[k].round, rounds_w[r].name);
+            assert_int_equal(found, (int)n_want);
+        }
+    }
+    free(d);
+}
+
+static void test_export_rounds_aligned_at_common_origin(void **state)
+{
+    NEED_PROTOC();
+    build_rounds(path_in("r.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("r.wtrace"), path_in("r.pftrace"), 0, &rep), 0);
+    assert_int_equal(rep.sink.aligned_rounds, 4);
+    assert_int_equal(rep.sink.aligned_spans, 13);
+    assert_int_equal(rep.sink.aligned_dropped, 0);
+    assert_int_equal(rep.sink.spans, 14); /* the real view counts each span once */
+    const uint64_t one[1] = { 100 };
+    check_aligned(path_in("r.pftrace"), one, 1);
+
+    /* two runs, the second recorded 5 s later: all eight rounds start at the same origin */
+    build_rounds(path_in("s.wtrace"), 200, 5000 * MS);
+    char *paths[2] = { path_in("r.wtrace"), path_in("s.wtrace") };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO };
+    assert_int_equal(wt_export_to_path(paths, 2, &o, path_in("rs.pftrace"), &rep), 0);
+    assert_int_equal(rep.sink.aligned_rounds, 8);
+    assert_int_equal(rep.sink.aligned_spans, 26);
+    const uint64_t two[2] = { 100, 200 };
+    check_aligned(path_in("rs.pftrace"), two, 2);
+}
+
+static void test_export_aligned_fast_path_matches_protobuf_c(void **state)
+{
+    build_rounds(path_in("r.wtrace"), 100, 0);
+    wt_export_report rep;
+    assert_int_equal(export_one(path_in("r.wtrace"), path_in("fast.pftrace"), 0, &rep), 0);
+    assert_int_equal(rep.sink.aligned_spans, 13);
+    assert_int_equal(export_one(path_in("r.wtrace"), path_in("ref.pftrace"), 1, &rep), 0);
+    size_t na, nb;
+    unsigned char *a = tb_read_file(path_in("fast.pftrace"), &na);
+    unsigned char *b = tb_read_file(path_in("ref.pftrace"), &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -762,6 +933,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_no_readable_input_keeps_existing_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_empty_trace_is_valid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_hostile_depth_and_overlaps_are_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_rounds_aligned_at_common_origin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_aligned_fast_path_matches_protobuf_c, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
