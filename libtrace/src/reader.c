@@ -2,35 +2,40 @@
  * encoder (docs/FORMAT.md). Workload: one pass over files of up to gigabytes, millions of
  * records per second, input that may be cut, corrupted or hostile.
  *
- * Memory is bounded whatever the file says: a fixed input buffer (IN_CAP), one decompressed
- * frame (at most WT__FRAME_MAX, refused before allocation when a frame declares more, and
- * zstd's window capped at WINDOW_LOG_MAX), the string table (at most MAX_STRINGS strings and
- * MAX_STRING_BYTES bytes) and the set of thread ids (at most MAX_THREADS tracked).
+ * Two halves: the frame source (reader_src.c: file, zstd, damage and resync) and, here, the
+ * records. On a file of several frames the source runs on a helper thread that decompresses up
+ * to AHEAD_FRAMES frames ahead while this thread decodes records: on the 2-core machines the
+ * analyses run on, zstd's time then mostly hides behind the analysis instead of adding to it.
+ * WALLTIME_READER_THREAD=0 turns it off (=1 forces it, even for small files); the events
+ * and errors are the same either way.
+ *
+ * Memory is bounded whatever the file says: the source's fixed input window, AHEAD_FRAMES + 2
+ * frame buffers of at most WT__FRAME_MAX each, the string table (at most MAX_STRINGS strings
+ * and MAX_STRING_BYTES bytes) and the set of thread ids (at most MAX_THREADS tracked).
  *
  * Damage handling: a frame that cannot be decoded is reported once, with its byte offset, and
- * skipped; the reader then scans for the next zstd frame magic and goes on. A record that does
+ * skipped; the source then scans for the next zstd frame magic and goes on. A record that does
  * not parse ends its frame (records before it were delivered). */
-#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <zstd.h>
 
 #include "format.h"
+#include "reader_src.h"
 #include "walltime/reader.h"
 
-#define IN_CAP (256u << 10)
-#define WINDOW_LOG_MAX 23 /* 8 MiB: frames of at most WT__FRAME_MAX never need more */
 #define MAX_STRINGS (4u << 20)
 #define MAX_STRING_BYTES (128u << 20)
 #define MAX_THREADS 65536u
-#define MAX_ERRORS 1000u /* after that many damaged places the rest of the file is skipped */
 #define ARENA_BLOCK (64u << 10)
 /* Absolute times must stay below this (about 146 years in ns) so sums never overflow. */
 #define TIME_MAX (INT64_MAX / 2)
+/* Read-ahead: frames decoded ahead, and the smallest file worth a thread. */
+#define AHEAD_FRAMES 2
+#define AHEAD_BUFS (AHEAD_FRAMES + 2) /* queued, one being decoded, one being read */
+#define AHEAD_MIN_FILE (2u << 20)
 
 typedef struct arena_block {
     struct arena_block *next;
@@ -38,24 +43,40 @@ typedef struct arena_block {
     char data[];
 } arena_block;
 
+/* One result of the source, as it crosses from the helper thread: a frame or an error, with
+ * the source's counters as they stood after it. */
+typedef struct ahead_item {
+    int rc; /* as wt__src_next() */
+    wt__fbuf fb;
+    char err[WT__ERR_CAP];
+    int64_t err_off;
+    uint64_t frames, frames_damaged, bytes_skipped, errors;
+} ahead_item;
+
+typedef struct ahead {
+    pthread_t thr;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ahead_item q[AHEAD_FRAMES]; /* produced, in file order */
+    unsigned head, len;
+    wt__fbuf free_bufs[AHEAD_BUFS];
+    unsigned n_free;
+    int stop;
+} ahead;
+
 struct wt_reader {
     char *path;
-    FILE *f;
+    wt__src src; /* owned by the helper thread while `ahead` runs */
+    ahead *ahead;
     wt_trace_info info;
     char *info_strings[5]; /* owned copies behind info's strings */
-    int header_ok;
 
-    /* input window: in[0..in_len) holds the file bytes from offset in_off */
-    uint8_t *in;
-    size_t in_len, in_pos;
-    uint64_t in_off;
-    int eof;
-
-    ZSTD_DCtx *dctx;
-    uint8_t *frame; /* the current frame's records */
-    size_t frame_len, frame_pos, frame_cap;
-    uint64_t frame_off; /* file offset of the current frame */
+    wt__fbuf cur; /* the frame whose records are being decoded */
+    size_t frame_pos;
     int in_frame;
+    /* the source's counters as of the last frame taken (copied from the items when threaded) */
+    uint64_t src_frames, src_damaged, src_skipped, src_errors;
+    uint64_t rec_damaged; /* frames abandoned by a bad record (counted intact by the source) */
 
     /* decoding state within a frame */
     uint64_t tid;
@@ -72,8 +93,8 @@ struct wt_reader {
     size_t tid_cap;
     int tid0_seen;
 
-    wt_reader_stats stats;
-    char err[512];
+    wt_reader_stats stats; /* the record-level counts; frame-level ones come from src_* */
+    char err[WT__ERR_CAP];
     int64_t err_off;
     int done;
 };
@@ -95,71 +116,6 @@ static int fail(wt_reader *r, int code, uint64_t off, const char *fmt, ...)
     r->err_off = (int64_t)off;
     r->stats.errors++;
     return code;
-}
-
-/* ---- input -------------------------------------------------------------------------- */
-
-/* Makes at least `want` bytes available from in_pos when the file has them. Returns the
- * number available (less than `want` only at the end of the file). */
-static size_t avail(wt_reader *r, size_t want)
-{
-    if (want > IN_CAP)
-        want = IN_CAP;
-    while (r->in_len - r->in_pos < want && !r->eof) {
-        if (r->in_pos > 0) {
-            memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
-            r->in_off += r->in_pos;
-            r->in_len -= r->in_pos;
-            r->in_pos = 0;
-        }
-        size_t got = fread(r->in + r->in_len, 1, IN_CAP - r->in_len, r->f);
-        r->in_len += got;
-        if (got == 0)
-            r->eof = 1;
-    }
-    return r->in_len - r->in_pos;
-}
-
-static uint64_t pos_off(const wt_reader *r) { return r->in_off + r->in_pos; }
-
-/* Moves the read position to absolute offset `off`. */
-static void seek_to(wt_reader *r, uint64_t off)
-{
-    if (off >= r->in_off && off <= r->in_off + r->in_len) {
-        r->in_pos = (size_t)(off - r->in_off);
-        return;
-    }
-    r->in_len = r->in_pos = 0;
-    r->in_off = off;
-    r->eof = 0;
-    if (fseeko(r->f, (off_t)off, SEEK_SET) != 0)
-        r->eof = 1;
-}
-
-/* Scans from `from` for the next frame magic (zstd or skippable); positions there and returns
- * 1, or returns 0 at the end of the file. Counts what it passes over as skipped. */
-static int resync(wt_reader *r, uint64_t from)
-{
-    seek_to(r, from);
-    for (;;) {
-        size_t n = avail(r, 4);
-        if (n < 4) {
-            r->stats.bytes_skipped += n;
-            r->in_pos += n;
-            return 0;
-        }
-        const uint8_t *p = r->in + r->in_pos;
-        for (size_t i = 0; i + 4 <= n; i++) {
-            uint32_t m = wt__get_le32(p + i);
-            if (m == WT__ZSTD_MAGIC || (m & 0xFFFFFFF0u) == 0x184D2A50u) {
-                r->stats.bytes_skipped += i;
-                r->in_pos += i;
-                return 1;
-            }
-        }
-        r->stats.bytes_skipped += n - 3;
-        r->in_pos += n - 3;
-    }
 }
 
 /* ---- strings and threads ------------------------------------------------------------ */
@@ -235,21 +191,25 @@ static char *dup_n(const uint8_t *s, size_t n)
 
 static int parse_header(wt_reader *r)
 {
-    size_t n = avail(r, 8);
+    wt__src *src = &r->src;
+    size_t n = wt__src_avail(src, 8);
+    const uint8_t *in = wt__src_pos(src);
     if (n == 0)
         return fail(r, WT_ENOTTRACE, 0, "empty file, not a walltime trace");
-    if (n < 8 || wt__get_le32(r->in) != WT__SKIPPABLE_MAGIC) {
-        if (n >= 4 && wt__get_le32(r->in) == WT__SKIPPABLE_MAGIC)
+    if (n < 8 || wt__get_le32(in) != WT__SKIPPABLE_MAGIC) {
+        if (n >= 4 && wt__get_le32(in) == WT__SKIPPABLE_MAGIC)
             return fail(r, WT_ETRUNC, 0, "truncated in the header frame");
         return fail(r, WT_ENOTTRACE, 0, "not a walltime trace (no header frame)");
     }
-    uint32_t size = wt__get_le32(r->in + 4);
+    uint32_t size = wt__get_le32(in + 4);
     if (size > WT__HEADER_MAX)
         return fail(r, WT_ECORRUPT, 4, "header of %u bytes exceeds the limit of %u", size,
                     WT__HEADER_MAX);
-    if (avail(r, 8 + (size_t)size) < 8 + (size_t)size)
+    /* the window holds WT__SRC_IN_CAP bytes, more than WT__HEADER_MAX + 8 */
+    if (wt__src_avail(src, 8 + (size_t)size) < 8 + (size_t)size)
         return fail(r, WT_ETRUNC, 8, "truncated in the header frame (%u bytes declared)", size);
-    const uint8_t *p = r->in + 8, *end = p + size;
+    in = wt__src_pos(src); /* the window may have moved */
+    const uint8_t *p = in + 8, *end = p + size;
     if (size < WT__HEADER_MAGIC_LEN + 4 || memcmp(p, WT__HEADER_MAGIC, WT__HEADER_MAGIC_LEN) != 0)
         return fail(r, WT_ENOTTRACE, 8, "not a walltime trace (bad header magic)");
     p += WT__HEADER_MAGIC_LEN;
@@ -264,7 +224,7 @@ static int parse_header(wt_reader *r)
         return fail(r, WT_ECORRUPT, 14, "format version 0.%u is not valid", r->info.format_minor);
     while (p < end) {
         uint64_t id, len, v = 0;
-        uint64_t field_off = 8 + (uint64_t)(p - (r->in + 8));
+        uint64_t field_off = 8 + (uint64_t)(p - (in + 8));
         if (wt__get_varint(&p, end, &id) || wt__get_varint(&p, end, &len) ||
             len > (uint64_t)(end - p))
             return fail(r, WT_ECORRUPT, field_off, "header field does not parse");
@@ -305,130 +265,132 @@ static int parse_header(wt_reader *r)
     r->info.host = r->info_strings[1];
     r->info.cmdline = r->info_strings[2];
     r->info.recorder = r->info_strings[3];
-    r->in_pos += 8 + size;
-    r->header_ok = 1;
+    wt__src_consume(src, 8 + (size_t)size);
     return 0;
 }
 
 /* ---- frames ------------------------------------------------------------------------- */
 
-/* Skips a skippable frame at the read position. Returns 0, or WT_ETRUNC. */
-static int skip_skippable(wt_reader *r)
+static void *ahead_main(void *arg)
 {
-    uint64_t off = pos_off(r);
-    if (avail(r, 8) < 8)
-        return fail(r, WT_ETRUNC, off, "truncated skippable frame");
-    uint64_t size = wt__get_le32(r->in + r->in_pos + 4);
-    uint64_t target = off + 8 + size;
-    if (target > r->stats.file_bytes) {
-        r->stats.bytes_skipped += r->stats.file_bytes - off;
-        seek_to(r, r->stats.file_bytes);
-        r->eof = 1;
-        return fail(r, WT_ETRUNC, off, "truncated skippable frame");
-    }
-    seek_to(r, target);
-    return 0;
-}
-
-/* Decodes the zstd frame at the read position into r->frame. Returns 0, or an error after
- * which the caller resyncs. */
-static int decode_frame(wt_reader *r)
-{
-    uint64_t off = pos_off(r);
-    /* 18 bytes: the largest zstd frame header (RFC 8878) */
-    size_t n = avail(r, 18);
-    unsigned long long fcs = ZSTD_getFrameContentSize(r->in + r->in_pos, n);
-    if (fcs == ZSTD_CONTENTSIZE_ERROR)
-        return n < 18 && r->eof ? fail(r, WT_ETRUNC, off, "truncated in a frame header")
-                                : fail(r, WT_ECORRUPT, off, "bad zstd frame header");
-    if (fcs == ZSTD_CONTENTSIZE_UNKNOWN)
-        return fail(r, WT_ECORRUPT, off, "frame does not declare its size");
-    if (fcs > WT__FRAME_MAX)
-        return fail(r, WT_ELIMIT, off, "frame of %llu bytes exceeds the limit of %u", fcs,
-                    WT__FRAME_MAX);
-    size_t want = (size_t)fcs;
-    if (want > r->frame_cap) {
-        size_t cap = r->frame_cap ? r->frame_cap : 64u << 10;
-        while (cap < want)
-            cap *= 2;
-        uint8_t *f = realloc(r->frame, cap);
-        if (!f)
-            return fail(r, WT_ENOMEM, off, "out of memory for a frame of %zu bytes", want);
-        r->frame = f;
-        r->frame_cap = cap;
-    }
-    ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-    ZSTD_outBuffer out = { r->frame, want, 0 };
+    wt_reader *r = arg;
+    ahead *h = r->ahead;
     for (;;) {
-        size_t have = avail(r, IN_CAP);
-        if (have == 0)
-            return fail(r, WT_ETRUNC, off, "truncated in a frame (%zu of %zu bytes decoded)",
-                        out.pos, want);
-        ZSTD_inBuffer in = { r->in + r->in_pos, have, 0 };
-        size_t rc = ZSTD_decompressStream(r->dctx, &out, &in);
-        r->in_pos += in.pos;
-        if (ZSTD_isError(rc))
-            return fail(r, WT_ECORRUPT, off, "frame does not decompress: %s",
-                        ZSTD_getErrorName(rc));
+        pthread_mutex_lock(&h->mu);
+        while (!h->stop && (h->len == AHEAD_FRAMES || h->n_free == 0))
+            pthread_cond_wait(&h->cv, &h->mu);
+        if (h->stop) {
+            pthread_mutex_unlock(&h->mu);
+            return NULL;
+        }
+        wt__fbuf fb = h->free_bufs[--h->n_free];
+        pthread_mutex_unlock(&h->mu);
+
+        const int rc = wt__src_next(&r->src, &fb);
+
+        pthread_mutex_lock(&h->mu);
+        ahead_item *it = &h->q[(h->head + h->len) % AHEAD_FRAMES];
+        it->rc = rc;
+        it->fb = fb;
+        if (rc < 0) {
+            memcpy(it->err, r->src.err, sizeof it->err);
+            it->err_off = r->src.err_off;
+        }
+        it->frames = r->src.frames;
+        it->frames_damaged = r->src.frames_damaged;
+        it->bytes_skipped = r->src.bytes_skipped;
+        it->errors = r->src.errors;
+        h->len++;
+        pthread_cond_broadcast(&h->cv);
+        pthread_mutex_unlock(&h->mu);
         if (rc == 0)
-            break;
-        if (in.pos == 0 && out.pos == out.size)
-            return fail(r, WT_ECORRUPT, off, "frame holds more than it declares");
+            return NULL; /* the end: nothing more to read */
     }
-    r->frame_len = out.pos;
-    r->frame_pos = 0;
-    r->frame_off = off;
-    r->in_frame = 1;
-    r->in_thread = 0;
-    return 0;
 }
 
-/* Reaches the next decoded frame. Returns 1 with one, 0 at the end of the file, or an error
- * (the position is already past the damage). */
+/* Starts the helper thread. On any failure the reader stays single-threaded. */
+static void ahead_start(wt_reader *r)
+{
+    /* unset: a thread for regular files of AHEAD_MIN_FILE or more; "0": never; "1": always
+     * (the tests run every damage case both ways with it) */
+    const char *env = getenv("WALLTIME_READER_THREAD");
+    const int force = env && env[0] == '1';
+    if ((env && env[0] == '0') ||
+        (!force && (r->src.file_bytes == UINT64_MAX || r->src.file_bytes < AHEAD_MIN_FILE)))
+        return;
+    ahead *h = calloc(1, sizeof *h);
+    if (!h)
+        return;
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+    h->n_free = AHEAD_BUFS;
+    r->ahead = h;
+    if (pthread_create(&h->thr, NULL, ahead_main, r) != 0) {
+        pthread_mutex_destroy(&h->mu);
+        pthread_cond_destroy(&h->cv);
+        free(h);
+        r->ahead = NULL;
+    }
+}
+
+static void ahead_stop(wt_reader *r)
+{
+    ahead *h = r->ahead;
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->mu);
+    h->stop = 1;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->thr, NULL);
+    for (unsigned i = 0; i < h->len; i++)
+        free(h->q[(h->head + i) % AHEAD_FRAMES].fb.p);
+    for (unsigned i = 0; i < h->n_free; i++)
+        free(h->free_bufs[i].p);
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    free(h);
+    r->ahead = NULL;
+}
+
+/* Takes the next frame into r->cur. Returns 1, 0 at the end, or an error (message in r->err). */
 static int next_frame(wt_reader *r)
 {
-    for (;;) {
-        if (r->stats.errors >= MAX_ERRORS)
-            return 0;
-        uint64_t off = pos_off(r);
-        size_t n = avail(r, 4);
-        if (n == 0)
-            return 0;
-        if (n < 4) {
-            r->stats.bytes_skipped += n;
-            r->in_pos += n;
-            r->stats.frames_damaged++;
-            return fail(r, WT_ETRUNC, off, "truncated: %zu stray bytes at the end", n);
-        }
-        uint32_t m = wt__get_le32(r->in + r->in_pos);
-        if ((m & 0xFFFFFFF0u) == 0x184D2A50u) {
-            int rc = skip_skippable(r);
-            if (rc < 0)
-                return rc;
-            continue;
-        }
-        if (m != WT__ZSTD_MAGIC) {
-            r->stats.frames_damaged++;
-            int rc = fail(r, WT_ECORRUPT, off, "no frame starts here (bytes %08x)", m);
-            resync(r, off + 1);
-            return rc;
-        }
-        int rc = decode_frame(r);
-        if (rc == 0) {
-            r->stats.frames++;
-            return 1;
-        }
-        r->stats.frames_damaged++;
-        if (rc == WT_ETRUNC) {
-            r->stats.bytes_skipped += r->stats.file_bytes > off ? r->stats.file_bytes - off : 0;
-            seek_to(r, r->stats.file_bytes);
-            r->eof = 1;
-            r->in_len = r->in_pos = 0;
-        } else {
-            resync(r, off + 1);
+    int rc;
+    if (!r->ahead) {
+        rc = wt__src_next(&r->src, &r->cur);
+        r->src_frames = r->src.frames;
+        r->src_damaged = r->src.frames_damaged;
+        r->src_skipped = r->src.bytes_skipped;
+        r->src_errors = r->src.errors;
+        if (rc < 0) {
+            memcpy(r->err, r->src.err, sizeof r->err);
+            r->err_off = r->src.err_off;
         }
         return rc;
     }
+    ahead *h = r->ahead;
+    pthread_mutex_lock(&h->mu);
+    while (h->len == 0)
+        pthread_cond_wait(&h->cv, &h->mu);
+    ahead_item *it = &h->q[h->head];
+    h->head = (h->head + 1) % AHEAD_FRAMES;
+    h->len--;
+    if (r->cur.p || r->cur.cap)
+        h->free_bufs[h->n_free++] = r->cur; /* its records are all decoded */
+    r->cur = it->fb;
+    rc = it->rc;
+    if (rc < 0) {
+        memcpy(r->err, it->err, sizeof r->err);
+        r->err_off = it->err_off;
+    }
+    r->src_frames = it->frames;
+    r->src_damaged = it->frames_damaged;
+    r->src_skipped = it->bytes_skipped;
+    r->src_errors = it->errors;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    return rc;
 }
 
 /* ---- records ------------------------------------------------------------------------ */
@@ -463,9 +425,8 @@ static int add_time(int64_t prev, uint64_t delta, int64_t *out)
 static int bad_record(wt_reader *r, const char *what, size_t rec_at)
 {
     r->in_frame = 0;
-    r->stats.frames_damaged++;
-    r->stats.frames--;
-    return fail(r, WT_ECORRUPT, r->frame_off,
+    r->rec_damaged++;
+    return fail(r, WT_ECORRUPT, r->cur.off,
                 "in the frame starting here, record at +%zu: %s; rest of the frame skipped", rec_at,
                 what);
 }
@@ -481,20 +442,20 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
         return bad_record(r, "string ids out of sequence", rec_at);
     if (r->nstr >= MAX_STRINGS || r->arena_bytes + len + 1 > MAX_STRING_BYTES) {
         r->in_frame = 0;
-        return fail(r, WT_ELIMIT, r->frame_off, "more strings than the reader holds (%u, %u bytes)",
+        return fail(r, WT_ELIMIT, r->cur.off, "more strings than the reader holds (%u, %u bytes)",
                     MAX_STRINGS, MAX_STRING_BYTES);
     }
     if (r->nstr == r->str_cap) {
         uint32_t cap = r->str_cap ? r->str_cap * 2 : 256;
         const char **s = realloc(r->str, cap * sizeof *s);
         if (!s)
-            return fail(r, WT_ENOMEM, r->frame_off, "out of memory for strings");
+            return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
         r->str = s;
         r->str_cap = cap;
     }
     const char *s = intern(r, c->p, (size_t)len);
     if (!s)
-        return fail(r, WT_ENOMEM, r->frame_off, "out of memory for strings");
+        return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
     r->str[r->nstr++] = s;
     r->stats.strings++;
     c->p += len;
@@ -505,7 +466,7 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
  * thread), or an error (the frame is then abandoned). */
 static int decode_record(wt_reader *r, wt_event *ev)
 {
-    cursor c = { r->frame + r->frame_pos, r->frame + r->frame_len };
+    cursor c = { r->cur.p + r->frame_pos, r->cur.p + r->cur.len };
     size_t rec_at = r->frame_pos;
     uint8_t type = *c.p++;
     uint64_t a, b, d;
@@ -528,7 +489,7 @@ static int decode_record(wt_reader *r, wt_event *ev)
         rc = define_string(r, &c, rec_at);
         if (rc < 0)
             return rc;
-        r->frame_pos = (size_t)(c.p - r->frame);
+        r->frame_pos = (size_t)(c.p - r->cur.p);
         return 0;
     }
     if (type == WT__R_SYNC || type == WT__R_END) {
@@ -548,7 +509,7 @@ static int decode_record(wt_reader *r, wt_event *ev)
             r->stats.end = ev->end;
             r->stats.end_signal = (int)d;
         }
-        r->frame_pos = (size_t)(c.p - r->frame);
+        r->frame_pos = (size_t)(c.p - r->cur.p);
         return 1;
     }
     if (type == WT__R_THREAD) {
@@ -558,7 +519,7 @@ static int decode_record(wt_reader *r, wt_event *ev)
         r->prev = (int64_t)b;
         r->in_thread = 1;
         note_tid(r, a);
-        r->frame_pos = (size_t)(c.p - r->frame);
+        r->frame_pos = (size_t)(c.p - r->cur.p);
         return 0;
     }
     if (type < WT__R_SPAN || type > WT__R_DROPPED)
@@ -645,7 +606,7 @@ static int decode_record(wt_reader *r, wt_event *ev)
         }
     }
     r->prev = t;
-    r->frame_pos = (size_t)(c.p - r->frame);
+    r->frame_pos = (size_t)(c.p - r->cur.p);
     return 1;
 }
 
@@ -660,30 +621,23 @@ int wt_reader_open(const char *path, wt_reader **out)
     *out = r;
     r->err_off = -1;
     r->path = strdup(path ? path : "");
-    r->in = malloc(IN_CAP);
-    r->dctx = ZSTD_createDCtx();
-    if (!r->path || !r->in || !r->dctx)
+    if (!r->path)
         return fail(r, WT_ENOMEM, 0, "out of memory");
-    ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
-    r->f = fopen(path, "rb");
-    if (!r->f) {
-        snprintf(r->err, sizeof r->err, "cannot open '%s': %s", r->path, strerror(errno));
-        r->stats.errors++;
-        return WT_EOPEN;
+    int rc = wt__src_open(&r->src, r->path);
+    if (rc == 0)
+        rc = parse_header(r);
+    else if (rc == WT_EOPEN) {
+        memcpy(r->err, r->src.err, sizeof r->err);
+        r->src_errors = r->src.errors;
+    } else {
+        rc = fail(r, rc, 0, "out of memory");
     }
-    struct stat st;
-    if (fstat(fileno(r->f), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            snprintf(r->err, sizeof r->err, "cannot read '%s': Is a directory", r->path);
-            r->stats.errors++;
-            return WT_EOPEN;
-        }
-        r->stats.file_bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
-    }
-    int rc = parse_header(r);
-    if (rc < 0)
+    if (rc < 0) {
         r->done = 1;
-    return rc;
+        return rc;
+    }
+    ahead_start(r);
+    return 0;
 }
 
 int wt_reader_next(wt_reader *r, wt_event *ev)
@@ -691,7 +645,7 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
     if (!r || r->done)
         return 0;
     for (;;) {
-        if (!r->in_frame || r->frame_pos >= r->frame_len) {
+        if (!r->in_frame || r->frame_pos >= r->cur.len) {
             r->in_frame = 0;
             int rc = next_frame(r);
             if (rc == 0) {
@@ -700,6 +654,9 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
             }
             if (rc < 0)
                 return rc;
+            r->in_frame = 1;
+            r->frame_pos = 0;
+            r->in_thread = 0;
         }
         int rc = decode_record(r, ev);
         if (rc > 0) {
@@ -717,14 +674,22 @@ const char *wt_reader_error(const wt_reader *r) { return r ? r->err : ""; }
 
 int64_t wt_reader_error_offset(const wt_reader *r) { return r ? r->err_off : -1; }
 
-void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out) { *out = r->stats; }
+void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out)
+{
+    *out = r->stats;
+    out->file_bytes = r->src.file_bytes == UINT64_MAX ? 0 : r->src.file_bytes;
+    out->frames = r->src_frames - r->rec_damaged;
+    out->frames_damaged = r->src_damaged + r->rec_damaged;
+    out->bytes_skipped = r->src_skipped;
+    out->errors = r->stats.errors + r->src_errors;
+}
 
 void wt_reader_free(wt_reader *r)
 {
     if (!r)
         return;
-    if (r->f)
-        fclose(r->f);
+    ahead_stop(r); /* before the source: the helper thread uses it */
+    wt__src_release(&r->src);
     for (size_t i = 0; i < sizeof r->info_strings / sizeof r->info_strings[0]; i++)
         free(r->info_strings[i]);
     while (r->arena) {
@@ -734,9 +699,7 @@ void wt_reader_free(wt_reader *r)
     }
     free(r->str);
     free(r->tids);
-    free(r->frame);
-    free(r->in);
-    ZSTD_freeDCtx(r->dctx);
+    free(r->cur.p);
     free(r->path);
     free(r);
 }
