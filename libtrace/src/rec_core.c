@@ -188,16 +188,25 @@ void wt_end_ex(wt_span h, const wt_span_args *args)
         end_impl(h, WT_CACHED_UNKNOWN, 0, 0, NULL);
 }
 
+/* The entry of the recording calls other than wt_begin/wt_end (which have their own fast
+ * path): the clock is read first, so the event's time is the call's; then the on check (a first
+ * call chooses the clock, so it is read again) and the thread's state. NULL: record nothing. */
+static inline wt__tstate *enter(uint64_t *t)
+{
+    *t = wt__ticks();
+    if (!ON()) {
+        if (!wt__on_slow())
+            return NULL;
+        *t = wt__ticks(); /* the clock was chosen just now */
+    }
+    return self();
+}
+
 static inline void record_impl(const char *category, const char *label, double seconds,
                                wt_cached cached, int64_t count, int64_t bytes, const char *detail)
 {
-    uint64_t t = wt__ticks();
-    if (!ON()) {
-        if (!wt__on_slow())
-            return;
-        t = wt__ticks(); /* the clock was chosen just now */
-    }
-    wt__tstate *ts = self();
+    uint64_t t;
+    wt__tstate *ts = enter(&t);
     if (!ts)
         return;
     const uint32_t cat = wt__intern(&ts->icache, category);
@@ -243,13 +252,8 @@ void wt_record_ex(const char *category, const char *label, double seconds,
 
 void wt_counter(const char *name, int64_t value)
 {
-    uint64_t t = wt__ticks();
-    if (!ON()) {
-        if (!wt__on_slow())
-            return;
-        t = wt__ticks(); /* the clock was chosen just now */
-    }
-    wt__tstate *ts = self();
+    uint64_t t;
+    wt__tstate *ts = enter(&t);
     if (!ts)
         return;
     const uint32_t id = wt__intern(&ts->icache, name);
@@ -266,13 +270,8 @@ void wt_counter(const char *name, int64_t value)
 /* The rarer instants: an entry plus an extension for the second string. */
 static void instant2(unsigned kind, const char *category, const char *a, const char *detail)
 {
-    uint64_t t = wt__ticks();
-    if (!ON()) {
-        if (!wt__on_slow())
-            return;
-        t = wt__ticks(); /* the clock was chosen just now */
-    }
-    wt__tstate *ts = self();
+    uint64_t t;
+    wt__tstate *ts = enter(&t);
     if (!ts)
         return;
     const uint32_t cat = wt__intern(&ts->icache, category);
@@ -319,13 +318,8 @@ static void round_end_at(wt__tstate *ts, uint64_t t)
 
 void wt_round_begin(const char *config, int64_t round)
 {
-    uint64_t t = wt__ticks();
-    if (!ON()) {
-        if (!wt__on_slow())
-            return;
-        t = wt__ticks(); /* the clock was chosen just now */
-    }
-    wt__tstate *ts = self();
+    uint64_t t;
+    wt__tstate *ts = enter(&t);
     if (!ts)
         return;
     if (ts->round_open)

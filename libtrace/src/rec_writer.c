@@ -282,13 +282,9 @@ fail:
     return WT_ENOMEM;
 }
 
-void wt__writer_stop(void)
+/* Frees the writer's buffers once its thread is gone (joined, or absent in a forked child). */
+static void release_writer(void)
 {
-    if (!wt__g.writer_running)
-        return;
-    atomic_store(&wt__g.stop, 1);
-    sem_post(&wt__g.wake);
-    pthread_join(wt__g.writer, NULL);
     wt__g.writer_running = 0;
     sem_destroy(&wt__g.wake);
     ZSTD_freeCCtx(W.cctx);
@@ -298,19 +294,23 @@ void wt__writer_stop(void)
     memset(&W, 0, sizeof W);
 }
 
+void wt__writer_stop(void)
+{
+    if (!wt__g.writer_running)
+        return;
+    atomic_store(&wt__g.stop, 1);
+    sem_post(&wt__g.wake);
+    pthread_join(wt__g.writer, NULL);
+    release_writer();
+}
+
 /* Forgets the writer in a forked child, where its thread does not exist: its buffers are
  * the child's copies, free to release. */
 void wt__writer_forget(void)
 {
     if (!wt__g.writer_running)
         return;
-    wt__g.writer_running = 0;
-    sem_destroy(&wt__g.wake);
-    ZSTD_freeCCtx(W.cctx);
-    free(W.buf);
-    free(W.out);
-    free(W.touched);
-    memset(&W, 0, sizeof W);
+    release_writer();
 }
 
 int wt__writer_flush(void)
