@@ -44,30 +44,10 @@ typedef struct ev {
     int depth;
 } ev;
 
-static char dir[256];
-
-static int setup(void **state)
-{
-    snprintf(dir, sizeof dir, "export-ch-XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
-}
-
-static char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    char *p = buf[k++ & 3];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
+/* Each test in a fresh directory of its own (tracebuild.h's fixtures). */
+static int setup(void **state) { return tb_tmpdir_enter("export-ch"); }
+static int teardown(void **state) { return tb_tmpdir_leave(); }
+static char *path_in(const char *name) { return tb_path_in(name); }
 
 static void unhex(const char *h, char *out, size_t cap)
 {
@@ -347,7 +327,7 @@ static void test_export_anomaly_options_match_anomalies_command(void **state)
 static int count_tmp_files(void)
 {
     char cmd[400];
-    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", dir);
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", tb_tmpdir());
     FILE *f = popen(cmd, "r");
     int n = -1;
     assert_int_equal(fscanf(f, "%d", &n), 1);

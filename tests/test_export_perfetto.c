@@ -382,30 +382,10 @@ static int64_t tid_of(const decoded *d, const slice *s)
 
 /* ---- fixtures ---- */
 
-static char dir[256];
-
-static int setup(void **state)
-{
-    snprintf(dir, sizeof dir, "export-pf-XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
-}
-
-static char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    char *p = buf[k++ & 3];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
+/* Each test in a fresh directory of its own (tracebuild.h's fixtures). */
+static int setup(void **state) { return tb_tmpdir_enter("export-pf"); }
+static int teardown(void **state) { return tb_tmpdir_leave(); }
+static char *path_in(const char *name) { return tb_path_in(name); }
 
 typedef struct want {
     const char *label, *cat, *cached;
@@ -657,7 +637,7 @@ static void test_export_damaged_file_exports_readable_part(void **state)
 static int count_tmp_files(void)
 {
     char cmd[400];
-    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", dir);
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", tb_tmpdir());
     FILE *f = popen(cmd, "r");
     int n = -1;
     assert_int_equal(fscanf(f, "%d", &n), 1);

@@ -229,3 +229,29 @@ void tb_write_file(const char *path, const unsigned char *data, size_t len)
     if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0)
         die("cannot write a file");
 }
+
+static char tmpdir[256];
+
+int tb_tmpdir_enter(const char *prefix)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s-XXXXXX", prefix);
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+int tb_tmpdir_leave(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+const char *tb_tmpdir(void) { return tmpdir; }
+
+char *tb_path_in(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    char *p = buf[k++ & 3];
+    snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
+    return p;
+}

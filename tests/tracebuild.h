@@ -52,6 +52,14 @@ void tb_frame(tb *b);
 /* Writes the last frame (with an end record unless TB_END_NONE) and frees the builder. */
 void tb_close(tb *b, int end, int64_t ts, int signo);
 
+/* A temporary directory per test (cmocka setup/teardown): tb_tmpdir_enter makes
+ * PREFIX-XXXXXX in the working directory, tb_path_in names a file in it (one of four rotating
+ * static buffers), tb_tmpdir_leave removes it with its contents. Return 0 or -1. */
+int tb_tmpdir_enter(const char *prefix);
+int tb_tmpdir_leave(void);
+char *tb_path_in(const char *name);
+const char *tb_tmpdir(void); /* the directory itself */
+
 /* File helpers for damage tests: the file's bytes (caller frees) and writing bytes back. */
 unsigned char *tb_read_file(const char *path, size_t *len);
 void tb_write_file(const char *path, const unsigned char *data, size_t len);
