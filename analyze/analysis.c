@@ -16,15 +16,33 @@ static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *
     return rc;
 }
 
-static int pair_event(void *ctx, int fi, const wt_event *ev)
+/* The direct span path: the ledger resolves the (category, label) key once and its cache slot
+ * keeps the anomalies' key next to its own. */
+static __attribute__((noinline)) int pair_span(wt_ledger_calc *lc, wt_anomalies *an,
+                                               const wt_event *ev)
 {
-    wt_analysis_pair *p = ctx;
+    uint32_t *peer;
+    int rc = wt__ledger_calc_span(lc, ev, &peer);
+    return rc != 0 ? rc : wt__anomalies_span(an, ev, peer);
+}
+
+static __attribute__((noinline)) int pair_general(wt_analysis_pair *p, int fi,
+                                                  const wt_event *ev)
+{
     int rc = p->lc ? wt_ledger_calc_event(p->lc, ev) : 0;
     if (rc == 0 && p->an)
         rc = wt_anomalies_event(p->an, ev);
     if (rc == 0 && p->also && p->also->event)
         rc = p->also->event(p->also_ctx, fi, ev);
     return rc;
+}
+
+static int pair_event(void *ctx, int fi, const wt_event *ev)
+{
+    wt_analysis_pair *p = ctx;
+    if (ev->kind == WT_EV_SPAN && p->lc && p->an && !(p->also && p->also->event))
+        return pair_span(p->lc, p->an, ev);
+    return pair_general(p, fi, ev);
 }
 
 static int pair_damage(void *ctx, int fi, int64_t off, const char *msg)

@@ -21,9 +21,12 @@ typedef struct an_span {
 } an_span;
 
 typedef struct an_key {
-    const char *category, *label;
+    /* first: what every span of the key reads (two cache lines) */
+    int64_t floor_slow, floor_slow_hits; /* a span enters slow[] (slow_hits[]) when over this:
+                                            -1 while not full, then the shortest kept */
     uint32_t cat; /* index in cat_hits */
     wt__reservoir all, hits, misses;
+    const char *category, *label;
     an_span slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
     size_t n_slow, n_slow_hits;
     size_t lo_slow, lo_slow_hits; /* the index of the shortest kept, once full */
@@ -174,6 +177,7 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         a->keys = nk;
         an_key *k = &a->keys[a->n_keys++];
         memset(k, 0, sizeof *k);
+        k->floor_slow = k->floor_slow_hits = -1;
         k->category = intern(a, c);
         k->label = intern(a, l);
         if (!k->category || !k->label || !cat_hits_of(a, c, &k->cat))
@@ -190,7 +194,7 @@ static an_key *key_of_event(wt_anomalies *a, const wt_event *ev)
         return &a->keys[pc->x];
     an_key *k = key_of(a, ev->category, ev->label);
     if (k)
-        *pc = (wt__pair_slot){ ca, la, (uint32_t)(k - a->keys), 0, 1 };
+        *pc = (wt__pair_slot){ ca, la, (uint32_t)(k - a->keys), 0, 1, 0 };
     return k;
 }
 
@@ -222,24 +226,22 @@ static size_t shortest(const an_span *v, size_t n)
     return lo;
 }
 
-/* Whether a span of `dur` enters the WT_ANOMALY_KEEP_SLOWEST longest kept in v: while v is not
- * full, or over its shortest (whose index lo is kept, so the common case is one comparison). */
-static inline int is_slow(const an_span *v, size_t n, size_t lo, int64_t dur)
-{
-    return n < WT_ANOMALY_KEEP_SLOWEST || dur > v[lo].dur;
-}
-
-/* Keeps s in v (unordered), when is_slow(): appends it, or replaces the shortest. */
-static void keep_slowest(an_span *v, size_t *n, size_t *lo, an_span s)
+/* Keeps s in v (unordered), a span over *thr (the shortest kept once v is full, -1 before):
+ * appends it, or replaces the shortest; then *thr is the new threshold, so the common case
+ * (a span that is not among the slowest) costs one comparison. */
+static void keep_slowest(an_span *v, size_t *n, size_t *lo, int64_t *thr, an_span s)
 {
     if (*n < WT_ANOMALY_KEEP_SLOWEST) {
         v[(*n)++] = s;
-        if (*n == WT_ANOMALY_KEEP_SLOWEST)
+        if (*n == WT_ANOMALY_KEEP_SLOWEST) {
             *lo = shortest(v, *n);
+            *thr = v[*lo].dur;
+        }
         return;
     }
     v[*lo] = s;
     *lo = shortest(v, *n);
+    *thr = v[*lo].dur;
 }
 
 static inline an_span span_of(const wt_event *ev, const an_key *k, int64_t dur)
@@ -247,61 +249,133 @@ static inline an_span span_of(const wt_event *ev, const an_key *k, int64_t dur)
     return (an_span){ ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL };
 }
 
-static int on_span(wt_anomalies *a, const wt_event *ev)
+/* A MISS: sampled, listed (bounded) for its cost at finish. */
+static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
 {
-    an_key *k = key_of_event(a, ev);
-    if (!k)
+    an_span m = span_of(ev, k, dur);
+    if (wt__reservoir_add(&k->misses, sec) < 0)
         return WT_ENOMEM;
+    if (ev->detail && *ev->detail && !(m.detail = intern(a, ev->detail)))
+        return WT_ENOMEM;
+    if (k->misses.n == 1)
+        k->first_miss = m;
+    if (a->n_misses < WT_ANOMALY_MAX_LIST) {
+        an_span *nm = wt__grow_array(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
+        if (!nm)
+            return WT_ENOMEM;
+        a->misses = nm;
+        a->misses[a->n_misses++] = m;
+    } else {
+        a->counts[WT_AN_MISS]++;
+        a->omitted++;
+    }
+    return 0;
+}
+
+static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
+{
+    wt_anomaly p = { 0, ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL, sec, 0, NULL };
+    return add(a, WT_AN_UNCLOSED, &p,
+               "LEFT OPEN: %s %s (%.1fs) was still open at exit or crash (thread %llu), "
+               "ended then", k->category, k->label, sec, (unsigned long long)ev->tid);
+}
+
+/* One span of key k: the per-span path (tens of millions of calls). Of all and HIT durations
+ * only n and the median are read: wt__reservoir_sample_ns(), no floating point unless a
+ * sample is taken; a span is copied only when it is kept (most are neither slow nor a miss). */
+static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
+{
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
-    const double sec = (double)dur * NS;
-    /* of all and HIT durations only n and the median are read: wt__reservoir_sample(); a span
-     * is copied only when it is kept (most are neither slow nor a miss) */
-    if (wt__reservoir_sample(&k->all, sec) < 0)
+    const int64_t ref = ev->ts + dur;
+    if (ref > a->last_ts)
+        a->last_ts = ref;
+    if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->all, dur) < 0))
         return WT_ENOMEM;
-    if (is_slow(k->slow, k->n_slow, k->lo_slow, dur))
-        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, span_of(ev, k, dur));
+    if (WT_UNLIKELY(dur > k->floor_slow))
+        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, span_of(ev, k, dur));
     if (ev->cached == WT_CACHED_HIT) {
         wt__reservoir *ch = &a->cat_hits[k->cat];
-        if (wt__reservoir_sample(&k->hits, sec) < 0 || wt__reservoir_sample(ch, sec) < 0)
+        if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
+                        wt__reservoir_sample_ns(ch, dur) < 0))
             return WT_ENOMEM;
-        if (is_slow(k->slow_hits, k->n_slow_hits, k->lo_slow_hits, dur))
-            keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, span_of(ev, k, dur));
+        if (WT_UNLIKELY(dur > k->floor_slow_hits))
+            keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, &k->floor_slow_hits,
+                         span_of(ev, k, dur));
     } else if (ev->cached == WT_CACHED_MISS) {
-        an_span m = span_of(ev, k, dur);
-        if (wt__reservoir_add(&k->misses, sec) < 0)
-            return WT_ENOMEM;
-        if (ev->detail && *ev->detail && !(m.detail = intern(a, ev->detail)))
-            return WT_ENOMEM;
-        if (k->misses.n == 1)
-            k->first_miss = m;
-        if (a->n_misses < WT_ANOMALY_MAX_LIST) {
-            an_span *nm = wt__grow_array(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
-            if (!nm)
-                return WT_ENOMEM;
-            a->misses = nm;
-            a->misses[a->n_misses++] = m;
-        } else {
-            a->counts[WT_AN_MISS]++;
-            a->omitted++;
-        }
+        int rc = on_miss(a, k, ev, dur, (double)dur * NS);
+        if (rc < 0)
+            return rc;
     }
-    if (ev->flags & WT_EVF_UNCLOSED) {
-        wt_anomaly p = { 0, ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL, sec, 0, NULL };
-        return add(a, WT_AN_UNCLOSED, &p,
-                   "LEFT OPEN: %s %s (%.1fs) was still open at exit or crash (thread %llu), "
-                   "ended then", k->category, k->label, sec, (unsigned long long)ev->tid);
+    if (WT_UNLIKELY(ev->flags & WT_EVF_UNCLOSED))
+        return on_unclosed(a, k, ev, dur, (double)dur * NS);
+    return 0;
+}
+
+/* The first span of a key in this file, or any span that is not the common case below. */
+static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_event *ev,
+                                                  uint32_t *key)
+{
+    if (*key == 0) {
+        an_key *k = key_of(a, ev->category, ev->label);
+        if (!k)
+            return WT_ENOMEM;
+        *key = (uint32_t)(k - a->keys) + 1;
+    }
+    return key_span(a, &a->keys[*key - 1], ev);
+}
+
+int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
+{
+    /* The common case, decided before anything changes: a known key, no sample replaced, not
+     * among the slowest, not a MISS to list, not left open. It only counts; everything else is
+     * span_general() (the same work as wt_anomalies_event()). Kept free of calls so that it
+     * needs no stack frame. */
+    const uint32_t ki = *key;
+    if (WT_UNLIKELY(ki == 0))
+        return span_general(a, ev, key);
+    an_key *k = &a->keys[ki - 1];
+    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    const wt_cached cached = ev->cached;
+    wt__reservoir *ch = &a->cat_hits[k->cat];
+    int common = k->all.n + 1 < k->all.next && dur <= k->floor_slow &&
+                 !(ev->flags & WT_EVF_UNCLOSED);
+    if (cached == WT_CACHED_HIT)
+        common = common && k->hits.n + 1 < k->hits.next && ch->n + 1 < ch->next &&
+                 dur <= k->floor_slow_hits;
+    else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
+        common = common && k->misses.n + 1 < k->misses.next && a->n_misses >= WT_ANOMALY_MAX_LIST;
+    if (WT_UNLIKELY(!common))
+        return span_general(a, ev, key);
+    const int64_t ref = ev->ts + dur;
+    if (ref > a->last_ts)
+        a->last_ts = ref;
+    k->all.n++;
+    if (cached == WT_CACHED_HIT) {
+        k->hits.n++;
+        ch->n++;
+    } else if (cached == WT_CACHED_MISS) {
+        const double sec = (double)dur * NS; /* wt__reservoir_add() without a new sample */
+        if (sec < k->misses.min)
+            k->misses.min = sec;
+        if (sec > k->misses.max)
+            k->misses.max = sec;
+        k->misses.total += sec;
+        k->misses.n++;
+        a->counts[WT_AN_MISS]++;
+        a->omitted++;
     }
     return 0;
 }
 
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
 {
-    int64_t ref = ev->ts + (ev->kind == WT_EV_SPAN && ev->dur > 0 ? ev->dur : 0);
-    if (ref > a->last_ts)
-        a->last_ts = ref;
+    if (ev->kind == WT_EV_SPAN) {
+        an_key *k = key_of_event(a, ev);
+        return k ? key_span(a, k, ev) : WT_ENOMEM;
+    }
+    if (ev->ts > a->last_ts)
+        a->last_ts = ev->ts;
     switch (ev->kind) {
-    case WT_EV_SPAN:
-        return on_span(a, ev);
     case WT_EV_DROPPED:
         if (ev->count > 0) {
             if (!a->dropped)

@@ -59,23 +59,18 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
     return 0;
 }
 
-/* The (category, label) accumulators of a span, through the per-file pointer cache. */
-static int span_keys(wt_ledger_calc *lc, const wt_event *ev, uint32_t *ci, uint32_t *li)
+/* Fills the cache slot *pc of a span's (category, label) pointers from the string maps: the
+ * slow path of the per-span key look-up, taken once per distinct pair and file. */
+static int span_keys(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot *pc)
 {
-    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
-    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
-    if (pc->valid && pc->a == ca && pc->b == la) {
-        *ci = pc->x;
-        *li = pc->y;
-        return 0;
-    }
-    int rc = cat_index(lc, ev->category, ci);
+    uint32_t ci, li;
+    int rc = cat_index(lc, ev->category, &ci);
     if (rc < 0)
         return rc;
-    rc = label_index(lc, &lc->cats[*ci], ev->label, li);
+    rc = label_index(lc, &lc->cats[ci], ev->label, &li);
     if (rc < 0)
         return rc;
-    *pc = (wt__pair_slot){ ca, la, *ci, *li, 1 };
+    *pc = (wt__pair_slot){ (uintptr_t)ev->category, (uintptr_t)ev->label, ci, li, 1, 0 };
     return 0;
 }
 
@@ -87,7 +82,7 @@ static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
 {
     wt__pair_slot *tc = wt__pair_cache_slot(lc->tcache, LC_TCACHE_BITS, pid, tid);
     if (tc->valid && tc->a == pid && tc->b == tid) {
-        lc->last_thread = (long)tc->x;
+        lc->last_t = &lc->threads[tc->x];
         lc->threads[tc->x].file = lc->cur_file;
         return &lc->threads[tc->x];
     }
@@ -112,19 +107,17 @@ static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
         t->env_start = INT64_MAX;
         t->env_end = INT64_MIN;
     }
-    *tc = (wt__pair_slot){ pid, tid, idx, 0, 1 };
-    lc->last_thread = (long)idx;
+    *tc = (wt__pair_slot){ pid, tid, idx, 0, 1, 0 };
+    lc->last_t = &lc->threads[idx];
     lc->threads[idx].file = lc->cur_file;
     return &lc->threads[idx];
 }
 
 static inline lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
 {
-    if (lc->last_thread >= 0) {
-        lc_thread *t = &lc->threads[lc->last_thread];
-        if (t->pid == pid && t->tid == tid)
-            return t;
-    }
+    lc_thread *t = lc->last_t;
+    if (t && t->pid == pid && t->tid == tid)
+        return t;
     return thread_lookup(lc, pid, tid);
 }
 
@@ -206,7 +199,8 @@ static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped
         /* intervals lo..j-1 merge into one */
         lc->iv[lo].s = ns;
         lc->iv[lo].e = ne;
-        memmove(lc->iv + lo + 1, lc->iv + j, (lc->n_iv - j) * sizeof *lc->iv);
+        if (j > lo + 1 && j < lc->n_iv) /* the common merge into one interval moves nothing */
+            memmove(lc->iv + lo + 1, lc->iv + j, (lc->n_iv - j) * sizeof *lc->iv);
         lc->n_iv -= j - lo - 1;
     } else {
         if (lc->n_iv >= WT_LEDGER_MAX_INTERVALS) {
@@ -223,7 +217,8 @@ static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped
             lc->iv = ni;
             lc->cap_iv = nc;
         }
-        memmove(lc->iv + lo + 1, lc->iv + lo, (lc->n_iv - lo) * sizeof *lc->iv);
+        if (lo < lc->n_iv)
+            memmove(lc->iv + lo + 1, lc->iv + lo, (lc->n_iv - lo) * sizeof *lc->iv);
         lc->iv[lo].s = s;
         lc->iv[lo].e = e;
         lc->n_iv++;
@@ -231,25 +226,51 @@ static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped
     return (e - s) - overlap;
 }
 
+static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self)
+{
+    if (c >= p->cap_cat) {
+        int64_t *np = wt__grow_array(p->cat_self, &p->cap_cat, (size_t)c + 1, sizeof *np);
+        if (!np)
+            return WT_ENOMEM;
+        p->cat_self = np;
+    }
+    p->cat_self[c] += self;
+    return 0;
+}
+
+/* Moves a thread's pending tree into the totals: each touched category's self time into its
+ * row and the current process's, the tree's into the thread's busy time (done here, once per
+ * tree, rather than per span), and with a fresh share f (< 0: none) of the newly covered wall
+ * into the rows' attributed time. Then the tree is empty. */
+static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
+{
+    for (size_t i = 0; i < t->n_touched; i++) {
+        uint32_t c = t->touched[i];
+        const int64_t ns = t->pend[c].ns;
+        if (f >= 0)
+            lc->cats[c].attr_ns += (double)ns * f;
+        lc->cats[c].self_ns += ns;
+        if (proc_cat_add(lc, p, c, ns) < 0)
+            lc->nomem = 1;
+        t->pend[c].ns = 0;
+        t->pend[c].on = 0;
+    }
+    t->busy_ns += t->pend_total;
+    t->n_touched = 0;
+    t->pend_total = 0;
+    t->env_start = INT64_MAX;
+    t->env_end = INT64_MIN;
+}
+
 /* A thread's pending tree is complete (its top-level span arrived, or the file ended): give
  * its categories their share of the newly covered wall, in proportion to their self time. */
-static void flush_tree(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
+static void flush_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, int64_t s, int64_t e)
 {
     int clipped = 0;
     int64_t fresh = cov_insert(lc, s, e, &clipped);
     if (clipped)
         lc->late_spans++;
-    double f = t->pend_total > 0 ? (double)fresh / (double)t->pend_total : 0.0;
-    for (size_t i = 0; i < t->n_touched; i++) {
-        uint32_t c = t->touched[i];
-        lc->cats[c].attr_ns += (double)t->pend[c].ns * f;
-        t->pend[c].ns = 0;
-        t->pend[c].on = 0;
-    }
-    t->n_touched = 0;
-    t->pend_total = 0;
-    t->env_start = INT64_MAX;
-    t->env_end = INT64_MIN;
+    settle_tree(lc, t, p, t->pend_total > 0 ? (double)fresh / (double)t->pend_total : 0.0);
 }
 
 static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t self)
@@ -273,110 +294,213 @@ static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t sel
     return 0;
 }
 
-static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self)
+/* A MISS: counted, and listed (bounded) for the seed's ANOMALIES lines. */
+static int add_miss(wt_ledger_calc *lc, const lc_cat *c, uint32_t li, const wt_event *ev,
+                    double sec)
 {
-    if (c >= p->cap_cat) {
-        int64_t *np = wt__grow_array(p->cat_self, &p->cap_cat, (size_t)c + 1, sizeof *np);
-        if (!np)
-            return WT_ENOMEM;
-        p->cat_self = np;
+    lc->n_misses_total++;
+    if (lc->n_misses >= WT_LEDGER_MAX_MISSES)
+        return 0;
+    wt_ledger_miss *nm = wt__grow_array(lc->misses, &lc->cap_misses, lc->n_misses + 1, sizeof *nm);
+    if (!nm)
+        return WT_ENOMEM;
+    lc->misses = nm;
+    const char *detail = NULL;
+    if (ev->detail && *ev->detail) {
+        uint32_t dummy;
+        int rc = wt__strmap_put(&lc->detail_map, ev->detail, strlen(ev->detail), 0, &dummy,
+                                &detail);
+        if (rc < 0)
+            return rc;
     }
-    p->cat_self[c] += self;
+    lc->misses[lc->n_misses++] = (wt_ledger_miss){ c->name, c->labs[li].name, detail, sec };
     return 0;
 }
 
-static int on_span(wt_ledger_calc *lc, const wt_event *ev)
+static int grow_depth(lc_thread *t, uint32_t d)
 {
-    uint32_t ci, li;
-    int rc = span_keys(lc, ev, &ci, &li);
-    if (rc < 0)
+    int64_t *ncs = wt__grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
+    if (!ncs)
+        return WT_ENOMEM;
+    t->child_sum = ncs;
+    return 0;
+}
+
+/* One span: everything wt_ledger_calc_event() does for it (wt__ledger_calc_span() takes this
+ * path for all but the common case). */
+static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_event *ev,
+                                                  uint32_t **peer)
+{
+    lc_proc *p = lc->cur;
+    if (WT_UNLIKELY(!p))
+        return WT_ESTATE;
+    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    const int64_t ts = ev->ts, end = ts + dur;
+    if (WT_UNLIKELY(end < p->sync_wm)) {
+        p->late++;
+        lc->late++;
+    }
+    if (end > p->last_ts)
+        p->last_ts = end;
+    if (ts < p->first_ts)
+        p->first_ts = ts;
+
+    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
+    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
+    int rc;
+    if (WT_UNLIKELY(!(pc->valid && pc->a == ca && pc->b == la)) && (rc = span_keys(lc, ev, pc)) < 0)
         return rc;
+    *peer = &pc->z;
+    const uint32_t ci = pc->x, li = pc->y;
     lc_thread *t = thread_of(lc, ev->pid, ev->tid);
-    if (!t)
+    if (WT_UNLIKELY(!t))
         return WT_ENOMEM;
     lc_cat *c = &lc->cats[ci];
-    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
     const double sec = (double)dur * NS;
 
-    c->flat_s += sec;
     c->count += ev->count;
-    c->spans++;
     if (ev->bytes > 0) {
         c->bytes += ev->bytes;
         c->bytes_ns += dur;
     }
-    if (ev->cached == WT_CACHED_HIT)
+    if (ev->cached == WT_CACHED_HIT) {
         c->hits++;
-    else if (ev->cached == WT_CACHED_MISS) {
+    } else if (ev->cached == WT_CACHED_MISS) {
         c->misses++;
-        lc->n_misses_total++;
-        if (lc->n_misses < WT_LEDGER_MAX_MISSES) {
-            wt_ledger_miss *nm = wt__grow_array(lc->misses, &lc->cap_misses, lc->n_misses + 1,
-                                            sizeof *nm);
-            if (!nm)
-                return WT_ENOMEM;
-            lc->misses = nm;
-            const char *detail = NULL;
-            if (ev->detail && *ev->detail) {
-                uint32_t dummy;
-                rc = wt__strmap_put(&lc->detail_map, ev->detail, strlen(ev->detail), 0, &dummy,
-                                    &detail);
-                if (rc < 0)
-                    return rc;
-            }
-            lc->misses[lc->n_misses++] = (wt_ledger_miss){ c->name, c->labs[li].name, detail, sec };
-        }
+        if ((rc = add_miss(lc, c, li, ev, sec)) < 0)
+            return rc;
     }
-    if (wt__reservoir_add(&c->st, sec) < 0)
+    /* its total is the seed's flat seconds of the category */
+    if (WT_UNLIKELY(wt__reservoir_add(&c->st, sec) < 0))
         return WT_ENOMEM;
     if (lc->opts.by_label && wt__reservoir_add(&c->labs[li].st, sec) < 0)
         return WT_ENOMEM;
-    if (ev->flags & WT_EVF_UNCLOSED) {
+    if (WT_UNLIKELY(ev->flags & WT_EVF_UNCLOSED)) {
         lc->unclosed++;
         lc->unclosed_ns += dur;
-        lc->cur->unclosed++;
+        p->unclosed++;
     }
 
     /* self time: the direct children at depth+1 have already arrived */
-    uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
-    if (d + 2 > t->cap_depth) {
-        int64_t *ncs = wt__grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
-        if (!ncs)
-            return WT_ENOMEM;
-        t->child_sum = ncs;
-    }
-    int64_t self = dur - t->child_sum[d + 1];
+    const uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
+    if (WT_UNLIKELY(d + 2 > t->cap_depth) && grow_depth(t, d) < 0)
+        return WT_ENOMEM;
+    int64_t *cs = t->child_sum;
+    int64_t self = dur - cs[d + 1];
     if (self < 0)
         self = 0;
-    t->child_sum[d + 1] = 0;
-    t->child_sum[d] += dur;
-    c->self_ns += self;
-    t->busy_ns += self;
+    cs[d + 1] = 0;
+    cs[d] += dur;
     t->spans++;
-    if ((rc = add_pending(lc, t, ci, self)) < 0 || (rc = proc_cat_add(lc, lc->cur, ci, self)) < 0)
+    if ((rc = add_pending(lc, t, ci, self)) < 0)
         return rc;
-    if (ev->ts < t->env_start)
-        t->env_start = ev->ts;
-    if (ev->ts + dur > t->env_end)
-        t->env_end = ev->ts + dur;
+    if (ts < t->env_start)
+        t->env_start = ts;
+    if (end > t->env_end)
+        t->env_end = end;
     if (d == 0) {
-        t->child_sum[0] = 0;
-        int64_t s = ev->ts < lc->cur->start ? lc->cur->start : ev->ts;
-        flush_tree(lc, t, s, ev->ts + dur);
-        if (ev->ts + dur > t->last_top_end)
-            t->last_top_end = ev->ts + dur;
+        cs[0] = 0;
+        flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
+        if (end > t->last_top_end)
+            t->last_top_end = end;
     }
+    return 0;
+}
+
+/* A top-level span ended the tree of thread t: cover it. */
+static __attribute__((noinline)) int top_level(wt_ledger_calc *lc, lc_thread *t, lc_proc *p,
+                                               int64_t ts, int64_t end)
+{
+    t->child_sum[0] = 0;
+    flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
+    if (end > t->last_top_end)
+        t->last_top_end = end;
+    return 0;
+}
+
+/* The per-span path of the whole analysis (tens of millions of calls). The common case is
+ * decided before anything changes: the current file, the key and the thread in their caches,
+ * no sample to replace, nothing to grow, no MISS to list, not late, not left open, no --by
+ * label. It
+ * does the same arithmetic as span_general() in fewer instructions and without calls, except
+ * the tail call that covers a finished top-level tree; any other span goes to span_general(). */
+int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer)
+{
+    lc_proc *p = lc->cur;
+    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    const int64_t ts = ev->ts, end = ts + dur;
+    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
+    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
+    if (WT_UNLIKELY(!p || !pc->valid || pc->a != ca || pc->b != la || !lc->last_t ||
+                    lc->opts.by_label))
+        return span_general(lc, ev, peer);
+    lc_thread *t = lc->last_t;
+    lc_cat *c = &lc->cats[pc->x];
+    const uint32_t ci = pc->x;
+    const uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
+    const int miss = ev->cached == WT_CACHED_MISS;
+    if (WT_UNLIKELY(t->pid != ev->pid || t->tid != ev->tid ||
+                    (miss && lc->n_misses < WT_LEDGER_MAX_MISSES) ||
+                    (ev->flags & WT_EVF_UNCLOSED) || end < p->sync_wm ||
+                    c->st.n + 1 >= c->st.next || d + 2 > t->cap_depth || ci >= t->cap_pend))
+        return span_general(lc, ev, peer);
+
+    *peer = &pc->z;
+    if (end > p->last_ts)
+        p->last_ts = end;
+    if (ts < p->first_ts)
+        p->first_ts = ts;
+    c->count += ev->count;
+    const int64_t bytes = ev->bytes > 0 ? ev->bytes : 0;
+    c->bytes += bytes;
+    c->bytes_ns += bytes ? dur : 0;
+    c->hits += ev->cached == WT_CACHED_HIT;
+    c->misses += miss; /* past the listed ones: only counted */
+    lc->n_misses_total += miss;
+    /* wt__reservoir_add() when no sample is replaced */
+    const double sec = (double)dur * NS;
+    if (sec < c->st.min)
+        c->st.min = sec;
+    if (sec > c->st.max)
+        c->st.max = sec;
+    c->st.total += sec;
+    c->st.n++;
+
+    int64_t *cs = t->child_sum;
+    int64_t self = dur - cs[d + 1];
+    if (self < 0)
+        self = 0;
+    cs[d + 1] = 0;
+    cs[d] += dur;
+    t->spans++;
+    lc_pend *pe = &t->pend[ci];
+    if (!pe->on) {
+        pe->on = 1;
+        t->touched[t->n_touched++] = ci;
+    }
+    pe->ns += self;
+    t->pend_total += self;
+    if (ts < t->env_start)
+        t->env_start = ts;
+    if (end > t->env_end)
+        t->env_end = end;
+    if (d == 0)
+        return top_level(lc, t, p, ts, end);
     return 0;
 }
 
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
 {
+    if (ev->kind == WT_EV_SPAN) {
+        uint32_t *peer;
+        return wt__ledger_calc_span(lc, ev, &peer);
+    }
     lc_proc *p = lc->cur;
     if (!p)
         return WT_ESTATE;
     lc->events++;
     int64_t ref = ev->ts;
-    if (ev->kind == WT_EV_SPAN || ev->kind == WT_EV_ROUND)
+    if (ev->kind == WT_EV_ROUND)
         ref = ev->ts + (ev->dur > 0 ? ev->dur : 0);
     if (ev->kind != WT_EV_SYNC && ev->kind != WT_EV_END) {
         if (ref < p->sync_wm) {
@@ -389,9 +513,6 @@ int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
             p->first_ts = ev->ts;
     }
     switch (ev->kind) {
-    case WT_EV_SPAN:
-        lc->spans++;
-        return on_span(lc, ev);
     case WT_EV_SYNC:
         if (ev->ts - WT_SYNC_SLACK_NS > p->sync_wm)
             p->sync_wm = ev->ts - WT_SYNC_SLACK_NS;
@@ -433,7 +554,7 @@ int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out)
         lc->opts = *opts;
     if (lc->opts.top <= 0)
         lc->opts.top = 10;
-    lc->last_thread = -1;
+    lc->last_t = NULL;
     lc->frontier = INT64_MIN;
     lc->cur_file = -1;
     *out = lc;
@@ -464,7 +585,7 @@ int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_tra
     lc->n_procs++;
     lc->n_files_seen++;
     lc->cur = p;
-    lc->last_thread = -1;
+    lc->last_t = NULL;
     memset(lc->pcache, 0, sizeof lc->pcache);
     return 0;
 }
@@ -494,12 +615,16 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
         if (t->file != lc->cur_file)
             continue;
         if (t->n_touched && t->env_end > t->env_start)
-            flush_tree(lc, t, t->env_start < p->start && p->have_start ? p->start : t->env_start,
+            flush_tree(lc, t, p,
+                       t->env_start < p->start && p->have_start ? p->start : t->env_start,
                        t->env_end);
-        for (size_t k = 0; k < t->n_touched; k++)
-            t->pend[t->touched[k]] = (lc_pend){ 0, 0 };
-        t->n_touched = 0;
-        t->pend_total = 0;
+        else {
+            /* nothing to cover: the self times still count; the envelope stays as it was */
+            const int64_t es = t->env_start, ee = t->env_end;
+            settle_tree(lc, t, p, -1.0);
+            t->env_start = es;
+            t->env_end = ee;
+        }
         memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
     }
     if (!p->have_start)
@@ -515,7 +640,7 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
     if (p->stop < p->start)
         p->stop = p->start;
     lc->cur = NULL;
-    lc->last_thread = -1;
+    lc->last_t = NULL;
     return lc->nomem ? WT_ENOMEM : 0;
 }
 

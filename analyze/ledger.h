@@ -134,6 +134,11 @@ int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out);
 int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_trace_info *info);
 /* One event of the current file. Strings are copied when kept. Returns 0 or WT_ENOMEM. */
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev);
+/* The same for an event known to be a WT_EV_SPAN, for the direct span path of analysis.c; also
+ * points *peer at a word of this span's (category, label) pointer-cache slot that the caller may
+ * keep its own per-key index in: 0 whenever the slot is (re)filled and at each file, else what
+ * the caller stored after an earlier span of the same (category, label) pointers. */
+int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer);
 /* The current file is damaged at `offset` (already reported on stderr). */
 void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message);
 /* The current file ended; `st` as from wt_reader_get_stats(). */

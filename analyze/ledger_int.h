@@ -21,11 +21,10 @@ typedef struct lc_label {
 typedef struct lc_cat {
     const char *name;
     int64_t self_ns;
-    double flat_s;
     double attr_ns; /* covered wall attributed to this category */
-    int64_t count, spans, hits, misses, bytes;
+    int64_t count, hits, misses, bytes; /* its spans: st.n */
     int64_t bytes_ns; /* duration of the spans that carry bytes */
-    wt__reservoir st;
+    wt__reservoir st; /* every span's seconds: st.total is the seed's flat seconds */
     wt__strmap label_map;
     lc_label *labs;
     size_t n_labs, cap_labs;
@@ -80,7 +79,7 @@ struct wt_ledger_calc {
     size_t n_cats, cap_cats;
     lc_thread *threads;
     size_t n_threads, cap_threads;
-    long last_thread;
+    lc_thread *last_t; /* the thread of the last event, or NULL (set again when threads grows) */
     lc_proc *procs, *cur;
     size_t n_procs, cap_procs;
     int cur_file, n_files_seen;
@@ -96,7 +95,8 @@ struct wt_ledger_calc {
     size_t n_misses, cap_misses;
     int64_t n_misses_total;
 
-    int64_t events, spans, dropped, unclosed, unclosed_ns, late;
+    int64_t events; /* other than spans (those are the categories' st.n, summed at finish) */
+    int64_t dropped, unclosed, unclosed_ns, late;
     int nomem, finished;
 
     wt_ledger_result res;

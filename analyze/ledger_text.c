@@ -103,10 +103,10 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         wt_ledger_cat *o = &lc->out_cats[i];
         o->name = c->name;
         o->self_seconds = (double)c->self_ns * NS;
-        o->flat_seconds = c->flat_s;
-        o->seconds = lc->opts.flat ? c->flat_s : c->attr_ns * NS;
+        o->flat_seconds = c->st.total;
+        o->seconds = lc->opts.flat ? c->st.total : c->attr_ns * NS;
         o->count = c->count;
-        o->spans = c->spans;
+        o->spans = c->st.n;
         o->hits = c->hits;
         o->misses = c->misses;
         o->bytes = c->bytes;
@@ -166,8 +166,10 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     }
     r->procs = lc->out_procs;
     r->n_procs = lc->n_procs;
-    r->spans = lc->spans;
-    r->events = lc->events;
+    r->spans = 0;
+    for (size_t i = 0; i < lc->n_cats; i++)
+        r->spans += lc->cats[i].st.n;
+    r->events = lc->events + r->spans;
     r->dropped = lc->dropped;
     r->unclosed = lc->unclosed;
     r->unclosed_s = (double)lc->unclosed_ns * NS;

@@ -15,6 +15,9 @@
 
 #define WT_STATS_RESERVOIR 255
 
+/* A branch the per-span paths rarely take (growth, errors, first sight of a key). */
+#define WT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 /* ---- string map: key (copied, interned) -> uint32 value ---- */
 typedef struct wt__strmap_slot {
     char *key; /* NULL: empty */
@@ -49,6 +52,7 @@ typedef struct wt__pair_slot {
     uint64_t a, b; /* the key: two pointers (as uintptr_t) or two integers */
     uint32_t x, y; /* the caller's values (indices) */
     int valid;
+    uint32_t z;    /* a third value: 0 when the slot is (re)filled, for a second user's index */
 } wt__pair_slot;
 
 /* The slot of (a, b) in a cache of 1 << bits slots (1 <= bits <= 16): a hit when slot->valid
@@ -71,7 +75,9 @@ void *wt__grow_array(void *p, size_t *cap, size_t need, size_t elem);
 
 /* ---- reservoir of durations (seconds) ---- */
 typedef struct wt__reservoir {
+    /* first, side by side: all that the common add reads */
     int64_t n;
+    int64_t next;  /* algorithm L: the n at which the next sample is replaced */
     double min, max, total;
     double *s;      /* samples, up to WT_STATS_RESERVOIR, grown on demand */
     uint32_t len, cap;
@@ -79,7 +85,6 @@ typedef struct wt__reservoir {
     int sorted; /* s[] is sorted and med is its median (cleared by an add) */
     double med;
     double w;      /* algorithm L: the current threshold weight */
-    int64_t next;  /* algorithm L: the n at which the next sample is replaced */
 } wt__reservoir;
 
 /* Adds x. Returns 0 or WT_ENOMEM (then x counts in n/min/max/total but is not sampled). */
@@ -88,7 +93,7 @@ static inline int wt__reservoir_add(wt__reservoir *r, double x)
 {
     /* the common case once full: x is counted, no sample is replaced (the samples, and so a
      * cached median, stay as they are) */
-    if (r->next && r->n + 1 < r->next) {
+    if (r->n + 1 < r->next) { /* next is 0 until the reservoir is full */
         if (x < r->min)
             r->min = x;
         if (x > r->max)
@@ -103,11 +108,21 @@ static inline int wt__reservoir_add(wt__reservoir *r, double x)
  * the same median), but min, max and total are only those of the sampled values. */
 static inline int wt__reservoir_sample(wt__reservoir *r, double x)
 {
-    if (r->next && r->n + 1 < r->next) {
+    if (r->n + 1 < r->next) { /* next is 0 until the reservoir is full */
         r->n++;
         return 0;
     }
     return wt__reservoir_add_slow(r, x);
+}
+/* wt__reservoir_sample() of `ns` nanoseconds as seconds (ns * 1e-9): the conversion happens
+ * only when the value is sampled, so the common add has no floating point. */
+static inline int wt__reservoir_sample_ns(wt__reservoir *r, int64_t ns)
+{
+    if (r->n + 1 < r->next) {
+        r->n++;
+        return 0;
+    }
+    return wt__reservoir_add_slow(r, (double)ns * 1e-9);
 }
 /* The median of the samples (mean of the two middle ones for an even count); NaN when empty.
  * Sorts the samples in place, once until the next add. */

@@ -9,8 +9,12 @@
  * FILE` to /dev/null. Prints medians: seconds, spans/s, the ratio to the floor, and the peak
  * RSS of each child (wait4's ru_maxrss). Targets: ledger within 2x the floor, < 64 MiB.
  *
+ * Then, in process, the analysis alone (ledger + anomalies over events decoded beforehand, see
+ * ANALYSIS_EVENTS): ns per span, the figure to watch when changing the analysis.
+ *
  * usage: bench_analyze [SPANS [PATH]]   (PATH default: $TMPDIR/bench_analyze.wtrace; removed
- * at the end unless BENCH_ANALYZE_KEEP is set) */
+ * at the end unless BENCH_ANALYZE_KEEP is set; with BENCH_ANALYZE_ONLY set, only the
+ * analysis-alone figure of the existing trace PATH) */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -22,10 +26,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "walltime/reader.h"
 #include "walltime/walltime.h"
 
 #define REPS 3
+/* The in-process analysis-only figure: this many events decoded once into memory, then fed
+ * ANALYSIS_LAPS times (each lap shifted in time after the previous one, as one long trace) to
+ * the ledger + anomalies pass, timed alone (CPU time): ns per span of analysis, without the
+ * reader. */
+#define ANALYSIS_EVENTS 100000
+#define ANALYSIS_LAPS 50
+#define ANALYSIS_REPS 5
 
 extern char **environ;
 
@@ -36,17 +48,28 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of this process: the analysis-alone figure runs on one thread, and on a shared
+ * machine its CPU time moves less than its wall time when other work preempts it. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static double median3(double *v)
+static double median_of(double *v, int n)
 {
-    qsort(v, REPS, sizeof *v, cmp_double);
-    return v[REPS / 2];
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
 }
+
+static double median3(double *v) { return median_of(v, REPS); }
 
 static long long record(const char *path, long long n)
 {
@@ -124,6 +147,84 @@ static long long read_all(const char *path, double *secs)
     return spans;
 }
 
+/* One timed pass of the analysis over evs[0..n) repeated ANALYSIS_LAPS times: the seconds of
+ * the stream (begin to file end), *finish_s those of the finish (once per run, whatever its
+ * length), *spans the spans analysed; < 0 on failure. `empty`: the loop alone (the pair's
+ * callbacks with neither analysis), to subtract. */
+static double analyse_laps(const wt_trace_info *info, const wt_event *evs, size_t n, int empty,
+                           long long *spans, double *finish_s)
+{
+    const wt_source_ops *ops = wt_analysis_pair_ops();
+    wt_analysis_pair pair = { NULL, NULL, NULL, NULL };
+    double secs = -1;
+    if (wt_ledger_calc_create(NULL, &pair.lc) < 0 || wt_anomalies_create(NULL, &pair.an) < 0)
+        goto out;
+    wt_ledger_calc *lc0 = pair.lc;
+    wt_anomalies *an0 = pair.an;
+    if (empty)
+        pair.lc = NULL, pair.an = NULL; /* the same loop and callbacks, analysing nothing */
+    const int64_t lap = n ? evs[n - 1].ts + evs[n - 1].dur - evs[0].ts + 1 : 0;
+    *spans = 0;
+    double t0 = cpu_s();
+    if (ops->file_begin(&pair, 0, "bench", info) != 0)
+        goto out;
+    for (int k = 0; k < ANALYSIS_LAPS; k++) {
+        for (size_t i = 0; i < n; i++) {
+            wt_event ev = evs[i];
+            ev.ts += k * lap;
+            if (ops->event(&pair, 0, &ev) != 0)
+                goto out;
+            *spans += ev.kind == WT_EV_SPAN;
+        }
+    }
+    wt_reader_stats st;
+    memset(&st, 0, sizeof st);
+    st.end = WT_END_CLEAN;
+    if (ops->file_end(&pair, 0, &st) != 0)
+        goto out;
+    const double t1 = cpu_s();
+    pair.lc = lc0, pair.an = an0;
+    if (wt_ledger_calc_finish(pair.lc) < 0 ||
+        wt_anomalies_finish(pair.an, wt_ledger_calc_result(pair.lc), NULL) < 0)
+        goto out;
+    *finish_s = cpu_s() - t1;
+    secs = t1 - t0;
+out:
+    wt_anomalies_free(pair.an);
+    wt_ledger_calc_free(pair.lc);
+    return secs;
+}
+
+/* The analysis-only figure: ns per span of the stream, the median of ANALYSIS_REPS timed passes
+ * minus that of as many passes of the empty loop (and *finish_ms the median finish); < 0 on
+ * failure. The reader stays open while the events are used: their strings are its own. */
+static double analysis_ns_per_span(const char *path, long long *spans, double *finish_ms)
+{
+    wt_reader *r = NULL;
+    wt_event *evs = malloc(ANALYSIS_EVENTS * sizeof *evs);
+    double v[ANALYSIS_REPS], e[ANALYSIS_REPS], f[ANALYSIS_REPS], res = -1;
+    size_t n = 0;
+    if (!evs || wt_reader_open(path, &r) < 0)
+        goto out;
+    int rc;
+    while (n < ANALYSIS_EVENTS && (rc = wt_reader_next(r, &evs[n])) != 0)
+        if (rc > 0 && evs[n].kind != WT_EV_END)
+            n++;
+    double ef;
+    for (int i = 0; i < ANALYSIS_REPS; i++)
+        if ((e[i] = analyse_laps(wt_reader_info(r), evs, n, 1, spans, &ef)) < 0 ||
+            (v[i] = analyse_laps(wt_reader_info(r), evs, n, 0, spans, &f[i])) < 0)
+            goto out;
+    res = *spans ? (median_of(v, ANALYSIS_REPS) - median_of(e, ANALYSIS_REPS)) * 1e9 /
+                       (double)*spans
+                 : 0.0;
+    *finish_ms = median_of(f, ANALYSIS_REPS) * 1e3;
+out:
+    wt_reader_free(r);
+    free(evs);
+    return res;
+}
+
 int main(int argc, char **argv)
 {
     long long n = argc > 1 ? atoll(argv[1]) : 10000000LL;
@@ -134,6 +235,17 @@ int main(int argc, char **argv)
     else
         snprintf(path, sizeof path, "%s/bench_analyze.wtrace", tmp && *tmp ? tmp : "/tmp");
 
+    if (getenv("BENCH_ANALYZE_ONLY")) {
+        /* the analysis-only figure of an existing trace at PATH, nothing else */
+        long long an_spans = 0;
+        double fin_ms = 0;
+        const double an_ns = analysis_ns_per_span(path, &an_spans, &fin_ms);
+        if (an_ns < 0)
+            return 1;
+        printf("analysis alone: %.1f ns/span, finish %.1f ms (median of %d passes of %lld spans)\n",
+               an_ns, fin_ms, ANALYSIS_REPS, an_spans);
+        return 0;
+    }
     double t0 = now_s();
     long long recorded = record(path, n);
     if (recorded < 0)
@@ -171,6 +283,13 @@ int main(int argc, char **argv)
            l / f, ledger_rss / 1024.0);
     printf("  targets: ledger <= 2x floor (%s), peak RSS < 64 MiB (%s)\n",
            l <= 2.0 * f ? "met" : "NOT met", ledger_rss < 64 * 1024 ? "met" : "NOT met");
+    long long an_spans = 0;
+    double fin_ms = 0;
+    const double an_ns = analysis_ns_per_span(path, &an_spans, &fin_ms);
+    if (an_ns >= 0)
+        printf("  analysis alone (ledger + anomalies in process, events decoded beforehand): "
+               "%.1f ns/span, then %.1f ms to finish (median of %d passes of %lld spans)\n",
+               an_ns, fin_ms, ANALYSIS_REPS, an_spans);
     if (!getenv("BENCH_ANALYZE_KEEP"))
         unlink(path);
     return 0;
