@@ -71,10 +71,6 @@ static int on_file_begin(void *ctx, int fi, const char *path, const wt_trace_inf
     /* the run slice and the ledger's wall both start at the process start */
     f->begin = info->process_start_ns ? info->process_start_ns : info->open_ns;
     f->last = f->begin;
-    if (x->lc && (rc = wt_ledger_calc_file_begin(x->lc, path, info)) < 0)
-        return x->rc = rc;
-    if (x->an && (rc = wt_anomalies_file_begin(x->an, path, info)) < 0)
-        return x->rc = rc;
     if ((rc = x->sink.file_begin(x->sink.self, fi, path, info)) < 0)
         return x->rc = rc;
     return 0;
@@ -115,10 +111,6 @@ static int on_event(void *ctx, int fi, const wt_event *ev)
     } else if (ev->kind == WT_EV_META && (rc = keep_meta(x, f, ev)) < 0) {
         return x->rc = rc;
     }
-    if (x->lc && (rc = wt_ledger_calc_event(x->lc, ev)) < 0)
-        return x->rc = rc;
-    if (x->an && (rc = wt_anomalies_event(x->an, ev)) < 0)
-        return x->rc = rc;
     if ((rc = x->sink.event(x->sink.self, fi, ev)) < 0)
         return x->rc = rc;
     return 0;
@@ -128,22 +120,13 @@ static int on_damage(void *ctx, int fi, int64_t offset, const char *message)
 {
     xrun *x = ctx;
     x->files[fi].damage++;
-    if (x->lc)
-        wt_ledger_calc_damage(x->lc, offset, message);
-    if (x->an)
-        wt_anomalies_damage(x->an, offset, message);
     return 0;
 }
 
 static int on_file_end(void *ctx, int fi, const wt_reader_stats *st)
 {
     xrun *x = ctx;
-    int rc;
     x->files[fi].st = *st;
-    if (x->lc && (rc = wt_ledger_calc_file_end(x->lc, st)) < 0)
-        return x->rc = rc;
-    if (x->an && (rc = wt_anomalies_file_end(x->an, st)) < 0)
-        return x->rc = rc;
     return 0;
 }
 
@@ -382,7 +365,13 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
             (rc = wt_anomalies_create(o->anomaly ? &o->anomaly->opts : NULL, &x.an)) < 0)
             goto out;
     }
-    wt_source_run(paths, n, &ops, &x, &rep->src);
+    /* with the analyses, they see every event first (one key lookup per span, analysis.h)
+     * and the export's callbacks come after them on the same pass */
+    wt_analysis_pair pair = { x.lc, x.an, &ops, &x };
+    const int src_rc = x.lc ? wt_source_run(paths, n, wt_analysis_pair_ops(), &pair, &rep->src)
+                            : wt_source_run(paths, n, &ops, &x, &rep->src);
+    if (src_rc < 0 && x.rc == 0)
+        x.rc = src_rc;
     if ((rc = x.rc) < 0)
         goto out;
     if (x.sink.pass2_begin && (rc = x.sink.pass2_begin(x.sink.self)) != 0) {
