@@ -1,0 +1,211 @@
+/* libFuzzer harness: one input is a whole .wtrace file. It goes through the reader to the end
+ * (with the invariants reader.h promises checked on every event), then through the ledger and
+ * anomalies (wt_analysis_run, with a budget so that rule runs too), compare in rounds mode with
+ * every report, and the Perfetto and Chrome exports. A crash, a sanitizer report, a hang
+ * (-timeout) or an allocation over -rss_limit_mb / -malloc_limit_mb is a finding; so is a
+ * broken invariant, which aborts with a message naming it.
+ *
+ * Built only with -DWT_FUZZ=ON and clang (fuzz/CMakeLists.txt); docs/FUZZING.md says how to run
+ * it. The reader takes a path, so each input is written to a file in $TMPDIR first. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "compare.h"
+#include "export.h"
+#include "svg.h"
+#include "walltime/reader.h"
+
+static char trace_path[256];
+static FILE *devnull;
+
+/* Known bugs that are skipped until fixed (docs/FUZZING.md): BUG-1, spans with count <= 0;
+ * BUG-6, the same error repeated; BUG-7, more than 1000 errors. WT_FUZZ_NO_SKIP=1 checks them. */
+static int skip_known = 1;
+
+static void broken(const char *what, long long a, long long b)
+{
+    fprintf(stdout, "fuzz_reader: invariant broken: %s (%lld, %lld)\n", what, a, b);
+    fflush(stdout);
+    abort();
+}
+
+#define EXPECT(cond, what, a, b)                                                               \
+    do {                                                                                       \
+        if (!(cond))                                                                           \
+            broken(what, (long long)(a), (long long)(b));                                      \
+    } while (0)
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(trace_path, sizeof trace_path, "%s/wt_fuzz_%ld.wtrace", tmp && *tmp ? tmp : "/tmp",
+             (long)getpid());
+    devnull = fopen("/dev/null", "w");
+    /* the analyses report every damaged frame on stderr: silenced (libFuzzer and the sanitizers
+     * write to the file descriptor, not through this FILE) */
+    stderr = devnull;
+    skip_known = !getenv("WT_FUZZ_NO_SKIP");
+    return 0;
+}
+
+static void check_string(const char *s)
+{
+    if (s)
+        EXPECT(strlen(s) <= 4096, "string longer than the format allows", strlen(s), 4096);
+}
+
+static void run_reader(size_t size)
+{
+    wt_reader *r = NULL;
+    if (wt_reader_open(trace_path, &r) < 0) {
+        EXPECT(r != NULL && *wt_reader_error(r), "open failed without a message", 0, 0);
+        wt_reader_free(r);
+        return;
+    }
+    /* each event takes a byte of a frame of at most 4 MiB, which needs 4 bytes of the file */
+    const long long bound = (long long)(size / 4 + 1) * (4 << 20) / 2 + (long long)size + 2000;
+    long long calls = 0, events = 0, errors = 0;
+    char last[512] = "";
+    wt_event ev;
+    int n;
+    while ((n = wt_reader_next(r, &ev)) != 0) {
+        EXPECT(++calls <= bound, "wt_reader_next() does not end", calls, bound);
+        if (n < 0) {
+            errors++;
+            int64_t off = wt_reader_error_offset(r);
+            EXPECT(off >= 0 && (uint64_t)off <= size, "error offset outside the file", off, size);
+            EXPECT(strstr(wt_reader_error(r), "': at byte ") != NULL, "error message form", 0, 0);
+            if (!skip_known)
+                EXPECT(strcmp(last, wt_reader_error(r)) != 0, "the same error twice (BUG-6)", off, 0);
+            snprintf(last, sizeof last, "%s", wt_reader_error(r));
+            continue;
+        }
+        events++;
+        EXPECT(ev.kind >= WT_EV_SPAN && ev.kind <= WT_EV_DROPPED, "event kind", ev.kind, 0);
+        EXPECT(ev.ts >= 0 && ev.dur >= 0 && ev.ts <= INT64_MAX / 2 - ev.dur, "event time", ev.ts,
+               ev.dur);
+        EXPECT(ev.dur == 0 || ev.kind == WT_EV_SPAN || ev.kind == WT_EV_ROUND, "dur on an instant",
+               ev.kind, ev.dur);
+        EXPECT(ev.cached <= WT_CACHED_MISS, "cached", ev.cached, 0);
+        EXPECT((ev.flags & ~(WT_EVF_UNCLOSED | WT_EVF_MEASURED)) == 0, "span flags", ev.flags, 0);
+        if (ev.kind == WT_EV_SPAN && !skip_known)
+            EXPECT(ev.count >= 1, "span count >= 1 (BUG-1)", ev.count, 0);
+        if (ev.kind == WT_EV_DROPPED)
+            EXPECT(ev.count >= 0, "dropped count", ev.count, 0);
+        check_string(ev.category);
+        check_string(ev.label);
+        check_string(ev.name);
+        check_string(ev.detail);
+    }
+    EXPECT(wt_reader_next(r, &ev) == 0, "a call after the end did not return 0", 0, 0);
+    wt_reader_stats st;
+    wt_reader_get_stats(r, &st);
+    EXPECT(st.events == (uint64_t)events, "stats.events", st.events, events);
+    EXPECT(st.errors == (uint64_t)errors, "stats.errors", st.errors, errors);
+    if (!skip_known)
+        EXPECT(errors <= 1000, "errors past the limit of 1000 (BUG-7)", errors, 1000);
+    EXPECT(st.bytes_skipped <= size, "bytes skipped past the file", st.bytes_skipped, size);
+    wt_reader_free(r);
+}
+
+static void run_ledger(char **paths)
+{
+    wt_budget budget = { "load", 0.000001, 0 };
+    wt_anomaly_opts ao;
+    wt_anomaly_opts_init(&ao);
+    ao.budgets = &budget;
+    ao.n_budgets = 1;
+    wt_analysis_opts o = { .anomalies = &ao };
+    wt_analysis a;
+    int rc = wt_analysis_run(paths, 1, &o, &a);
+    EXPECT(rc == 0 || rc == WT_EOPEN, "wt_analysis_run", rc, 0);
+    if (rc == 0) {
+        const wt_ledger_result *L = wt_ledger_calc_result(a.lc);
+        double rows = 0;
+        for (size_t i = 0; i < L->n_cats; i++) {
+            EXPECT(L->cats[i].seconds >= 0, "ledger row < 0", i, L->cats[i].seconds * 1e9);
+            rows += L->cats[i].seconds;
+        }
+        EXPECT(L->wall >= 0 && L->untracked >= 0, "ledger wall/untracked < 0 or NaN",
+               L->wall * 1e9, L->untracked * 1e9);
+        double diff = rows + L->untracked - L->wall;
+        EXPECT(diff <= 1e-6 * (L->wall + rows) + 1e-9 && -diff <= 1e-6 * (L->wall + rows) + 1e-9,
+               "ledger rows + untracked != wall", (rows + L->untracked) * 1e9, L->wall * 1e9);
+        wt_ledger_calc_render_text(a.lc, devnull, NULL, 0);
+        wt_json j;
+        wt_json_init(&j, devnull, 0);
+        wt_json_object_begin(&j, NULL);
+        wt_ledger_calc_render_json(a.lc, &j, "ledger");
+        wt_json_object_end(&j);
+        wt_json_finish(&j);
+    }
+    wt_analysis_release(&a);
+}
+
+static int cmp_begin(void *p, int fi, const char *path, const wt_trace_info *info)
+{
+    int rc = wt_compare_file_begin(p, 0, path, info);
+    return rc < 0 ? rc : 0;
+}
+static int cmp_event(void *p, int fi, const wt_event *ev) { return wt_compare_event(p, ev); }
+static int cmp_end(void *p, int fi, const wt_reader_stats *st) { return wt_compare_file_end(p); }
+
+static void run_compare(char **paths)
+{
+    wt_compare_opts o = { .runs = 0 };
+    wt_compare *c = wt_compare_create(&o);
+    if (!c)
+        return;
+    wt_source_ops ops = { .file_begin = cmp_begin, .event = cmp_event, .file_end = cmp_end };
+    wt_source_result res;
+    int rc = wt_source_run(paths, 1, &ops, c, &res);
+    if (rc == 0 && c->n_files == 1) {
+        wt_reader *r = NULL;
+        if (wt_reader_open(paths[0], &r) == 0 && (rc = wt_compare_file_resume(c, 0)) == 0) {
+            wt_event ev;
+            int n;
+            while (rc == 0 && (n = wt_reader_next(r, &ev)) != 0)
+                if (n > 0)
+                    rc = wt_compare_event(c, &ev);
+        }
+        wt_reader_free(r);
+    }
+    if (rc == 0 && res.files_ok + res.files_damaged > 0 && wt_compare_finish(c) == 0) {
+        wt_compare_write_text(c, devnull);
+        wt_compare_write_json(c, devnull, 0);
+        wt_svg_write(c, devnull);
+    }
+    wt_compare_free(c);
+}
+
+static void run_export(char **paths)
+{
+    for (int fmt = 0; fmt < 2; fmt++) {
+        wt_export_opts eo = { .format = fmt ? WT_EXPORT_CHROME : WT_EXPORT_PERFETTO };
+        wt_export_report rep;
+        int rc = wt_export_stream(paths, 1, &eo, devnull, &rep);
+        EXPECT(rc == 0, "export failed", fmt, rc);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(trace_path, "wb");
+    if (!f)
+        abort();
+    if (size && fwrite(data, 1, size, f) != size)
+        abort();
+    fclose(f);
+    char *paths[1] = { trace_path };
+    run_reader(size);
+    run_ledger(paths);
+    run_compare(paths);
+    run_export(paths);
+    return 0;
+}
