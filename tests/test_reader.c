@@ -440,6 +440,48 @@ static void test_reader_lying_records_are_reported(void **state)
     unlink(path);
 }
 
+/* Regressions found by the fuzzer (docs/FUZZING.md), on its reproducers. */
+static void read_data(const char *name, readout *o)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/fuzz/%s", WT_TEST_DATA_DIR, name);
+    read_all(path, o);
+}
+
+static void test_reader_span_count_below_one_reads_as_one(void **state)
+{
+    readout o;
+    read_data("bug1-span-count-below-1.wtrace", &o);
+    assert_int_equal(o.open_rc, 0);
+    int spans = 0;
+    for (int i = 0; i < o.events && i < 64; i++)
+        if (o.ev[i].kind == WT_EV_SPAN) {
+            spans++;
+            assert_true(o.ev[i].count >= 1);
+        }
+    assert_true(spans > 0);
+}
+
+static void test_reader_cut_skippable_frame_reported_once(void **state)
+{
+    readout o;
+    read_data("bug6-skippable-magic-at-end.wtrace", &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 1);
+    assert_non_null(strstr(o.first_error, "truncated skippable frame"));
+    assert_int_equal(o.stats.frames_damaged, 1);
+}
+
+static void test_reader_error_cap_counts_bad_records(void **state)
+{
+    readout o;
+    read_data("bug7-record-errors-past-cap.wtrace", &o);
+    assert_int_equal(o.open_rc, 0);
+    /* FORMAT.md: 1000 damaged places reported, then the rest of the file is skipped */
+    assert_true(o.errors >= 1 && o.errors <= 1000);
+    assert_true(o.stats.errors <= 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +495,9 @@ int main(void)
         cmocka_unit_test(test_reader_rejects_what_is_not_a_trace),
         cmocka_unit_test(test_reader_hostile_frame_size_is_refused),
         cmocka_unit_test(test_reader_lying_records_are_reported),
+        cmocka_unit_test(test_reader_span_count_below_one_reads_as_one),
+        cmocka_unit_test(test_reader_cut_skippable_frame_reported_once),
+        cmocka_unit_test(test_reader_error_cap_counts_bad_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

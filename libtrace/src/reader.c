@@ -357,6 +357,9 @@ static void ahead_stop(wt_reader *r)
 static int next_frame(wt_reader *r)
 {
     int rc;
+    /* the cap counts every error, the records' as well as the source's */
+    if (r->stats.errors + r->src_errors >= WT__SRC_MAX_ERRORS)
+        return 0;
     if (!r->ahead) {
         rc = wt__src_next(&r->src, &r->cur);
         r->src_frames = r->src.frames;
@@ -462,6 +465,14 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
     return 0;
 }
 
+/* A span's count from its zigzag field: below 1 it reads as 1, the promise of reader.h (old
+ * recorders wrote a caller's negative count as it was). */
+static inline int64_t span_count(uint64_t zz)
+{
+    const int64_t n = wt__unzigzag(zz);
+    return n >= 1 ? n : 1;
+}
+
 /* ---- the span fast path -------------------------------------------------------------- */
 
 /* A span record is at most 2 + 8 * 10 bytes; with this many left in the frame every byte the
@@ -528,7 +539,7 @@ static inline int span_fast(wt_reader *r, wt_event *ev)
     ev->dur = (int64_t)dur;
     ev->depth = (uint32_t)depth;
     ev->cached = (wt_cached)(flags & WT__SF_CACHED_MASK);
-    ev->count = wt__unzigzag(count);
+    ev->count = span_count(count);
     ev->bytes = wt__unzigzag(bytes);
     ev->value = 0;
     ev->end = WT_END_NONE;
@@ -629,7 +640,7 @@ static int decode_record(wt_reader *r, wt_event *ev)
         if (flags & WT__SF_COUNT) {
             if (get_u(&c, &d))
                 return bad_record(r, "span count does not parse", rec_at);
-            ev->count = wt__unzigzag(d);
+            ev->count = span_count(d);
         }
         if (flags & WT__SF_BYTES) {
             if (get_u(&c, &d))

@@ -136,11 +136,13 @@ static void resync(wt__src *s, uint64_t from)
 static int skip_skippable(wt__src *s)
 {
     uint64_t off = wt__src_off(s);
-    if (wt__src_avail(s, 8) < 8)
-        return wt__src_fail(s, WT_ETRUNC, off, "truncated skippable frame");
-    uint64_t target = off + 8 + wt__get_le32(s->in + s->in_pos + 4);
-    if (target > s->file_bytes) {
+    const size_t n = wt__src_avail(s, 8);
+    const uint64_t target = n < 8 ? UINT64_MAX : off + 8 + wt__get_le32(s->in + s->in_pos + 4);
+    if (n < 8 || target > s->file_bytes) {
+        /* cut by the end of the file: nothing after it, so reading ends here (failing
+         * without moving reported the same offset again and again) */
         to_end(s, off);
+        s->frames_damaged++;
         return wt__src_fail(s, WT_ETRUNC, off, "truncated skippable frame");
     }
     seek_to(s, target);

@@ -67,7 +67,7 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
             .label = e->a,
             .detail = detail,
             .cached = (wt_cached)WT__B_CACHED(b),
-            .count = x && x->count ? x->count : 1,
+            .count = x && x->count > 0 ? x->count : 1, /* the API: a count below 1 is 1 */
             .bytes = x ? x->bytes : 0,
             .unclosed = kind == WT__K_SPAN_UNCLOSED,
             .measured = kind == WT__K_SPAN_MEASURED,
