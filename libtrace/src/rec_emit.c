@@ -74,7 +74,7 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
         };
         TRY(s, wt__enc_span(&s->enc, tid, &r));
         if (s->agg)
-            wt__agg_span(cat, r.label, detail, r.end - r.start, r.cached, r.count);
+            wt__agg_span(cat, r.label, detail, r.end, r.end - r.start, r.cached, r.count);
         return 0;
     }
     case WT__K_COUNTER:
@@ -122,7 +122,7 @@ static int emit_plain_span(wt__sink *s, uint64_t tid, const wt__ent *e, const wt
     };
     TRY(s, wt__enc_span(&s->enc, tid, &r));
     if (s->agg)
-        wt__agg_span(cat, r.label, 0, dur, r.cached, 1);
+        wt__agg_span(cat, r.label, 0, end, dur, r.cached, 1);
     return 0;
 }
 

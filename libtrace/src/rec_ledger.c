@@ -1,5 +1,6 @@
-/* The seed's flat ledger, kept in memory by the writer thread: per category (in the order of
- * its first span) the seconds, the sum of counts, HIT and MISS tallies, and every MISS for
+/* The seed's flat ledger, kept in memory by the writer thread: per category (in the order its
+ * first span ended, as the seed's record() calls came: the writer sees threads' spans in drain
+ * order, so rows are sorted by that time when printed) the seconds, the sum of counts, HIT and MISS tallies, and every MISS for
  * the ANOMALIES list. The writer sees every span as it encodes it, so the hot path pays
  * nothing for this. Printed at exit and by wt_print_ledger() through wt_ledger_render_flat(),
  * the one implementation of the seed's layout. */
@@ -11,6 +12,7 @@
 
 typedef struct row {
     uint32_t cat;
+    int64_t first_end; /* ns: when the category's first span ended */
     int64_t ns; /* integer: a float sum per span was a loop-carried add chain in the writer */
     int64_t count, hits, misses;
 } row;
@@ -75,18 +77,20 @@ static row *row_for(uint32_t cat)
         cap_rows = cap;
     }
     row *r = &rows[n_rows++];
-    *r = (row){ cat, 0, 0, 0, 0 };
+    *r = (row){ cat, INT64_MAX, 0, 0, 0, 0 };
     row_of[cat] = (uint32_t)n_rows;
     return r;
 }
 
 /* Called by the writer with the lock held (it holds it for a whole drain). */
-void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns,
+void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count)
 {
     row *r = row_for(cat);
     if (!r)
         return;
+    if (end_ns < r->first_end)
+        r->first_end = end_ns;
     r->ns += dur_ns;
     r->count += count;
     if (cached == WT_CACHED_HIT) {
@@ -115,9 +119,21 @@ int wt__agg_empty(void)
     return empty;
 }
 
+static int by_first_end(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->first_end != y->first_end)
+        return x->first_end < y->first_end ? -1 : 1;
+    return x->cat < y->cat ? -1 : x->cat > y->cat;
+}
+
 void wt__agg_print(const char *title, double wall)
 {
     pthread_mutex_lock(&lock);
+    /* sorted in place (wt_print_ledger() may run mid-run): the index follows the rows */
+    qsort(rows, n_rows, sizeof *rows, by_first_end);
+    for (size_t i = 0; i < n_rows; i++)
+        row_of[rows[i].cat] = (uint32_t)(i + 1);
     wt_ledger_row *lr = calloc(n_rows ? n_rows : 1, sizeof *lr);
     wt_ledger_miss *lm = calloc(n_misses ? n_misses : 1, sizeof *lm);
     if (lr && lm) {

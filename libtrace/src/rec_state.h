@@ -182,7 +182,7 @@ void wt__fail_reset(void);
 int wt__write_all(int fd, const uint8_t *p, size_t n);
 
 /* rec_ledger.c: flat per-category aggregates, fed by the writer. */
-void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns,
+void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count);
 void wt__agg_reset(void);
 void wt__agg_lock(void);
