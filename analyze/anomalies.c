@@ -20,6 +20,12 @@ typedef struct an_span {
     const char *category, *label, *detail;
 } an_span;
 
+/* Where a span of a known key was: what the slowest-span lists keep (the key has the names). */
+typedef struct an_at {
+    uint64_t pid, tid;
+    int64_t ts, dur;
+} an_at;
+
 typedef struct an_key {
     /* first: what every span of the key reads (two cache lines) */
     int64_t floor_slow, floor_slow_hits; /* a span enters slow[] (slow_hits[]) when over this:
@@ -27,10 +33,10 @@ typedef struct an_key {
     uint32_t cat; /* index in cat_hits */
     wt__reservoir all, hits, misses;
     const char *category, *label;
-    an_span slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
-    size_t n_slow, n_slow_hits;
-    size_t lo_slow, lo_slow_hits; /* the index of the shortest kept, once full */
-    an_span first_miss;
+    an_at slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
+    uint8_t n_slow, n_slow_hits;
+    uint8_t lo_slow, lo_slow_hits; /* the index of the shortest kept, once full */
+    an_at first_miss;
 } an_key;
 
 typedef struct an_list {
@@ -159,22 +165,54 @@ int wt_anomalies_file_begin(wt_anomalies *a, const char *path, const wt_trace_in
 
 static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *idx_out);
 
+/* At most WT_MAX_LABEL_KEYS keys of their own and one fold key per category: the array never
+ * grows past that, so that doubling does not leave a third of it unused (a key is 0.9 KB). */
+#define AN_MAX_KEYS (WT_MAX_LABEL_KEYS + WT_MAX_CATEGORIES + 1)
+
+static int grow_keys(wt_anomalies *a)
+{
+    size_t nc = a->cap_keys ? a->cap_keys * 2 : 64;
+    if (nc > AN_MAX_KEYS && a->n_keys < AN_MAX_KEYS)
+        nc = AN_MAX_KEYS;
+    an_key *nk = realloc(a->keys, nc * sizeof *nk);
+    if (!nk)
+        return WT_ENOMEM;
+    a->keys = nk;
+    a->cap_keys = nc;
+    return 0;
+}
+
+static size_t key_text(char *buf, size_t size, const char *c, const char *l)
+{
+    int n = snprintf(buf, size, "%s\x1f%s", c, l);
+    if (n < 0 || (size_t)n >= size)
+        n = (int)size - 1;
+    return (size_t)n;
+}
+
+/* The key of (cat, label), made on first sight. Past the bounds (spanstat.h) a new category is
+ * WT_OTHER_CATEGORIES and a new pair is (category, WT_OTHER_LABELS), as in the ledger: the
+ * same events in the same order fold the same spans in both. */
 static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
 {
     char buf[2 * 4096 + 2];
     const char *c = cat ? cat : "", *l = label ? label : "";
-    int n = snprintf(buf, sizeof buf, "%s\x1f%s", c, l);
-    if (n < 0 || (size_t)n >= sizeof buf)
-        n = (int)sizeof buf - 1;
     uint32_t idx;
-    int rc = wt__strmap_put(&a->key_map, buf, (size_t)n, (uint32_t)a->n_keys, &idx, NULL);
+    if (WT_UNLIKELY(a->cat_map.n >= WT_MAX_CATEGORIES) &&
+        !wt__strmap_get(&a->cat_map, c, strlen(c), &idx))
+        c = WT_OTHER_CATEGORIES;
+    size_t n = key_text(buf, sizeof buf, c, l);
+    if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS) &&
+        !wt__strmap_get(&a->key_map, buf, n, &idx)) {
+        l = WT_OTHER_LABELS;
+        n = key_text(buf, sizeof buf, c, l);
+    }
+    int rc = wt__strmap_put(&a->key_map, buf, n, (uint32_t)a->n_keys, &idx, NULL);
     if (rc < 0)
         return NULL;
     if (rc == 1) {
-        an_key *nk = wt__grow_array(a->keys, &a->cap_keys, a->n_keys + 1, sizeof *nk);
-        if (!nk)
+        if (a->n_keys == a->cap_keys && grow_keys(a) < 0)
             return NULL;
-        a->keys = nk;
         an_key *k = &a->keys[a->n_keys++];
         memset(k, 0, sizeof *k);
         k->floor_slow = k->floor_slow_hits = -1;
@@ -217,10 +255,10 @@ static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *id
     return &a->cat_hits[idx];
 }
 
-static size_t shortest(const an_span *v, size_t n)
+static uint8_t shortest(const an_at *v, uint8_t n)
 {
-    size_t lo = 0;
-    for (size_t i = 1; i < n; i++)
+    uint8_t lo = 0;
+    for (uint8_t i = 1; i < n; i++)
         if (v[i].dur < v[lo].dur)
             lo = i;
     return lo;
@@ -229,7 +267,7 @@ static size_t shortest(const an_span *v, size_t n)
 /* Keeps s in v (unordered), a span over *thr (the shortest kept once v is full, -1 before):
  * appends it, or replaces the shortest; then *thr is the new threshold, so the common case
  * (a span that is not among the slowest) costs one comparison. */
-static void keep_slowest(an_span *v, size_t *n, size_t *lo, int64_t *thr, an_span s)
+static void keep_slowest(an_at *v, uint8_t *n, uint8_t *lo, int64_t *thr, an_at s)
 {
     if (*n < WT_ANOMALY_KEEP_SLOWEST) {
         v[(*n)++] = s;
@@ -249,17 +287,23 @@ static inline an_span span_of(const wt_event *ev, const an_key *k, int64_t dur)
     return (an_span){ ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL };
 }
 
+static inline an_at at_of(const wt_event *ev, int64_t dur)
+{
+    return (an_at){ ev->pid, ev->tid, ev->ts, dur };
+}
+
 /* A MISS: sampled, listed (bounded) for its cost at finish. */
 static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
 {
     an_span m = span_of(ev, k, dur);
     if (wt__reservoir_add(&k->misses, sec) < 0)
         return WT_ENOMEM;
-    if (ev->detail && *ev->detail && !(m.detail = intern(a, ev->detail)))
-        return WT_ENOMEM;
     if (k->misses.n == 1)
-        k->first_miss = m;
+        k->first_miss = at_of(ev, dur);
     if (a->n_misses < WT_ANOMALY_MAX_LIST) {
+        /* the detail only of a listed miss: details past the list would grow the strings */
+        if (ev->detail && *ev->detail && !(m.detail = intern(a, ev->detail)))
+            return WT_ENOMEM;
         an_span *nm = wt__grow_array(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
         if (!nm)
             return WT_ENOMEM;
@@ -292,7 +336,7 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
     if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->all, dur) < 0))
         return WT_ENOMEM;
     if (WT_UNLIKELY(dur > k->floor_slow))
-        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, span_of(ev, k, dur));
+        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, at_of(ev, dur));
     if (ev->cached == WT_CACHED_HIT) {
         wt__reservoir *ch = &a->cat_hits[k->cat];
         if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
@@ -300,7 +344,7 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
             return WT_ENOMEM;
         if (WT_UNLIKELY(dur > k->floor_slow_hits))
             keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, &k->floor_slow_hits,
-                         span_of(ev, k, dur));
+                         at_of(ev, dur));
     } else if (ev->cached == WT_CACHED_MISS) {
         int rc = on_miss(a, k, ev, dur, (double)dur * NS);
         if (rc < 0)
@@ -380,7 +424,7 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
         if (ev->count > 0) {
             if (!a->dropped)
                 a->dropped_tid = ev->tid;
-            a->dropped += ev->count;
+            a->dropped = wt__sat_add_i64(a->dropped, ev->count);
         }
         return 0;
     default:
@@ -481,7 +525,7 @@ static int finish_keys(wt_anomalies *a)
     for (size_t i = 0; i < a->n_keys && rc == 0; i++) {
         an_key *k = &a->keys[i];
         if (o->repeat_miss > 0 && k->misses.n >= o->repeat_miss) {
-            const an_span *f = &k->first_miss;
+            const an_at *f = &k->first_miss;
             wt_anomaly p = { 0, f->pid, f->tid, f->ts, f->dur, k->category, k->label, NULL,
                              k->misses.total, k->misses.total, NULL };
             rc = add(a, WT_AN_REPEAT_MISS, &p,
@@ -491,7 +535,7 @@ static int finish_keys(wt_anomalies *a)
         if (rc == 0 && k->misses.n && k->n_slow_hits) {
             double mm = wt__reservoir_median(&k->misses);
             for (size_t j = 0; j < k->n_slow_hits && rc == 0; j++) {
-                const an_span *h = &k->slow_hits[j];
+                const an_at *h = &k->slow_hits[j];
                 double sec = (double)h->dur * NS;
                 if (sec <= mm)
                     continue;
@@ -505,7 +549,7 @@ static int finish_keys(wt_anomalies *a)
         if (rc == 0 && k->all.n >= 3 && o->outlier_factor > 0) {
             double med = wt__reservoir_median(&k->all);
             for (size_t j = 0; j < k->n_slow && rc == 0; j++) {
-                const an_span *s = &k->slow[j];
+                const an_at *s = &k->slow[j];
                 double sec = (double)s->dur * NS;
                 if (!(med > 0) || sec <= o->outlier_factor * med)
                     continue;

@@ -13,6 +13,11 @@
  * WT_ANOMALY_KEEP_SLOWEST slowest spans and HITs per label (the only candidates of the outlier
  * and slow-HIT rules). Misses are kept one by one up to WT_ANOMALY_MAX_LIST; past it they are
  * counted (wt_anomalies_omitted()) but not listed. Nothing grows with the number of events.
+ * Keys are bounded as in the ledger (spanstat.h): at most WT_MAX_CATEGORIES categories and
+ * WT_MAX_LABEL_KEYS (category, label) keys; past them, spans of new ones are taken as of
+ * category WT_OTHER_CATEGORIES, label WT_OTHER_LABELS (so anomalies about them carry those
+ * names; the ledger counts the spans folded). A key is about 0.9 KB plus its samples: worst
+ * case, every reservoir full, about 7 KB, some 140 MB for the 20481 keys at most.
  *
  * The rules, each with its option (docs/ANALYZE.md):
  *   miss         every cache MISS: category, label, detail (or the seed's default text), and

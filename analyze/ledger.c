@@ -17,11 +17,18 @@
 
 /* ---- categories and labels ---- */
 
-static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out)
+/* The index of category `name`, made on first sight; past WT_MAX_CATEGORIES categories a new
+ * one is WT_OTHER_CATEGORIES (spanstat.h) and *folded is set. */
+static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *folded)
 {
     const char *key = name ? name : "";
     uint32_t idx;
     const char *stable;
+    if (WT_UNLIKELY(lc->cat_map.n >= WT_MAX_CATEGORIES) &&
+        !wt__strmap_get(&lc->cat_map, key, strlen(key), &idx)) {
+        key = WT_OTHER_CATEGORIES;
+        *folded = 1;
+    }
     int rc = wt__strmap_put(&lc->cat_map, key, strlen(key), (uint32_t)lc->n_cats, &idx, &stable);
     if (rc < 0)
         return rc;
@@ -32,17 +39,26 @@ static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out)
         lc->cats = nc;
         memset(&lc->cats[lc->n_cats], 0, sizeof lc->cats[0]);
         lc->cats[lc->n_cats].name = stable;
+        lc->cats[lc->n_cats].first_end = INT64_MAX;
         lc->n_cats++;
     }
     *out = idx;
     return 0;
 }
 
-static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out)
+/* The index of label `name` in category c, made on first sight; past WT_MAX_LABEL_KEYS
+ * (category, label) pairs in the run a new one is WT_OTHER_LABELS of c and *folded is set. */
+static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out,
+                       int *folded)
 {
     const char *key = name ? name : "";
     uint32_t idx;
     const char *stable;
+    if (WT_UNLIKELY(lc->n_label_keys >= WT_MAX_LABEL_KEYS) &&
+        !wt__strmap_get(&c->label_map, key, strlen(key), &idx)) {
+        key = WT_OTHER_LABELS;
+        *folded = 1;
+    }
     int rc = wt__strmap_put(&c->label_map, key, strlen(key), (uint32_t)c->n_labs, &idx, &stable);
     if (rc < 0)
         return rc;
@@ -54,23 +70,29 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
         memset(&c->labs[c->n_labs], 0, sizeof c->labs[0]);
         c->labs[c->n_labs].name = stable;
         c->n_labs++;
+        lc->n_label_keys++;
     }
     *out = idx;
     return 0;
 }
 
 /* Fills the cache slot *pc of a span's (category, label) pointers from the string maps: the
- * slow path of the per-span key look-up, taken once per distinct pair and file. */
+ * slow path of the per-span key look-up, taken once per distinct pair and file. A pair folded
+ * past the bounds is marked in `valid` (LC_SLOT_*), so that its spans take the general path,
+ * which counts them. */
 static int span_keys(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot *pc)
 {
     uint32_t ci, li;
-    int rc = cat_index(lc, ev->category, &ci);
+    int cat_folded = 0, lab_folded = 0;
+    int rc = cat_index(lc, ev->category, &ci, &cat_folded);
     if (rc < 0)
         return rc;
-    rc = label_index(lc, &lc->cats[ci], ev->label, &li);
+    rc = label_index(lc, &lc->cats[ci], ev->label, &li, &lab_folded);
     if (rc < 0)
         return rc;
-    *pc = (wt__pair_slot){ (uintptr_t)ev->category, (uintptr_t)ev->label, ci, li, 1, 0 };
+    const int valid = LC_SLOT_KEPT | (cat_folded ? LC_SLOT_CAT_FOLDED : 0) |
+                      (lab_folded ? LC_SLOT_LABEL_FOLDED : 0);
+    *pc = (wt__pair_slot){ (uintptr_t)ev->category, (uintptr_t)ev->label, ci, li, valid, 0 };
     return 0;
 }
 
@@ -234,7 +256,7 @@ static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self
             return WT_ENOMEM;
         p->cat_self = np;
     }
-    p->cat_self[c] += self;
+    p->cat_self[c] = wt__sat_add_i64(p->cat_self[c], self);
     return 0;
 }
 
@@ -249,13 +271,13 @@ static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
         const int64_t ns = t->pend[c].ns;
         if (f >= 0)
             lc->cats[c].attr_ns += (double)ns * f;
-        lc->cats[c].self_ns += ns;
+        lc->cats[c].self_ns = wt__sat_add_i64(lc->cats[c].self_ns, ns);
         if (proc_cat_add(lc, p, c, ns) < 0)
             lc->nomem = 1;
         t->pend[c].ns = 0;
         t->pend[c].on = 0;
     }
-    t->busy_ns += t->pend_total;
+    t->busy_ns = wt__sat_add_i64(t->busy_ns, t->pend_total);
     t->n_touched = 0;
     t->pend_total = 0;
     t->env_start = INT64_MAX;
@@ -289,8 +311,8 @@ static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t sel
         t->pend[c].on = 1;
         t->touched[t->n_touched++] = c;
     }
-    t->pend[c].ns += self;
-    t->pend_total += self;
+    t->pend[c].ns = wt__sat_add_i64(t->pend[c].ns, self);
+    t->pend_total = wt__sat_add_i64(t->pend_total, self);
     return 0;
 }
 
@@ -352,16 +374,22 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
         return rc;
     *peer = &pc->z;
     const uint32_t ci = pc->x, li = pc->y;
+    if (WT_UNLIKELY(pc->valid != LC_SLOT_KEPT)) {
+        lc->folded_cat_spans += (pc->valid & LC_SLOT_CAT_FOLDED) != 0;
+        lc->folded_label_spans += (pc->valid & LC_SLOT_LABEL_FOLDED) != 0;
+    }
     lc_thread *t = thread_of(lc, ev->pid, ev->tid);
     if (WT_UNLIKELY(!t))
         return WT_ENOMEM;
     lc_cat *c = &lc->cats[ci];
     const double sec = (double)dur * NS;
 
-    c->count += ev->count;
+    if (ev->ts + dur < c->first_end)
+        c->first_end = ev->ts + dur;
+    c->count = wt__sat_add_i64(c->count, ev->count);
     if (ev->bytes > 0) {
-        c->bytes += ev->bytes;
-        c->bytes_ns += dur;
+        c->bytes = wt__sat_add_i64(c->bytes, ev->bytes);
+        c->bytes_ns = wt__sat_add_i64(c->bytes_ns, dur);
     }
     if (ev->cached == WT_CACHED_HIT) {
         c->hits++;
@@ -377,7 +405,7 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
         return WT_ENOMEM;
     if (WT_UNLIKELY(ev->flags & WT_EVF_UNCLOSED)) {
         lc->unclosed++;
-        lc->unclosed_ns += dur;
+        lc->unclosed_ns = wt__sat_add_i64(lc->unclosed_ns, dur);
         p->unclosed++;
     }
 
@@ -390,7 +418,7 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     if (self < 0)
         self = 0;
     cs[d + 1] = 0;
-    cs[d] += dur;
+    cs[d] = wt__sat_add_i64(cs[d], dur);
     t->spans++;
     if ((rc = add_pending(lc, t, ci, self)) < 0)
         return rc;
@@ -431,7 +459,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     const int64_t ts = ev->ts, end = ts + dur;
     const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
     wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
-    if (WT_UNLIKELY(!p || !pc->valid || pc->a != ca || pc->b != la || !lc->last_t ||
+    if (WT_UNLIKELY(!p || pc->valid != LC_SLOT_KEPT || pc->a != ca || pc->b != la || !lc->last_t ||
                     lc->opts.by_label))
         return span_general(lc, ev, peer);
     lc_thread *t = lc->last_t;
@@ -450,10 +478,12 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
         p->last_ts = end;
     if (ts < p->first_ts)
         p->first_ts = ts;
-    c->count += ev->count;
+    if (end < c->first_end)
+        c->first_end = end;
+    c->count = wt__sat_add_i64(c->count, ev->count);
     const int64_t bytes = ev->bytes > 0 ? ev->bytes : 0;
-    c->bytes += bytes;
-    c->bytes_ns += bytes ? dur : 0;
+    c->bytes = wt__sat_add_i64(c->bytes, bytes);
+    c->bytes_ns = wt__sat_add_i64(c->bytes_ns, bytes ? dur : 0);
     c->hits += ev->cached == WT_CACHED_HIT;
     c->misses += miss; /* past the listed ones: only counted */
     lc->n_misses_total += miss;
@@ -471,15 +501,15 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     if (self < 0)
         self = 0;
     cs[d + 1] = 0;
-    cs[d] += dur;
+    cs[d] = wt__sat_add_i64(cs[d], dur);
     t->spans++;
     lc_pend *pe = &t->pend[ci];
     if (!pe->on) {
         pe->on = 1;
         t->touched[t->n_touched++] = ci;
     }
-    pe->ns += self;
-    t->pend_total += self;
+    pe->ns = wt__sat_add_i64(pe->ns, self);
+    t->pend_total = wt__sat_add_i64(t->pend_total, self);
     if (ts < t->env_start)
         t->env_start = ts;
     if (end > t->env_end)
@@ -524,8 +554,8 @@ int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
             p->signo = (int)ev->count;
         return 0;
     case WT_EV_DROPPED:
-        p->dropped += ev->count > 0 ? ev->count : 0;
-        lc->dropped += ev->count > 0 ? ev->count : 0;
+        p->dropped = wt__sat_add_i64(p->dropped, ev->count > 0 ? ev->count : 0);
+        lc->dropped = wt__sat_add_i64(lc->dropped, ev->count > 0 ? ev->count : 0);
         return 0;
     case WT_EV_THREAD_NAME: {
         lc_thread *t = thread_of(lc, ev->pid, ev->tid);
@@ -625,7 +655,8 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
             t->env_start = es;
             t->env_end = ee;
         }
-        memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
+        if (t->child_sum) /* NULL for a thread seen without spans (only its name) */
+            memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
     }
     if (!p->have_start)
         p->start = p->first_ts != INT64_MAX ? p->first_ts : 0;
@@ -680,6 +711,7 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
     free(lc->iv);
     free(lc->misses);
     free(lc->out_cats);
+    free(lc->cat_order);
     free(lc->out_threads);
     free(lc->out_procs);
     wt__strmap_release(&lc->cat_map);

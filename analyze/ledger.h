@@ -7,7 +7,10 @@
  * of wt_analysis_pair_ops() (analysis.h) do exactly this for wt_source_run().
  *
  * Memory is bounded by the number of distinct categories/labels, threads, open nesting depth
- * and the coverage interval set (WT_LEDGER_MAX_INTERVALS), never by the number of events.
+ * and the coverage interval set (WT_LEDGER_MAX_INTERVALS), never by the number of events;
+ * categories and (category, label) pairs are themselves bounded (WT_MAX_CATEGORIES,
+ * WT_MAX_LABEL_KEYS in spanstat.h: the spans of the rest are folded into WT_OTHER_CATEGORIES
+ * and their category's WT_OTHER_LABELS, and counted in the result's folded_*).
  *
  * Counting rules (docs/ANALYZE.md has the full text):
  * - Wall of a process: header process_start_ns to the END event; without END, to the latest
@@ -116,6 +119,11 @@ typedef struct wt_ledger_result {
     double unclosed_s;
     int64_t late;          /* events behind a SYNC watermark (tolerated, counted) */
     int64_t misses;
+    /* spans past the key bounds (spanstat.h): of a category past WT_MAX_CATEGORIES, counted
+     * in the row WT_OTHER_CATEGORIES; of a (category, label) pair past WT_MAX_LABEL_KEYS,
+     * counted under the label WT_OTHER_LABELS of its category. 0 on all but hostile traces;
+     * shown as the recorder facts "folded categories" / "folded labels" when not 0. */
+    int64_t folded_categories, folded_labels;
     const wt_ledger_thread *threads;
     size_t n_threads;
     const wt_ledger_process *procs;

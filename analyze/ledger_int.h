@@ -12,6 +12,11 @@
 #define LC_MAX_DEPTH 256
 /* The (pid, tid) -> thread cache: 64 slots. */
 #define LC_TCACHE_BITS 6
+/* `valid` of a (category, label) cache slot: a key of its own (the per-span fast path), or
+ * folded past WT_MAX_CATEGORIES / WT_MAX_LABEL_KEYS (spanstat.h): the general path counts it. */
+#define LC_SLOT_KEPT 1
+#define LC_SLOT_CAT_FOLDED 2
+#define LC_SLOT_LABEL_FOLDED 4
 
 typedef struct lc_label {
     const char *name;
@@ -20,6 +25,7 @@ typedef struct lc_label {
 
 typedef struct lc_cat {
     const char *name;
+    int64_t first_end; /* ns: when its first span ended; rows are in this order, the seed's */
     int64_t self_ns;
     double attr_ns; /* covered wall attributed to this category */
     int64_t count, hits, misses, bytes; /* its spans: st.n */
@@ -95,12 +101,16 @@ struct wt_ledger_calc {
     size_t n_misses, cap_misses;
     int64_t n_misses_total;
 
+    size_t n_label_keys; /* (category, label) pairs with a label of their own (bounded) */
+    int64_t folded_cat_spans, folded_label_spans; /* spans counted in a fold key */
+
     int64_t events; /* other than spans (those are the categories' st.n, summed at finish) */
     int64_t dropped, unclosed, unclosed_ns, late;
     int nomem, finished;
 
     wt_ledger_result res;
     wt_ledger_cat *out_cats;
+    size_t *cat_order; /* out_cats[k] is cats[cat_order[k]] */
     wt_ledger_thread *out_threads;
     wt_ledger_process *out_procs;
     char title[512];

@@ -9,11 +9,27 @@
 #include <string.h>
 
 #define NS 1e-9
+#define WT_STR_(x) #x
+#define WT_STR(x) WT_STR_(x)
 
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+typedef struct cat_key {
+    int64_t first_end;
+    size_t idx;
+} cat_key;
+
+/* By first end, ties in the order the categories were met. */
+static int by_first_end(const void *a, const void *b)
+{
+    const cat_key *x = a, *y = b;
+    if (x->first_end != y->first_end)
+        return x->first_end < y->first_end ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 static int cmp_label_total(const void *a, const void *b)
@@ -80,10 +96,10 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
 
     int64_t covered = lc->folded_ns;
     for (size_t i = 0; i < lc->n_iv; i++)
-        covered += lc->iv[i].e - lc->iv[i].s;
+        covered = wt__sat_add_i64(covered, lc->iv[i].e - lc->iv[i].s);
     int64_t busy = 0;
     for (size_t i = 0; i < lc->n_cats; i++)
-        busy += lc->cats[i].self_ns;
+        busy = wt__sat_add_i64(busy, lc->cats[i].self_ns);
     r->covered = (double)covered * NS;
     r->busy = (double)busy * NS;
     r->parallel_saved = r->busy > r->covered ? r->busy - r->covered : 0.0;
@@ -97,10 +113,29 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         free(vals);
         return WT_ENOMEM;
     }
+    /* rows in the order their category's first span ended (the seed's record() order): the
+     * trace interleaves threads by flush, so arrival order would depend on the writer */
+    lc->cat_order = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *lc->cat_order);
+    if (!lc->cat_order) {
+        free(vals);
+        return WT_ENOMEM;
+    }
+    cat_key *keys = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *keys);
+    if (!keys) {
+        free(vals);
+        return WT_ENOMEM;
+    }
+    for (size_t i = 0; i < lc->n_cats; i++)
+        keys[i] = (cat_key){ lc->cats[i].first_end, i };
+    qsort(keys, lc->n_cats, sizeof *keys, by_first_end);
+    for (size_t i = 0; i < lc->n_cats; i++)
+        lc->cat_order[i] = keys[i].idx;
+    free(keys);
     double tracked = 0.0;
-    for (size_t i = 0; i < lc->n_cats; i++) {
+    for (size_t k = 0; k < lc->n_cats; k++) {
+        const size_t i = lc->cat_order[k];
         lc_cat *c = &lc->cats[i];
-        wt_ledger_cat *o = &lc->out_cats[i];
+        wt_ledger_cat *o = &lc->out_cats[k];
         o->name = c->name;
         o->self_seconds = (double)c->self_ns * NS;
         o->flat_seconds = c->st.total;
@@ -152,8 +187,9 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         p->cat_seconds = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *p->cat_seconds);
         if (!p->cat_seconds)
             return WT_ENOMEM;
-        for (size_t c = 0; c < lc->n_cats && c < p->cap_cat; c++)
-            p->cat_seconds[c] = (double)p->cat_self[c] * NS;
+        for (size_t k = 0; k < lc->n_cats; k++)
+            if (lc->cat_order[k] < p->cap_cat)
+                p->cat_seconds[k] = (double)p->cat_self[lc->cat_order[k]] * NS;
         lc->out_procs[i] = (wt_ledger_process){ p->pid, p->path, (double)(p->stop - p->start) * NS,
                                                 p->cat_seconds, p->end, p->signo, p->no_end,
                                                 p->damaged, p->dropped, p->unclosed, p->late };
@@ -175,6 +211,8 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     r->unclosed_s = (double)lc->unclosed_ns * NS;
     r->late = lc->late + lc->late_spans;
     r->misses = lc->n_misses_total;
+    r->folded_categories = lc->folded_cat_spans;
+    r->folded_labels = lc->folded_label_spans;
 
     if (lc->opts.title)
         snprintf(lc->title, sizeof lc->title, "%s", lc->opts.title);
@@ -309,7 +347,7 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
             fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
                          "its wall ends at its last event\n", p->path);
     }
-    wt_ledger_fact facts[4];
+    wt_ledger_fact facts[5];
     size_t nf = 0;
     if (r->unclosed)
         facts[nf++] = (wt_ledger_fact){ "in flight at exit", r->unclosed_s, 1, r->unclosed,
@@ -320,6 +358,14 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
     if (r->late)
         facts[nf++] = (wt_ledger_fact){ "late events", 0, 0, r->late,
                                         "behind a flush watermark: counted, coverage may miss them" };
+    if (r->folded_categories)
+        facts[nf++] = (wt_ledger_fact){ "folded categories", 0, 0, r->folded_categories,
+                                        "spans past " WT_STR(WT_MAX_CATEGORIES) " categories, counted in "
+                                        WT_OTHER_CATEGORIES };
+    if (r->folded_labels)
+        facts[nf++] = (wt_ledger_fact){ "folded labels", 0, 0, r->folded_labels,
+                                        "spans past " WT_STR(WT_MAX_LABEL_KEYS) " category/label pairs, in "
+                                        WT_OTHER_LABELS };
     wt_ledger_extras x = { (const char *const *)notes, facts, nf, anomaly_lines, n_anomaly_lines,
                            print_sections, (void *)lc };
     rc = wt_ledger_render(out, &t, &x);
@@ -438,6 +484,11 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
     wt_json_int(j, "unclosed", r->unclosed);
     json_s(j, "unclosed_s", r->unclosed_s);
     wt_json_int(j, "late", r->late);
+    /* only when a bound was reached, so that the usual output stays as it was */
+    if (r->folded_categories)
+        wt_json_int(j, "folded_categories", r->folded_categories);
+    if (r->folded_labels)
+        wt_json_int(j, "folded_labels", r->folded_labels);
     wt_json_object_end(j);
     size_t n_misses;
     const wt_ledger_miss *m = wt_ledger_calc_misses(lc, &n_misses);

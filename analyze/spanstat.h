@@ -18,6 +18,31 @@
 /* A branch the per-span paths rarely take (growth, errors, first sight of a key). */
 #define WT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* a + b, clamped to [INT64_MIN, INT64_MAX] instead of overflowing (undefined behaviour). The
+ * analyses' int64 sums (span counts, bytes, nanoseconds, dropped counts) take values from the
+ * file: sane traces stay far from the limits and get the exact sum, a hostile one (two counts
+ * at INT64_MAX, durations near the 2^62 ns limit) gets the clamped one. */
+static inline int64_t wt__sat_add_i64(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (WT_UNLIKELY(__builtin_add_overflow(a, b, &r)))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* ---- bounds on distinct keys (ledger and anomalies alike) ----
+ * Each distinct (category, label) pair costs the analyses about 2 KB (reservoirs, slowest
+ * spans, label tables), so a hostile trace of millions of pairs would need gigabytes. Per run,
+ * at most WT_MAX_CATEGORIES categories and WT_MAX_LABEL_KEYS (category, label) pairs get keys
+ * of their own, first come first served; past them, a span of a new category counts in
+ * WT_OTHER_CATEGORIES, and a span of a new label in WT_OTHER_LABELS of its category (one more
+ * key per category at most). The ledger counts such spans (wt_ledger_result.folded_*). Both
+ * analyses see the same events in the same order, so they fold the same spans. */
+#define WT_MAX_CATEGORIES 4096
+#define WT_MAX_LABEL_KEYS 16384
+#define WT_OTHER_CATEGORIES "(other categories)"
+#define WT_OTHER_LABELS "(other labels)"
+
 /* ---- string map: key (copied, interned) -> uint32 value ---- */
 typedef struct wt__strmap_slot {
     char *key; /* NULL: empty */

@@ -22,10 +22,6 @@
 static char trace_path[256];
 static FILE *devnull;
 
-/* Known bugs that are skipped until fixed (docs/FUZZING.md): BUG-1, spans with count <= 0;
- * BUG-6, the same error repeated; BUG-7, more than 1000 errors. WT_FUZZ_NO_SKIP=1 checks them. */
-static int skip_known = 1;
-
 static void broken(const char *what, long long a, long long b)
 {
     fprintf(stdout, "fuzz_reader: invariant broken: %s (%lld, %lld)\n", what, a, b);
@@ -49,7 +45,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* the analyses report every damaged frame on stderr: silenced (libFuzzer and the sanitizers
      * write to the file descriptor, not through this FILE) */
     stderr = devnull;
-    skip_known = !getenv("WT_FUZZ_NO_SKIP");
     return 0;
 }
 
@@ -80,8 +75,7 @@ static void run_reader(size_t size)
             int64_t off = wt_reader_error_offset(r);
             EXPECT(off >= 0 && (uint64_t)off <= size, "error offset outside the file", off, size);
             EXPECT(strstr(wt_reader_error(r), "': at byte ") != NULL, "error message form", 0, 0);
-            if (!skip_known)
-                EXPECT(strcmp(last, wt_reader_error(r)) != 0, "the same error twice (BUG-6)", off, 0);
+            EXPECT(strcmp(last, wt_reader_error(r)) != 0, "the same error twice (BUG-6)", off, 0);
             snprintf(last, sizeof last, "%s", wt_reader_error(r));
             continue;
         }
@@ -93,7 +87,7 @@ static void run_reader(size_t size)
                ev.kind, ev.dur);
         EXPECT(ev.cached <= WT_CACHED_MISS, "cached", ev.cached, 0);
         EXPECT((ev.flags & ~(WT_EVF_UNCLOSED | WT_EVF_MEASURED)) == 0, "span flags", ev.flags, 0);
-        if (ev.kind == WT_EV_SPAN && !skip_known)
+        if (ev.kind == WT_EV_SPAN)
             EXPECT(ev.count >= 1, "span count >= 1 (BUG-1)", ev.count, 0);
         if (ev.kind == WT_EV_DROPPED)
             EXPECT(ev.count >= 0, "dropped count", ev.count, 0);
@@ -107,8 +101,7 @@ static void run_reader(size_t size)
     wt_reader_get_stats(r, &st);
     EXPECT(st.events == (uint64_t)events, "stats.events", st.events, events);
     EXPECT(st.errors == (uint64_t)errors, "stats.errors", st.errors, errors);
-    if (!skip_known)
-        EXPECT(errors <= 1000, "errors past the limit of 1000 (BUG-7)", errors, 1000);
+    EXPECT(errors <= 1000, "errors past the limit of 1000 (BUG-7)", errors, 1000);
     EXPECT(st.bytes_skipped <= size, "bytes skipped past the file", st.bytes_skipped, size);
     wt_reader_free(r);
 }

@@ -327,6 +327,100 @@ static void test_anomalies_damaged_file(void **state)
     wt_anomalies_free(an);
 }
 
+/* BUG-4: dropped counts at INT64_MAX sum to INT64_MAX, not to a wrapped negative count. */
+static void test_anomalies_dropped_counts_saturate(void **state)
+{
+    wt_event evs[3] = { sp(1, 0, 2, "A", "a", 0) };
+    for (int i = 1; i < 3; i++) {
+        memset(&evs[i], 0, sizeof evs[i]);
+        evs[i].kind = WT_EV_DROPPED;
+        evs[i].tid = 3;
+        evs[i].ts = S(2);
+        evs[i].count = INT64_MAX;
+    }
+    wt_anomaly_opts o = defaults();
+    run r;
+    go(&r, &o, evs, 3, WT_END_CLEAN, 3, NULL, 0);
+    const wt_anomaly *a = first(&r, WT_AN_DROPPED);
+    assert_non_null(a);
+    assert_non_null(strstr(a->text, "dropped 9223372036854775807 events"));
+    assert_int_equal(wt_ledger_calc_result(r.lc)->dropped, INT64_MAX);
+    done(&r);
+}
+
+/* BUG-5: past 16384 (category, label) keys and 4096 categories (docs/ANALYZE.md) new ones
+ * fold, in the anomalies as in the ledger that runs alongside: a MISS of a new pair is
+ * reported under "(other labels)" of its category, one of a new category under
+ * "(other categories)"; a known pair keeps its name. */
+#define KEYS 16384
+static char labels[KEYS][8];
+
+static void test_anomalies_keys_past_the_bounds_fold_as_in_the_ledger(void **state)
+{
+    /* 4 categories c0..c3 x 4096 labels, 1 ms spans: exactly KEYS keys. Then MISSes of
+     * (c1, "fresh"), (c2, l7) known and (z, "fresh"): z is a category of its own (5 of 4096),
+     * its pair is past the bound. 3 more MISSes of (c1, "other") make (c1, "(other labels)")
+     * a repeated miss */
+    static const char *const cats[4] = { "c0", "c1", "c2", "c3" };
+    static wt_event evs[KEYS + 6];
+    for (int i = 0; i < 4096; i++)
+        snprintf(labels[i], sizeof labels[i], "l%d", i);
+    for (int i = 0; i < KEYS; i++) {
+        evs[i] = sp(1, 0, 0, cats[i / 4096], labels[i % 4096], 0);
+        evs[i].ts = S(0) + (int64_t)i * 1000000;
+        evs[i].dur = 1000000;
+    }
+    double t = 20.0;
+    const char *tail[6][2] = { { "c1", "fresh" }, { "c2", labels[7] }, { "z", "fresh" },
+                               { "c1", "other" }, { "c1", "other" }, { "c1", "other" } };
+    for (int i = 0; i < 6; i++, t += 1.0)
+        evs[KEYS + i] = sp(1, t, t + 1.0, tail[i][0], tail[i][1], WT_CACHED_MISS);
+    wt_anomaly_opts o = defaults();
+    run r;
+    go(&r, &o, evs, KEYS + 6, WT_END_CLEAN, 30, NULL, 0);
+    size_t n;
+    const wt_anomaly *v = wt_anomalies_list(r.an, &n);
+    /* the six misses first, in file order */
+    assert_true(n >= 6);
+    const char *want[6][2] = { { "c1", "(other labels)" }, { "c2", "l7" },
+                               { "z", "(other labels)" },
+                               { "c1", "(other labels)" }, { "c1", "(other labels)" },
+                               { "c1", "(other labels)" } };
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(v[i].kind, WT_AN_MISS);
+        assert_string_equal(v[i].category, want[i][0]);
+        assert_string_equal(v[i].label, want[i][1]);
+    }
+    assert_non_null(strstr(v[0].text, "CACHE MISS: c1 (other labels) (1.0s)"));
+    /* (c1, "(other labels)") missed 4 times: "fresh" and 3 x "other" */
+    const wt_anomaly *rep = first(&r, WT_AN_REPEAT_MISS);
+    assert_non_null(rep);
+    assert_string_equal(rep->label, "(other labels)");
+    assert_non_null(strstr(rep->text, "missed 4 times"));
+    /* the ledger folded the same 5 spans (z's too: its pair is past the bound) */
+    const wt_ledger_result *l = wt_ledger_calc_result(r.lc);
+    assert_int_equal(l->folded_labels, 5);
+    assert_int_equal(l->folded_categories, 0);
+    done(&r);
+
+    /* 4096 categories k0.. (label l0, 1 ms), then a MISS of a new category: "(other
+     * categories)", label l1 (4097 keys, under their bound) */
+    for (int i = 0; i < 4096; i++) {
+        evs[i] = sp(1, 0, 0, labels[i], labels[0], 0); /* the names l0.. serve as categories */
+        evs[i].ts = S(0) + (int64_t)i * 1000000;
+        evs[i].dur = 1000000;
+    }
+    evs[4096] = sp(1, 10, 11, "new", labels[1], WT_CACHED_MISS);
+    go(&r, &o, evs, 4097, WT_END_CLEAN, 30, NULL, 0);
+    const wt_anomaly *m = first(&r, WT_AN_MISS);
+    assert_non_null(m);
+    assert_string_equal(m->category, "(other categories)");
+    assert_string_equal(m->label, "l1");
+    assert_int_equal(wt_ledger_calc_result(r.lc)->folded_categories, 1);
+    assert_int_equal(wt_ledger_calc_result(r.lc)->folded_labels, 0);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +436,8 @@ int main(void)
         cmocka_unit_test(test_anomalies_budget_seconds_and_percent),
         cmocka_unit_test(test_anomalies_baseline_growth),
         cmocka_unit_test(test_anomalies_damaged_file),
+        cmocka_unit_test(test_anomalies_dropped_counts_saturate),
+        cmocka_unit_test(test_anomalies_keys_past_the_bounds_fold_as_in_the_ledger),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
