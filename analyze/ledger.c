@@ -17,18 +17,28 @@
 
 /* ---- categories and labels ---- */
 
+/* The key `name` (NULL: "") is kept under in `map`: itself, or `other` with *folded set when
+ * the map is `full` and does not know it yet (the bounds of spanstat.h). */
+static const char *kept_key(const wt__strmap *map, int full, const char *name, const char *other,
+                            int *folded)
+{
+    const char *key = name ? name : "";
+    uint32_t idx;
+    if (WT_UNLIKELY(full) && !wt__strmap_get(map, key, strlen(key), &idx)) {
+        *folded = 1;
+        return other;
+    }
+    return key;
+}
+
 /* The index of category `name`, made on first sight; past WT_MAX_CATEGORIES categories a new
  * one is WT_OTHER_CATEGORIES (spanstat.h) and *folded is set. */
 static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *folded)
 {
-    const char *key = name ? name : "";
+    const char *key = kept_key(&lc->cat_map, lc->cat_map.n >= WT_MAX_CATEGORIES, name,
+                               WT_OTHER_CATEGORIES, folded);
     uint32_t idx;
     const char *stable;
-    if (WT_UNLIKELY(lc->cat_map.n >= WT_MAX_CATEGORIES) &&
-        !wt__strmap_get(&lc->cat_map, key, strlen(key), &idx)) {
-        key = WT_OTHER_CATEGORIES;
-        *folded = 1;
-    }
     int rc = wt__strmap_put(&lc->cat_map, key, strlen(key), (uint32_t)lc->n_cats, &idx, &stable);
     if (rc < 0)
         return rc;
@@ -51,14 +61,10 @@ static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *f
 static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out,
                        int *folded)
 {
-    const char *key = name ? name : "";
+    const char *key = kept_key(&c->label_map, lc->n_label_keys >= WT_MAX_LABEL_KEYS, name,
+                               WT_OTHER_LABELS, folded);
     uint32_t idx;
     const char *stable;
-    if (WT_UNLIKELY(lc->n_label_keys >= WT_MAX_LABEL_KEYS) &&
-        !wt__strmap_get(&c->label_map, key, strlen(key), &idx)) {
-        key = WT_OTHER_LABELS;
-        *folded = 1;
-    }
     int rc = wt__strmap_put(&c->label_map, key, strlen(key), (uint32_t)c->n_labs, &idx, &stable);
     if (rc < 0)
         return rc;

@@ -324,16 +324,8 @@ static void test_export_anomaly_options_match_anomalies_command(void **state)
     assert_non_null(strstr(err, "'x' is not a number"));
 }
 
-static int count_tmp_files(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", tb_tmpdir());
-    FILE *f = popen(cmd, "r");
-    int n = -1;
-    assert_int_equal(fscanf(f, "%d", &n), 1);
-    pclose(f);
-    return n;
-}
+/* Temporary export files left in the test's directory. */
+static int count_tmp_files(void) { return tb_count_files("tmp-"); }
 
 /* Writing to a device or a pipe writes into it: the export must not rename its temporary file
  * over the target, which would replace the device (or the FIFO) with a regular file. */

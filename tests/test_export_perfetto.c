@@ -634,16 +634,8 @@ static void test_export_damaged_file_exports_readable_part(void **state)
     free(d);
 }
 
-static int count_tmp_files(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c 'tmp-' ", tb_tmpdir());
-    FILE *f = popen(cmd, "r");
-    int n = -1;
-    assert_int_equal(fscanf(f, "%d", &n), 1);
-    pclose(f);
-    return n;
-}
+/* Temporary export files left in the test's directory. */
+static int count_tmp_files(void) { return tb_count_files("tmp-"); }
 
 static void test_export_unwritable_output_fails_and_leaves_nothing(void **state)
 {

@@ -595,24 +595,12 @@ static void test_recorder_abort_keeps_every_event_and_says_sigabrt(void **state)
     rt_trace *t = rt_read(path);
     assert_int_equal(t->open_rc, 0);
     assert_int_equal(t->errors, 0);
-    unsigned char *seen = calloc(N_ABORT + 1, 1);
-    size_t steps = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const wt_event *e = &t->ev[i].ev;
-        if (e->kind == WT_EV_SPAN && rt_streq(e->label, "step")) {
-            assert_true(e->count >= 1 && e->count <= N_ABORT);
-            assert_int_equal(seen[e->count], 0); /* exactly once */
-            seen[e->count] = 1;
-            steps++;
-        }
-    }
-    assert_int_equal(steps, N_ABORT);
+    assert_int_equal(rt_steps_once(t, N_ABORT, 0), N_ABORT); /* each exactly once */
     const long o = rt_find(t, WT_EV_SPAN, "open at crash", 0);
     assert_true(o >= 0);
     assert_int_equal(t->ev[o].ev.flags, WT_EVF_UNCLOSED);
     assert_int_equal(t->stats.end, WT_END_SIGNAL);
     assert_int_equal(t->stats.end_signal, SIGABRT);
-    free(seen);
     rt_free(t);
 }
 

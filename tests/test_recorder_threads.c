@@ -151,22 +151,10 @@ static void test_recorder_abort_with_four_threads_keeps_aborting_thread(void **s
     assert_int_equal(WTERMSIG(st), SIGABRT);
     rt_trace *t = rt_read(path);
     assert_int_equal(t->open_rc, 0);
-    unsigned char *seen = calloc(N_ABORT + 1, 1);
-    size_t steps = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        const wt_event *e = &t->ev[i].ev;
-        if (e->kind == WT_EV_SPAN && rt_streq(e->label, "step")) {
-            assert_int_equal(e->tid, (uint64_t)pid); /* the main thread's tid is the pid */
-            assert_true(e->count >= 1 && e->count <= N_ABORT);
-            assert_int_equal(seen[e->count], 0);
-            seen[e->count] = 1;
-            steps++;
-        }
-    }
-    assert_int_equal(steps, N_ABORT);
+    /* every step once, all on the main thread, whose tid is the pid */
+    assert_int_equal(rt_steps_once(t, N_ABORT, (uint64_t)pid), N_ABORT);
     assert_int_equal(t->stats.end, WT_END_SIGNAL);
     assert_int_equal(t->stats.end_signal, SIGABRT);
-    free(seen);
     rt_free(t);
 }
 

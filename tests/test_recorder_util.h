@@ -163,6 +163,26 @@ static inline int rt_run(int (*fn)(void *), void *arg, const char *err_path, pid
     return status;
 }
 
+/* The "step" spans of a crash test, whose counts number them 1..n: how many distinct ones
+ * the trace holds, or -1 when one is out of range, seen twice, or (tid != 0) on another
+ * thread. The crash tests expect exactly n. */
+static inline long rt_steps_once(const rt_trace *t, int n, uint64_t tid)
+{
+    unsigned char *seen = calloc((size_t)n + 1, 1);
+    long steps = 0;
+    for (size_t i = 0; seen && i < t->n && steps >= 0; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN || !rt_streq(e->label, "step"))
+            continue;
+        if (e->count < 1 || e->count > n || seen[e->count] || (tid && e->tid != tid))
+            steps = -1;
+        else
+            seen[e->count] = 1, steps++;
+    }
+    free(seen);
+    return seen ? steps : -1;
+}
+
 /* The whole of a small file, NUL-terminated (static buffer). */
 static inline const char *rt_slurp(const char *path)
 {

@@ -1,6 +1,7 @@
 /* Test fixture: see tracebuild.h. Linear string lookup is fine for test-sized traces. */
 #include "tracebuild.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +255,16 @@ char *tb_path_in(const char *name)
     char *p = buf[k++ & 3];
     snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
     return p;
+}
+
+int tb_count_files(const char *part)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, part) != NULL;
+    closedir(d);
+    return n;
 }

@@ -59,6 +59,8 @@ int tb_tmpdir_enter(const char *prefix);
 int tb_tmpdir_leave(void);
 char *tb_path_in(const char *name);
 const char *tb_tmpdir(void); /* the directory itself */
+/* How many entries of the test's directory have `part` in their name; -1 when unreadable. */
+int tb_count_files(const char *part);
 
 /* File helpers for damage tests: the file's bytes (caller frees) and writing bytes back. */
 unsigned char *tb_read_file(const char *path, size_t *len);
