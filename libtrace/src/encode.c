@@ -97,22 +97,6 @@ static uint64_t delta(const wt__enc *e, int64_t ts, int64_t *clamped)
     return (uint64_t)(ts - e->prev);
 }
 
-/* A varint for the common small values without the general loop: most ids, depths and
- * per-span deltas of a trace take one or two bytes. The bytes are those of wt__put_varint(). */
-static inline size_t put_varint_fast(uint8_t *p, uint64_t v)
-{
-    if (__builtin_expect(v < 0x80, 1)) {
-        p[0] = (uint8_t)v;
-        return 1;
-    }
-    if (v < 0x4000) {
-        p[0] = (uint8_t)(v | 0x80);
-        p[1] = (uint8_t)(v >> 7);
-        return 2;
-    }
-    return wt__put_varint(p, v);
-}
-
 int wt__enc_span(wt__enc *e, uint64_t tid, const wt__span_rec *s)
 {
     const int64_t end = s->end, start = s->start;
@@ -136,8 +120,8 @@ int wt__enc_span(wt__enc *e, uint64_t tid, const wt__span_rec *s)
     size_t n = 2;
     rec[0] = WT__R_SPAN;
     rec[1] = (uint8_t)flags;
-    n += put_varint_fast(rec + n, d);
-    n += put_varint_fast(rec + n, dur);
+    n += wt__put_varint_fast(rec + n, d);
+    n += wt__put_varint_fast(rec + n, dur);
     if (__builtin_expect((s->depth | s->category | s->label) < 0x80, 1)) {
         rec[n] = (uint8_t)s->depth;
         rec[n + 1] = (uint8_t)s->category;

@@ -10,6 +10,8 @@
 
 #include <zstd.h>
 
+#include "format.h"
+
 #include "walltime/walltime.h"
 
 /* A record buffer being filled. Records are appended while they fit; a function that would
@@ -35,6 +37,22 @@ typedef struct wt__span_rec {
     int64_t bytes;      /* 0: none */
     unsigned unclosed : 1, measured : 1;
 } wt__span_rec;
+
+/* A varint for the common small values without the general loop: most ids, depths and
+ * per-span deltas of a trace take one or two bytes. The bytes are those of wt__put_varint(). */
+static inline size_t wt__put_varint_fast(uint8_t *p, uint64_t v)
+{
+    if (__builtin_expect(v < 0x80, 1)) {
+        p[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return wt__put_varint(p, v);
+}
 
 /* Starts an empty frame in buf[0..cap). cap must be at least 64. */
 void wt__enc_reset(wt__enc *e, uint8_t *buf, size_t cap);

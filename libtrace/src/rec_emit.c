@@ -98,32 +98,141 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
     }
 }
 
-/* The common entry, a span with nothing beyond category and label, without the general
- * path's switch and second conversion: the duration is converted on its own (ticks to ns),
- * so the two time conversions are independent. Returns 0, or -1 when the sink gave up. */
-static int emit_plain_span(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__calib *c)
+/* A plain span: kind SPAN and no extension (the top 7 bits of b are kind:4 cached:2 ext:1). */
+#define IS_PLAIN(b) ((((b) >> 25) & 0x79u) == (WT__K_SPAN << 3))
+
+/* The largest record of a plain span: type, flags, end delta and duration (10 bytes each at
+ * most), depth (< 256: 2 bytes), category (< 2^17: 3 bytes), label (5 bytes). */
+#define PLAIN_MAX (2 + 2 * WT__VARINT_MAX + 2 + 3 + 5)
+
+/* The ledger sums of a run of spans of one category, added in one call when the category
+ * changes or the run ends (a call and a row lookup per span were a fifth of the writer's
+ * own work). The run's spans are the entries [from, pos): its count is their number, and its
+ * first end that of entry `from`, since a thread's ends do not decrease within one drain (one
+ * calibration, ticks of one thread). A MISS is also listed, by wt__agg_miss(). */
+typedef struct run_agg {
+    uint32_t cat;
+    uint64_t from;
+    int64_t first_end, ns, hits;
+} run_agg;
+
+static void agg_flush(const wt__sink *s, const run_agg *g, uint64_t pos)
 {
-    const uint32_t b = e->b;
-    const uint32_t cat = WT__B_CATID(b);
-    const uint32_t need = e->a > cat ? e->a : cat;
-    if (__builtin_expect(need > s->strings_done, 0) && wt__emit_strings(s, need))
-        return -1;
-    const int64_t end = wt__tick_ns(c, e->t1);
-    const int64_t ticks = (int64_t)(e->t1 - e->t0);
-    const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * c->ns_per_tick) : 0;
-    const wt__span_rec r = {
-        .start = end - dur,
-        .end = end,
-        .depth = WT__B_DEPTH(b),
-        .category = cat,
-        .label = e->a,
-        .cached = (wt_cached)WT__B_CACHED(b),
-        .count = 1,
-    };
-    TRY(s, wt__enc_span(&s->enc, tid, &r));
-    if (s->agg)
-        wt__agg_span(cat, r.label, 0, end, dur, r.cached, 1);
-    return 0;
+    if (pos > g->from && s->agg)
+        wt__agg_run(g->cat, g->first_end, g->ns, (int64_t)(pos - g->from), g->hits);
+}
+
+/* The common entries, spans with nothing beyond category and label, encoded by one loop
+ * straight into the frame buffer: the bytes are those of wt__enc_span() (FORMAT.md), without
+ * a record struct, calls or a room check per span. Each batch is as long as the frame has
+ * room for PLAIN_MAX-byte records; a string to define, a new chunk or a full frame ends a
+ * batch and is dealt with between batches, with *progress stored first (a flush commits the
+ * ring up to it). Advances *pos_io to the first entry that is not a plain span (or `to`).
+ * Returns 0, or -1 when the sink gave up. */
+static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint64_t *pos_io,
+                          uint64_t to, const wt__calib *c, uint64_t *progress)
+{
+    wt__enc *const enc = &s->enc;
+    const int64_t ns0 = c->ns0;
+    const uint64_t tick0 = c->tick0;
+    const double npt = c->ns_per_tick;
+    uint64_t pos = *pos_io;
+    run_agg g = { UINT32_MAX, pos, 0, 0, 0 }; /* no category: the first span starts a run */
+    int rc = 0;
+    while (pos < to) {
+        const wt__ent *e = wt__ring_at(ts, pos);
+        const uint32_t b0 = e->b;
+        if (!IS_PLAIN(b0))
+            break;
+        const uint32_t need = e->a > WT__B_CATID(b0) ? e->a : WT__B_CATID(b0);
+        if (need > s->strings_done) {
+            *progress = pos;
+            if (wt__emit_strings(s, need)) {
+                rc = -1;
+                break;
+            }
+        }
+        if (__builtin_expect(!enc->in_thread || enc->tid != tid, 0)) {
+            /* the chunk's base is this span's start, as wt__enc_span() takes it */
+            const int64_t end = wt__tick_ns(c, e->t1);
+            const int64_t ticks = (int64_t)(e->t1 - e->t0);
+            const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
+            *progress = pos;
+            int r = wt__enc_thread(enc, tid, end - dur);
+            if (r == WT_ENOSPC) {
+                if (s->flush(s) < 0) {
+                    rc = -1;
+                    break;
+                }
+                r = wt__enc_thread(enc, tid, end - dur);
+            }
+            if (r) {
+                rc = -1;
+                break;
+            }
+        }
+        const size_t room = (enc->cap - enc->len) / PLAIN_MAX;
+        if (room == 0) {
+            *progress = pos;
+            if (s->flush(s) < 0) {
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        const uint64_t lim = to - pos < room ? to : pos + room;
+        const uint32_t sdone = s->strings_done;
+        /* locals throughout: the byte stores may alias anything, so fields read through
+         * pointers would be loaded again after every store */
+        const wt__ent *const ring = ts->ring;
+        const uint64_t mask = ts->mask;
+        uint8_t *p = enc->buf + enc->len;
+        int64_t prev = enc->prev;
+        run_agg a = g;
+        for (; pos < lim; pos++) {
+            e = &ring[pos & mask];
+            const uint32_t b = e->b, cat = WT__B_CATID(b), label = e->a;
+            if (!IS_PLAIN(b) || (label > cat ? label : cat) > sdone)
+                break;
+            const int64_t end = ns0 + (int64_t)((double)(int64_t)(e->t1 - tick0) * npt);
+            const int64_t ticks = (int64_t)(e->t1 - e->t0);
+            const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
+            /* times within a chunk never go backwards; the span keeps its duration */
+            const int64_t clamped = end < prev ? prev : end;
+            const uint32_t cached = WT__B_CACHED(b), depth = WT__B_DEPTH(b);
+            size_t n = 2;
+            p[0] = WT__R_SPAN;
+            p[1] = (uint8_t)cached;
+            n += wt__put_varint_fast(p + n, (uint64_t)(clamped - prev));
+            n += wt__put_varint_fast(p + n, (uint64_t)dur);
+            if (__builtin_expect((depth | cat | label) < 0x80, 1)) {
+                p[n] = (uint8_t)depth;
+                p[n + 1] = (uint8_t)cat;
+                p[n + 2] = (uint8_t)label;
+                n += 3;
+            } else {
+                n += wt__put_varint(p + n, depth);
+                n += wt__put_varint(p + n, cat);
+                n += wt__put_varint(p + n, label);
+            }
+            p += n;
+            prev = clamped;
+            if (__builtin_expect(cat != a.cat, 0)) {
+                agg_flush(s, &a, pos);
+                a = (run_agg){ cat, pos, end, 0, 0 };
+            }
+            a.ns += dur;
+            a.hits += cached == WT_CACHED_HIT;
+            if (__builtin_expect(cached == WT_CACHED_MISS, 0) && s->agg)
+                wt__agg_miss(cat, label, 0, dur);
+        }
+        g = a;
+        enc->len = (size_t)(p - enc->buf);
+        enc->prev = prev;
+    }
+    agg_flush(s, &g, pos);
+    *pos_io = pos;
+    return rc;
 }
 
 uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_t to,
@@ -134,11 +243,11 @@ uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_
     while (pos < to) {
         const wt__ent *e = wt__ring_at(ts, pos);
         const uint32_t b = e->b;
-        if (__builtin_expect(((b >> 25) & 0x79u) == (WT__K_SPAN << 3), 1)) {
-            /* kind SPAN and no extension (the top 7 bits are kind:4 cached:2 ext:1) */
-            if (emit_plain_span(s, tid, e, c))
+        if (__builtin_expect(IS_PLAIN(b), 1)) {
+            const int rc = emit_plain_run(s, tid, ts, &pos, to, c, progress);
+            *progress = pos;
+            if (rc)
                 break;
-            *progress = ++pos;
             continue;
         }
         wt__ext x;

@@ -82,6 +82,23 @@ static row *row_for(uint32_t cat)
     return r;
 }
 
+/* One more MISS of a row: tallied, and listed while the list is below MAX_MISSES. */
+static void add_miss(row *r, uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns)
+{
+    const double s = (double)dur_ns * 1e-9;
+    r->misses++;
+    if (n_misses == cap_misses && cap_misses < MAX_MISSES) {
+        const size_t cap = cap_misses ? 2 * cap_misses : 16;
+        miss *m = realloc(misses, cap * sizeof *m);
+        if (m) {
+            misses = m;
+            cap_misses = cap;
+        }
+    }
+    if (n_misses < cap_misses)
+        misses[n_misses++] = (miss){ cat, label, detail, s };
+}
+
 /* Called by the writer with the lock held (it holds it for a whole drain). */
 void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count)
@@ -93,22 +110,32 @@ void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns,
         r->first_end = end_ns;
     r->ns += dur_ns;
     r->count += count;
-    if (cached == WT_CACHED_HIT) {
+    if (cached == WT_CACHED_HIT)
         r->hits++;
-    } else if (cached == WT_CACHED_MISS) {
-        const double s = (double)dur_ns * 1e-9;
-        r->misses++;
-        if (n_misses == cap_misses && cap_misses < MAX_MISSES) {
-            const size_t cap = cap_misses ? 2 * cap_misses : 16;
-            miss *m = realloc(misses, cap * sizeof *m);
-            if (m) {
-                misses = m;
-                cap_misses = cap;
-            }
-        }
-        if (n_misses < cap_misses)
-            misses[n_misses++] = (miss){ cat, label, detail, s };
-    }
+    else if (cached == WT_CACHED_MISS)
+        add_miss(r, cat, label, detail, dur_ns);
+}
+
+/* A run of spans of one category summed by the caller (the writer adds a run of plain spans
+ * in one call rather than one per span); its MISSes come through wt__agg_miss(). Called with
+ * the lock held. */
+void wt__agg_run(uint32_t cat, int64_t first_end, int64_t ns, int64_t count, int64_t hits)
+{
+    row *r = row_for(cat);
+    if (!r)
+        return;
+    if (first_end < r->first_end)
+        r->first_end = first_end;
+    r->ns += ns;
+    r->count += count;
+    r->hits += hits;
+}
+
+void wt__agg_miss(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns)
+{
+    row *r = row_for(cat);
+    if (r)
+        add_miss(r, cat, label, detail, dur_ns);
 }
 
 int wt__agg_empty(void)

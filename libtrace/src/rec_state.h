@@ -184,6 +184,11 @@ int wt__write_all(int fd, const uint8_t *p, size_t n);
 /* rec_ledger.c: flat per-category aggregates, fed by the writer. */
 void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count);
+/* A run of spans of category `cat`: the end of its first span (ends within a thread's run
+ * never decrease), the sums of durations and counts, and how many were HITs; each MISS of the
+ * run is also given to wt__agg_miss(), which only tallies and lists it. */
+void wt__agg_run(uint32_t cat, int64_t first_end, int64_t ns, int64_t count, int64_t hits);
+void wt__agg_miss(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns);
 void wt__agg_reset(void);
 void wt__agg_lock(void);
 void wt__agg_unlock(void);
