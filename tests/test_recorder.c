@@ -289,6 +289,54 @@ static void test_recorder_disabled_writes_no_file(void **state)
     unlink(err);
 }
 
+/* ---- the exit ledger ------------------------------------------------------------------ */
+
+/* Plain spans (the writer's batched path) and measured ones, with HIT and MISS: the seed's
+ * table at exit must tally them. Only wt_record's seconds are exact, so the checks are the
+ * counts, the notes and the compile row, worked out by hand from the seed's format strings. */
+static int child_exit_ledger(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_TRACE", path, 1);
+    for (int i = 0; i < 3; i++) {
+        const wt_span h = wt_begin("load", "a");
+        wt_end(h, WT_CACHED_HIT, 1, NULL);
+    }
+    for (int i = 0; i < 2; i++) {
+        const wt_span h = wt_begin("load", "b");
+        wt_end(h, WT_CACHED_MISS, 1, NULL);
+    }
+    wt_record("compile", "k", 0.5, WT_CACHED_UNKNOWN, 4, NULL);
+    return 0; /* the ledger prints at exit */
+}
+
+static void test_recorder_exit_ledger_tallies_hits_and_misses(void **state)
+{
+    (void)state;
+    char err[600];
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    const int st = rt_run(child_exit_ledger, NULL, err, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    const char *out = rt_slurp(err);
+    /* "load" first (its first span ended first), 5 spans of count 1, 3 HIT / 2 MISS */
+    const char *load = strstr(out, "\nload ");
+    const char *compile = strstr(out, "\ncompile ");
+    assert_non_null(load);
+    assert_non_null(compile);
+    assert_true(load < compile);
+    assert_non_null(strstr(load, "       5   3 HIT / 2 MISS\n"));
+    /* 0.5 s, count 4, no notes: '%-18s%10.1f' then the %wall column, '%8lld', 3 spaces */
+    static const char compile_row[] = "\ncompile                  0.5";
+    assert_int_equal(strncmp(compile, compile_row, sizeof compile_row - 1), 0);
+    assert_non_null(strstr(compile, "       4   \n"));
+    /* one CACHE MISS line per miss, with the seed's default text */
+    const char *m1 = strstr(out, "  - CACHE MISS: load b (0.0s) \xe2\x80\x94 TT_DIT_CACHE_DIR unset");
+    assert_non_null(m1);
+    assert_non_null(strstr(m1 + 1, "  - CACHE MISS: load b (0.0s)"));
+    assert_non_null(strstr(out, "walltime: trace written to '"));
+}
+
 /* ---- write errors ---------------------------------------------------------------------- */
 
 static int child_write_to(void *arg)
@@ -611,6 +659,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_nested_spans_have_depth_and_end_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_nested_spans_on_the_monotonic_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_disabled_writes_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_exit_ledger_tallies_hits_and_misses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_unwritable_path_turns_off_with_one_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_write_error_midway_turns_off_with_one_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_path_template_expands_pid_host_percent_time, setup, teardown),
