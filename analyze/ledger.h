@@ -69,7 +69,7 @@ typedef struct wt_ledger_label {
 } wt_ledger_label;
 
 typedef struct wt_ledger_cat {
-    const char *name;    /* in the order its first span was recorded */
+    const char *name;    /* rows in the order their first span ended */
     double seconds;      /* the row: attributed wall seconds (== flat_seconds in flat mode) */
     double self_seconds; /* self time summed over threads, before scaling */
     double flat_seconds; /* the seed's: every span's full duration */
