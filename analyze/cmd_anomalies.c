@@ -56,6 +56,12 @@ static void render_json(const wt_anomalies *an, const wt_ledger_result *l)
                     wt_anomalies_count(an, (wt_anomaly_kind)k));
     wt_json_object_end(&j);
     wt_json_int(&j, "omitted", wt_anomalies_omitted(an));
+    /* spans past the key bounds, folded into "(other ...)" keys: their per-label statistics
+     * are shared; as in the ledger's JSON, present only when not 0 */
+    if (l->folded_categories)
+        wt_json_int(&j, "folded_categories", l->folded_categories);
+    if (l->folded_labels)
+        wt_json_int(&j, "folded_labels", l->folded_labels);
     size_t n;
     const wt_anomaly *v = wt_anomalies_list(an, &n);
     wt_json_array_begin(&j, "anomalies");
