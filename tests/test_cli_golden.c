@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cli_run.h"
+#include "tracebuild.h"
 
 #define GOLDEN_DIR WT_SOURCE_DIR "/tests/golden"
 
@@ -94,6 +95,38 @@ static void help_ok(const char *args)
     free(e);
 }
 
+/* Past the bound of 16384 (category, label) pairs, spans fold into "(other labels)": 16484
+ * distinct labels of one category fold 100 spans, which both --json outputs say. */
+static void test_cli_folded_label_counts_in_json(void **s)
+{
+    char cwd[2048], path[4096], out[4200], err[4200];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(path, sizeof path, "%s/folded_%d.wtrace", cwd, (int)getpid());
+    tb *b = tb_create(path, 1, 0, 0);
+    char label[32];
+    for (int i = 0; i < 16384 + 100; i++) {
+        snprintf(label, sizeof label, "t%d", i);
+        tb_span(b, 1, 10 * i, 10 * i + 5, 0, "load", label);
+    }
+    tb_close(b, TB_END_CLEAN, 1000000, 0);
+    snprintf(out, sizeof out, "%s.out", path);
+    snprintf(err, sizeof err, "%s.err", path);
+    const char *cmds[2] = { "anomalies --json", "ledger --json" };
+    for (int k = 0; k < 2; k++) {
+        char args[4300];
+        snprintf(args, sizeof args, "%s '%s'", cmds[k], path);
+        assert_int_equal(cli_run(cwd, args, out, err), 0);
+        char *got = cli_slurp(out);
+        assert_non_null(got);
+        if (!strstr(got, "\"folded_labels\": 100"))
+            fail_msg("'%s' does not report 100 folded labels", cmds[k]);
+        free(got);
+    }
+    unlink(path);
+    unlink(out);
+    unlink(err);
+}
+
 static void test_cli_golden_help_per_command(void **s)
 {
     help_ok("--help");
@@ -144,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_cli_golden_anomalies_fail_on_miss_exits_3),
         cmocka_unit_test(test_cli_golden_anomalies_budget_gate),
         cmocka_unit_test(test_cli_golden_anomalies_baseline),
+        cmocka_unit_test(test_cli_folded_label_counts_in_json),
         cmocka_unit_test(test_cli_golden_info_text),
         cmocka_unit_test(test_cli_golden_info_json),
         cmocka_unit_test(test_cli_golden_dump_text),
