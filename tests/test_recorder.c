@@ -13,25 +13,9 @@
 
 #include <cmocka.h>
 
+#define RT_DIR_PREFIX "t" /* this file's temporary directories */
 #include "test_recorder_util.h"
 
-static char dir[256];
-static char path[512];
-
-static int setup(void **state)
-{
-    (void)state;
-    rt_tmpdir(dir, sizeof dir, "t");
-    snprintf(path, sizeof path, "%s/run.wtrace", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rt_rmdir(dir);
-    return 0;
-}
 
 /* ---- every record type ---------------------------------------------------------------- */
 

@@ -12,25 +12,9 @@
 
 #include <cmocka.h>
 
+#define RT_DIR_PREFIX "th" /* this file's temporary directories */
 #include "test_recorder_util.h"
 
-static char dir[256];
-static char path[512];
-
-static int setup(void **state)
-{
-    (void)state;
-    rt_tmpdir(dir, sizeof dir, "th");
-    snprintf(path, sizeof path, "%s/run.wtrace", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rt_rmdir(dir);
-    return 0;
-}
 
 #define N_THREADS 8
 #define N_SPANS 100000

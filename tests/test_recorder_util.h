@@ -203,4 +203,26 @@ static inline int rt_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+#ifdef RT_DIR_PREFIX
+/* The cmocka fixtures of a recorder test file: each test gets a fresh directory `dir` (named
+ * from RT_DIR_PREFIX, defined before this header) and `path`, the trace file in it. */
+static char dir[256];
+static char path[512];
+
+static int setup(void **state)
+{
+    (void)state;
+    rt_tmpdir(dir, sizeof dir, RT_DIR_PREFIX);
+    snprintf(path, sizeof path, "%s/run.wtrace", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rt_rmdir(dir);
+    return 0;
+}
+#endif
+
 #endif
