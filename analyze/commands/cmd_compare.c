@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "source.h"
 #include "commands.h"
 #include "compare.h"
 #include "svg.h"

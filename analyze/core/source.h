@@ -1,5 +1,5 @@
-/* What every walltime-analyze subcommand shares: exit statuses, diagnostics, and the source
- * driver that streams the events of one or more trace files into an analysis.
+/* The source driver: streams the events of one or more trace files into an analysis (the one way
+ * every analysis reads traces), with the diagnostics and exit statuses the commands share.
  *
  * Exit statuses (documented in `walltime-analyze --help`):
  *   0  the analysis ran on every file, intact
@@ -10,8 +10,8 @@
  *   4  the analysis ran, but a file was damaged (truncated, corrupt): results cover what was
  *      readable, with a warning above them
  */
-#ifndef WT_CLI_H
-#define WT_CLI_H
+#ifndef WT_SOURCE_H
+#define WT_SOURCE_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "args.h"
-#include "cli.h"
+#include "source.h"
 #include "commands.h"
 #include "json.h"
 #include "spanstat.h"

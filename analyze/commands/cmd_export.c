@@ -15,7 +15,7 @@
 
 #include "args.h"
 #include "analysis.h"
-#include "cli.h"
+#include "source.h"
 #include "commands.h"
 #include "export.h"
 #include "json.h"

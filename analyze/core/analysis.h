@@ -10,7 +10,7 @@
 #define WT_ANALYZE_ANALYSIS_H
 
 #include "anomalies.h"
-#include "cli.h"
+#include "source.h"
 #include "ledger.h"
 
 /* Drives a ledger calc and an anomaly analysis (either may be NULL) from one wt_source_run():

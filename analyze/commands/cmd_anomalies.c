@@ -6,7 +6,7 @@
 
 #include "analysis.h"
 #include "args.h"
-#include "cli.h"
+#include "source.h"
 #include "commands.h"
 #include "ledger.h"
 

@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "source.h"
 #include "json.h"
 #include "spanstat.h"
 #include "walltime/ledger.h"

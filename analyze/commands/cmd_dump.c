@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "cli.h"
+#include "source.h"
 #include "commands.h"
 #include "json.h"
 

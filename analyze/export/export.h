@@ -17,7 +17,7 @@
 
 #include "anomalies.h"
 #include "args.h"
-#include "cli.h"
+#include "source.h"
 #include "walltime/reader.h"
 
 typedef enum wt_export_format {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "source.h"
 
 const char *wt_args_match(int argc, char **argv, int *i, const char *name, int want_value, int *err)
 {

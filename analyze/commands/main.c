@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "source.h"
 #include "commands.h"
 #include "walltime/version.h"
 

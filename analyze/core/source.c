@@ -1,5 +1,5 @@
-/* The source driver and diagnostics shared by every subcommand: see cli.h. */
-#include "cli.h"
+/* The source driver that streams trace files into analyses, and shared diagnostics: see source.h. */
+#include "source.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The subcommands of walltime-analyze, dispatched from the table in main.c. Each lives in
  * cmd_<name>.c with its own usage text, takes argv without the program name (argv[0] is the
- * subcommand), and returns an exit status from cli.h. */
+ * subcommand), and returns an exit status from source.h. */
 #ifndef WT_COMMANDS_H
 #define WT_COMMANDS_H
 

@@ -1,5 +1,5 @@
 /* The Perfetto sink of `export`, internals shared by its files: TracePackets
- * (analyze/wt_perfetto.proto) written one by one as length-delimited field 1 of a Trace, as the
+ * (analyze/export/wt_perfetto.proto) written one by one as length-delimited field 1 of a Trace, as the
  * events stream in.
  *
  * Workload: up to tens of millions of spans, two packets each, so the per-span path does no
