@@ -148,7 +148,11 @@ static void test_compare_medians_mins_and_savings_by_hand(void **state)
     /* from_pretrained = round - 1 ms */
     assert_true(cell(c, 0, "load/from_pretrained")->s.median == 101.0);
     assert_true(cell(c, 1, "load/weights_load")->s.median == 31.0);
-    assert_int_equal(c->stages[wt_compare_find_stage(c, "load/weights_load")].depth, 1);
+    /* the tree: round > from_pretrained > weights_load, head_build (same thread, depth 0 > 1) */
+    const wt_cmp_stage *wls = &c->stages[wt_compare_find_stage(c, "load/weights_load")];
+    assert_int_equal(wls->depth, 2);
+    assert_int_equal(wls->parent, wt_compare_find_stage(c, "load/from_pretrained"));
+    assert_int_equal(c->stages[wt_compare_find_stage(c, "load/from_pretrained")].parent, 0);
     /* pair keep - skip: saved 102 - 61 = 41 ms = 40.196% of 102; paired d = 40, 41, 41 */
     assert_int_equal(c->n_pairs, 1);
     const wt_cmp_pair_stage *ps = &c->pairs[0].stage[0];
@@ -454,7 +458,7 @@ static void test_compare_random_events_do_not_crash(void **state)
         FILE *devnull = fopen("/dev/null", "w");
         assert_int_equal(wt_compare_write_text(c, devnull), 0);
         assert_int_equal(wt_compare_write_json(c, devnull, 0), 0);
-        assert_int_equal(wt_svg_write(c, devnull), 0);
+        assert_int_equal(wt_svg_write(c, NULL, devnull), 0);
         fclose(devnull);
         wt_compare_free(c);
     }
@@ -506,7 +510,7 @@ static void test_compare_json_schema_golden(void **state)
     assert_non_null(strstr(out, "too few rounds"));
     free(out);
     m = open_memstream(&out, &len);
-    assert_int_equal(wt_svg_write(c, m), 0);
+    assert_int_equal(wt_svg_write(c, NULL, m), 0);
     fclose(m);
     assert_non_null(strstr(out, "<svg"));
     assert_non_null(strstr(out, "</svg>"));

@@ -37,8 +37,7 @@ static void xml_text(FILE *out, const char *s)
 
 static size_t stages_drawn(const wt_compare *c)
 {
-    const size_t ns = c->stage_keys.n;
-    return ns > WT_SVG_MAX_STAGES ? WT_SVG_MAX_STAGES : ns;
+    return c->n_order > WT_SVG_MAX_STAGES ? WT_SVG_MAX_STAGES : c->n_order;
 }
 
 static double stage_max(const wt_compare *c, size_t s)
@@ -140,7 +139,7 @@ static void draw_pairs(const wt_compare *c, FILE *out, size_t s, double y)
     }
 }
 
-int wt_svg_write(const wt_compare *c, FILE *out)
+int wt_svg_write(const wt_compare *c, const wt_svg_opts *opts, FILE *out)
 {
     const size_t nc = c->config_keys.n, nd = stages_drawn(c);
     const size_t rows = nc > 2 * c->n_pairs ? nc : 2 * c->n_pairs;
@@ -178,9 +177,9 @@ int wt_svg_write(const wt_compare *c, FILE *out)
         draw_configs(c, out, s, y + HEAD_H);
         draw_pairs(c, out, s, y + HEAD_H);
     }
-    if (c->stage_keys.n > nd)
+    if (c->n_order > nd)
         fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"note\">%zu more stages in the text report</text>\n",
-                LABEL_X, y + 14, c->stage_keys.n - nd);
+                LABEL_X, y + 14, c->n_order - nd);
     if (c->n_warnings)
         fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"note\">%zu warning%s: see the text report</text>\n",
                 W / 2, y + 14, c->n_warnings, c->n_warnings == 1 ? "" : "s");

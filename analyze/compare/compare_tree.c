@@ -1,0 +1,533 @@
+/* compare's stages: which spans make a row, and how the rows nest.
+ *
+ * Pass 1 counts the span names (a census: distinct labels per category, and which names have
+ * a depth-0 span on a thread that records rounds, the top-level stages such as
+ * load/from_pretrained). Before pass 2 the plan turns the census into rows: a row per
+ * (category, label), a row per category (--by category), or, by default, a row per label
+ * except that a category with more than a few labels (one per tensor) is rolled up into one
+ * row. When the rows would pass WT_CMP_MAX_STAGES, the categories with the most labels are
+ * folded first; top-level stages and the round never are, and the warning names what was
+ * folded. Nothing is dropped: past every limit a span still counts, in "(other stages)".
+ *
+ * Pass 2 learns the tree from real parent links: the recorder writes a span when it ends, so on
+ * one thread the children of a span arrive before it, at depth + 1. Each thread keeps, per
+ * level, the span time waiting for its parent; when the parent arrives its direct children
+ * are linked to its stage and their time moves up a level, except time of the parent's own
+ * stage, which the parent already covers (so a category row never counts nested spans of its
+ * category twice). A depth-0 span has no parent on its thread: its stage hangs off the round,
+ * as does a worker thread's span. A stage seen under different parents hangs off their
+ * nearest common ancestor. Memory: the census and rows are capped; pending time is per thread
+ * and level, one entry per stage, capped in all (WT_CMP_MAX_PENDING). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+/* ---- census (pass 1) ---------------------------------------------------------------- */
+
+int wt__cmp_census_init(wt_cmp_census *k)
+{
+    memset(k, 0, sizeof *k);
+    k->other_stage = -1;
+    if (wt__cmp_names_init(&k->keys, WT_CMP_MAX_KEYS) || wt__cmp_names_init(&k->cats, WT_CMP_MAX_CATEGORIES))
+        return WT_ENOMEM;
+    k->key_cat = calloc(WT_CMP_MAX_KEYS, sizeof *k->key_cat);
+    k->key_top_tid = calloc(WT_CMP_MAX_KEYS, sizeof *k->key_top_tid);
+    k->key_top = calloc(WT_CMP_MAX_KEYS, 1);
+    k->key_stage = calloc(WT_CMP_MAX_KEYS, sizeof *k->key_stage);
+    k->cat_labels = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_labels);
+    k->cat_overflow = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_overflow);
+    k->cat_stage = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_stage);
+    k->cat_fold = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_fold);
+    return (k->key_cat && k->key_top_tid && k->key_top && k->key_stage && k->cat_labels &&
+            k->cat_overflow && k->cat_stage && k->cat_fold) ? 0 : WT_ENOMEM;
+}
+
+void wt__cmp_census_release(wt_cmp_census *k)
+{
+    wt__cmp_names_release(&k->keys);
+    wt__cmp_names_release(&k->cats);
+    free(k->key_cat);
+    free(k->key_top_tid);
+    free(k->key_top);
+    free(k->key_stage);
+    free(k->cat_labels);
+    free(k->cat_overflow);
+    free(k->cat_stage);
+    free(k->cat_fold);
+}
+
+/* "category\x1flabel": a separator no name has, so "a/b"+"c" and "a"+"b/c" stay apart. The
+ * key is in buf when it fits, else malloc'd; NULL when out of memory. */
+static char *key_of(char *buf, size_t n, const wt_event *ev)
+{
+    const char *cat = ev->category ? ev->category : "", *lab = ev->label ? ev->label : "";
+    const size_t lc = strlen(cat), ll = strlen(lab);
+    char *key = lc + ll + 2 <= n ? buf : malloc(lc + ll + 2);
+    if (key) {
+        memcpy(key, cat, lc);
+        key[lc] = '\x1f';
+        memcpy(key + lc + 1, lab, ll + 1);
+    }
+    return key;
+}
+
+void wt__cmp_census_round_tid(wt_compare *c, uint64_t tid)
+{
+    wt_cmp_census *k = &c->census;
+    for (size_t i = 0; i < k->n_round_tid; i++)
+        if (k->round_tid[i] == tid)
+            return;
+    if (k->n_round_tid < sizeof k->round_tid / sizeof k->round_tid[0])
+        k->round_tid[k->n_round_tid++] = tid;
+}
+
+int wt__cmp_census_span(wt_compare *c, const wt_event *ev)
+{
+    wt_cmp_census *k = &c->census;
+    const long cat = wt__cmp_names_find(&k->cats, ev->category ? ev->category : "", 1);
+    if (cat == -2)
+        return WT_ENOMEM;
+    char buf[256], *key = key_of(buf, sizeof buf, ev);
+    if (!key)
+        return WT_ENOMEM;
+    const size_t before = k->keys.n;
+    const long i = wt__cmp_names_find(&k->keys, key, 1);
+    if (key != buf)
+        free(key);
+    if (i == -2)
+        return WT_ENOMEM;
+    if (i < 0) { /* past the key limit: its category (or "other") takes it */
+        k->keys_overflow++;
+        if (cat >= 0)
+            k->cat_overflow[cat]++;
+        return 0;
+    }
+    if ((size_t)i >= before) {
+        k->key_cat[i] = cat;
+        if (cat >= 0)
+            k->cat_labels[cat]++;
+        else
+            k->cats_overflow++;
+    }
+    if (ev->depth == 0 && !k->key_top[i]) {
+        k->key_top[i] = 1;
+        k->key_top_tid[i] = ev->tid;
+    }
+    return 0;
+}
+
+/* ---- plan (between the passes) ----------------------------------------------------- */
+
+/* A top-level stage: a depth-0 span on a thread that records rounds (the build itself). */
+static int is_top(const wt_cmp_census *k, size_t key)
+{
+    if (!k->key_top[key])
+        return 0;
+    for (size_t i = 0; i < k->n_round_tid; i++)
+        if (k->round_tid[i] == k->key_top_tid[key])
+            return 1;
+    return 0;
+}
+
+/* Adds a stage row; its index, -1 when the table is full, -2 out of memory. */
+static long add_stage(wt_compare *c, const char *key, int kind, const char *cat, const char *label)
+{
+    /* one row stays free for "(other stages)" */
+    if (kind != WT_CMP_STAGE_OTHER && c->stage_keys.n + 1 >= WT_CMP_MAX_STAGES)
+        return -1;
+    const long s = wt__cmp_names_find(&c->stage_keys, key, 1);
+    if (s < 0)
+        return s;
+    wt_cmp_stage *st = &c->stages[s];
+    st->kind = kind;
+    st->parent = -1;
+    st->first_offset = INT64_MAX;
+    st->category = cat ? strdup(cat) : NULL;
+    st->label = label ? strdup(label) : NULL;
+    const size_t lc = cat ? strlen(cat) : 0, ll = label ? strlen(label) : 0;
+    st->display = malloc(lc + ll + 16);
+    if (!st->display || (cat && !st->category) || (label && !st->label))
+        return -2;
+    if (kind == WT_CMP_STAGE_OTHER)
+        strcpy(st->display, "(other stages)");
+    else if (kind == WT_CMP_STAGE_LABEL)
+        snprintf(st->display, lc + ll + 16, "%s%s%s", cat ? cat : "", (lc && ll) ? "/" : "", label ? label : "");
+    else
+        snprintf(st->display, lc + ll + 16, "%s%s", lc ? cat : "(no category)",
+                 kind == WT_CMP_STAGE_ROLLUP ? "/*" : "");
+    return s;
+}
+
+static long other_stage(wt_compare *c)
+{
+    wt_cmp_census *k = &c->census;
+    if (k->other_stage < 0)
+        k->other_stage = add_stage(c, "\x03other", WT_CMP_STAGE_OTHER, NULL, NULL);
+    return k->other_stage;
+}
+
+/* The category row of census category `cat`, made on first use; falls back to "other". */
+static long category_stage(wt_compare *c, long cat)
+{
+    wt_cmp_census *k = &c->census;
+    if (cat < 0)
+        return other_stage(c);
+    if (k->cat_stage[cat] >= 0)
+        return k->cat_stage[cat];
+    const char *name = k->cats.s[cat];
+    const size_t n = strlen(name);
+    char *key = malloc(n + 2);
+    if (!key)
+        return -2;
+    key[0] = '\x02';
+    memcpy(key + 1, name, n + 1);
+    long s = add_stage(c, key, k->cat_fold[cat] == 3 ? WT_CMP_STAGE_CATEGORY : WT_CMP_STAGE_ROLLUP, name, NULL);
+    free(key);
+    if (s == -1) {
+        k->n_to_other++;
+        s = other_stage(c);
+    }
+    if (s >= 0)
+        c->stages[s].n_labels = k->cat_labels[cat] + (k->cat_overflow[cat] ? 1 : 0);
+    k->cat_stage[cat] = s;
+    return s;
+}
+
+/* Rows the census would make: the round, "other", per category one row plus its top-level
+ * labels when folded, else one per label. */
+static size_t rows_needed(const wt_cmp_census *k, const size_t *top)
+{
+    size_t rows = 2;
+    for (size_t g = 0; g < k->cats.n; g++)
+        rows += k->cat_fold[g] ? 1 + top[g] : k->cat_labels[g];
+    return rows;
+}
+
+int wt__cmp_plan(wt_compare *c)
+{
+    wt_cmp_census *k = &c->census;
+    const size_t nk = k->keys.n, ng = k->cats.n;
+    size_t *top = calloc(ng + 1, sizeof *top);
+    if (!top)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < nk; i++)
+        if (k->key_cat[i] >= 0 && c->opt.by != WT_CMP_BY_CATEGORY && is_top(k, i))
+            top[k->key_cat[i]]++;
+    for (size_t g = 0; g < ng; g++) {
+        k->cat_stage[g] = -1;
+        if (c->opt.by == WT_CMP_BY_CATEGORY)
+            k->cat_fold[g] = 3;
+        else if (k->cat_overflow[g])
+            k->cat_fold[g] = 2; /* labels past the census: only the category can hold them */
+        else if (c->opt.by == WT_CMP_BY_AUTO && k->cat_labels[g] > WT_CMP_AUTO_LABELS)
+            k->cat_fold[g] = 1;
+    }
+    /* at the limit: fold the categories with the most labels first */
+    while (rows_needed(k, top) > WT_CMP_MAX_STAGES) {
+        size_t best = SIZE_MAX;
+        for (size_t g = 0; g < ng; g++)
+            if (!k->cat_fold[g] && k->cat_labels[g] > 1 + top[g] &&
+                (best == SIZE_MAX || k->cat_labels[g] > k->cat_labels[best]))
+                best = g;
+        if (best == SIZE_MAX)
+            break; /* too many categories: the last ones go to "other" below */
+        k->cat_fold[best] = 2;
+        k->n_limit_folded++;
+    }
+    int rc = 0;
+    char buf[256];
+    for (size_t i = 0; i < nk && !rc; i++) {
+        const long g = k->key_cat[i];
+        long s;
+        if (g < 0 || (k->cat_fold[g] && !(c->opt.by != WT_CMP_BY_CATEGORY && is_top(k, i)))) {
+            s = category_stage(c, g);
+        } else {
+            const char *key = k->keys.s[i], *sep = strchr(key, '\x1f');
+            const size_t lc = (size_t)(sep - key);
+            char *cat = lc < sizeof buf ? buf : malloc(lc + 1);
+            if (!cat) {
+                rc = WT_ENOMEM;
+                break;
+            }
+            memcpy(cat, key, lc);
+            cat[lc] = 0;
+            s = add_stage(c, key, WT_CMP_STAGE_LABEL, cat, sep + 1);
+            if (cat != buf)
+                free(cat);
+            if (s == -1) { /* more categories than rows: the rest is "other" */
+                k->n_to_other++;
+                s = other_stage(c);
+            }
+        }
+        if (s == -2)
+            rc = WT_ENOMEM;
+        k->key_stage[i] = s;
+    }
+    for (size_t g = 0; g < ng && !rc; g++)
+        if (k->cat_overflow[g] && category_stage(c, (long)g) == -2)
+            rc = WT_ENOMEM;
+    if (!rc && (k->keys_overflow || k->cats_overflow) && other_stage(c) == -2)
+        rc = WT_ENOMEM;
+    free(top);
+    /* every round gets a cell per stage, NAN (absent) until a span lands in it */
+    const size_t ns = c->stage_keys.n;
+    for (size_t r = 0; r < c->n_rounds && !rc; r++) {
+        wt_cmp_round *R = &c->rounds[r];
+        R->stage_ns = malloc(ns * sizeof *R->stage_ns);
+        R->hits = calloc(ns, sizeof *R->hits);
+        R->misses = calloc(ns, sizeof *R->misses);
+        if (!R->stage_ns || !R->hits || !R->misses)
+            rc = WT_ENOMEM;
+        for (size_t s = 0; R->stage_ns && s < ns; s++)
+            R->stage_ns[s] = NAN;
+        R->n_stage_cap = rc ? 0 : ns;
+    }
+    return rc;
+}
+
+/* ---- pass 2: spans into cells, parent links ---------------------------------------- */
+
+static long stage_for(wt_compare *c, const wt_event *ev)
+{
+    wt_cmp_census *k = &c->census;
+    char buf[256], *key = key_of(buf, sizeof buf, ev);
+    if (!key)
+        return -2;
+    const long i = wt__cmp_names_find(&k->keys, key, 0);
+    if (key != buf)
+        free(key);
+    if (i >= 0)
+        return k->key_stage[i];
+    /* a name pass 1 did not count (past its limits) */
+    const long g = wt__cmp_names_find(&k->cats, ev->category ? ev->category : "", 0);
+    return g >= 0 && k->cat_stage[g] >= 0 ? k->cat_stage[g] : k->other_stage;
+}
+
+static void add_ns(wt_compare *c, long round, uint32_t s, double ns)
+{
+    wt_cmp_round *r = &c->rounds[round];
+    if (s < r->n_stage_cap)
+        r->stage_ns[s] = isnan(r->stage_ns[s]) ? ns : r->stage_ns[s] + ns;
+}
+
+/* Stage s was seen inside a span of stage p (0: directly in the round). */
+static void observe_parent(wt_compare *c, uint32_t s, uint32_t p)
+{
+    wt_cmp_stage *st = c->stages;
+    const size_t ns = c->stage_keys.n;
+    if (s == p || s == 0 || (long)p == st[s].parent)
+        return;
+    if (st[s].parent < 0) {
+        /* would p's chain lead back to s? then s hangs off the round (no cycles) */
+        long x = p;
+        for (size_t steps = 0; x > 0 && steps <= ns; steps++, x = st[x].parent)
+            if ((uint32_t)x == s) {
+                st[s].parent = 0;
+                return;
+            }
+        st[s].parent = p;
+        return;
+    }
+    /* seen under two parents: their nearest common ancestor (never s: no cycles) */
+    long best = 0;
+    for (long a = st[s].parent, sa = 0; a > 0 && (size_t)sa <= ns; a = st[a].parent, sa++) {
+        long b = p;
+        for (size_t sb = 0; b > 0 && sb <= ns && b != a; sb++)
+            b = st[b].parent;
+        if (b == a) {
+            best = a;
+            break;
+        }
+    }
+    st[s].parent = best;
+}
+
+/* Moves a level's time into the cells of its round; direct spans hang off the round when
+ * `to_round` (nothing encloses them on their thread). */
+static void flush_level(wt_compare *c, wt_cmp_level *lv, int to_round)
+{
+    for (size_t i = 0; i < lv->n; i++) {
+        add_ns(c, lv->round, lv->e[i].stage, lv->e[i].ns);
+        if (to_round && lv->e[i].direct)
+            observe_parent(c, lv->e[i].stage, 0);
+    }
+    c->n_pending -= lv->n;
+    lv->n = 0;
+}
+
+/* Adds ns of stage s to a level; straight into the cells when the pending bound is reached. */
+static int pend(wt_compare *c, wt_cmp_level *lv, uint32_t s, int direct, double ns)
+{
+    for (size_t i = 0; i < lv->n; i++)
+        if (lv->e[i].stage == s && lv->e[i].direct == direct) {
+            lv->e[i].ns += ns;
+            return 0;
+        }
+    if (c->n_pending >= WT_CMP_MAX_PENDING) {
+        add_ns(c, lv->round, s, ns);
+        c->spans_flat++;
+        return 0;
+    }
+    if (lv->n == lv->cap) {
+        const size_t cap = lv->cap ? 2 * lv->cap : 4;
+        wt_cmp_pending *e = realloc(lv->e, cap * sizeof *e);
+        if (!e)
+            return WT_ENOMEM;
+        lv->e = e;
+        lv->cap = cap;
+    }
+    lv->e[lv->n++] = (wt_cmp_pending){ .stage = s, .direct = direct, .ns = ns };
+    c->n_pending++;
+    return 0;
+}
+
+static wt_cmp_thread *thread_of(wt_compare *c, uint64_t tid)
+{
+    if (!c->threads && !(c->threads = calloc(WT_CMP_MAX_THREADS, sizeof *c->threads)))
+        return NULL;
+    const size_t m = WT_CMP_MAX_THREADS - 1;
+    size_t i = (size_t)(tid * 0x9e3779b97f4a7c15ull >> 40) & m;
+    for (size_t probes = 0; probes < WT_CMP_MAX_THREADS; probes++, i = (i + 1) & m) {
+        wt_cmp_thread *t = &c->threads[i];
+        if (t->used && t->tid == tid)
+            return t;
+        if (!t->used) {
+            t->used = 1;
+            t->tid = tid;
+            t->top = 0;
+            for (size_t l = 0; l < WT_CMP_MAX_DEPTH; l++)
+                t->lv[l].round = -1;
+            return t;
+        }
+    }
+    return NULL; /* more threads than followed */
+}
+
+void wt__cmp_flush_threads(wt_compare *c)
+{
+    for (size_t t = 0; c->threads && t < WT_CMP_MAX_THREADS; t++) {
+        wt_cmp_thread *T = &c->threads[t];
+        /* spans whose parent never came (a cut trace): under the round */
+        for (int l = 0; l < T->top; l++)
+            flush_level(c, &T->lv[l], 1);
+        T->used = 0;
+        T->top = 0;
+    }
+}
+
+int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
+{
+    const int64_t dur = ev->dur < 0 ? 0 : ev->dur;
+    const int64_t end = dur > 0 && ev->ts > INT64_MAX - dur ? INT64_MAX : ev->ts + dur;
+    wt_cmp_round *r = wt__cmp_round_at(c, ev->ts, end);
+    const long s = stage_for(c, ev);
+    if (s == -2)
+        return WT_ENOMEM;
+    const long rid = r ? (long)(r - c->rounds) : -1;
+    if (r && s >= 0 && (size_t)s < r->n_stage_cap) {
+        c->spans_in_rounds++;
+        wt_cmp_stage *st = &c->stages[s];
+        st->has_data = 1;
+        if (ev->ts - r->ts < st->first_offset)
+            st->first_offset = ev->ts - r->ts;
+        r->hits[s] += ev->cached == WT_CACHED_HIT;
+        r->misses[s] += ev->cached == WT_CACHED_MISS;
+    } else if (r) {
+        c->dropped_stages++;
+    } else {
+        c->spans_outside++;
+    }
+    wt_cmp_thread *t = thread_of(c, ev->tid);
+    const uint32_t d = ev->depth;
+    if (!t || d >= WT_CMP_MAX_DEPTH) {
+        if (r && s >= 0) {
+            add_ns(c, rid, (uint32_t)s, (double)dur);
+            c->spans_flat++;
+        }
+        return 0;
+    }
+    /* deeper than a child: spans whose parent never came (dropped events) */
+    for (int l = (int)d + 2; l < t->top; l++)
+        flush_level(c, &t->lv[l], 1);
+    wt_cmp_level *own = &t->lv[d], *child = d + 1 < WT_CMP_MAX_DEPTH ? &t->lv[d + 1] : NULL;
+    if (own->n && own->round != rid)
+        flush_level(c, own, 1); /* an earlier round's spans at this level */
+    int rc = 0;
+    if (child && child->n) {
+        if (rid >= 0 && s >= 0 && child->round == rid) {
+            own->round = rid;
+            for (size_t i = 0; i < child->n && !rc; i++) {
+                const wt_cmp_pending *e = &child->e[i];
+                if (e->direct)
+                    observe_parent(c, e->stage, (uint32_t)s);
+                if (e->stage != (uint32_t)s) /* time of its own stage, this span covers */
+                    rc = pend(c, own, e->stage, 0, e->ns);
+            }
+            c->n_pending -= child->n;
+            child->n = 0;
+        } else {
+            flush_level(c, child, 1); /* the parent is outside every round */
+        }
+    }
+    if (rid >= 0 && s >= 0 && !rc) {
+        own->round = rid;
+        rc = pend(c, own, (uint32_t)s, 1, (double)dur);
+    }
+    if (d == 0)
+        flush_level(c, own, 1);
+    t->top = own->n ? (int)d + 1 : (int)d;
+    return rc;
+}
+
+/* ---- tree order (finish) ----------------------------------------------------------- */
+
+static const wt_compare *order_ctx; /* qsort has no context argument in C11 */
+
+static int cmp_siblings(const void *pa, const void *pb)
+{
+    const size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const wt_cmp_stage *a = &order_ctx->stages[ia], *b = &order_ctx->stages[ib];
+    if (a->first_offset != b->first_offset)
+        return (a->first_offset > b->first_offset) - (a->first_offset < b->first_offset);
+    return (ia > ib) - (ia < ib);
+}
+
+int wt__cmp_tree_order(wt_compare *c)
+{
+    const size_t ns = c->stage_keys.n;
+    wt_cmp_stage *st = c->stages;
+    size_t *kids = malloc((ns + 1) * sizeof *kids), *stack = malloc((ns + 1) * sizeof *stack);
+    c->stage_order = malloc((ns + 1) * sizeof *c->stage_order);
+    if (!kids || !stack || !c->stage_order) {
+        free(kids);
+        free(stack);
+        return WT_ENOMEM;
+    }
+    for (size_t s = 1; s < ns; s++)
+        if (st[s].parent < 0 || (size_t)st[s].parent >= ns || !st[st[s].parent].has_data)
+            st[s].parent = 0;
+    /* depth first from the round; children pushed in reverse start order */
+    size_t sp = 0, n = 0;
+    stack[sp++] = 0;
+    st[0].depth = 0;
+    while (sp) {
+        const size_t s = stack[--sp];
+        c->stage_order[n++] = s;
+        size_t nk = 0;
+        for (size_t x = 1; x < ns; x++)
+            if (st[x].has_data && (size_t)st[x].parent == s)
+                kids[nk++] = x;
+        order_ctx = c;
+        qsort(kids, nk, sizeof *kids, cmp_siblings);
+        for (size_t i = nk; i > 0 && sp <= ns; i--) {
+            st[kids[i - 1]].depth = st[s].depth + 1;
+            stack[sp++] = kids[i - 1];
+        }
+    }
+    c->n_order = n;
+    free(kids);
+    free(stack);
+    return 0;
+}
