@@ -22,13 +22,13 @@
 #define MS 1000000LL
 
 typedef struct evs {
-    wt_event ev[1024];
+    wt_event ev[4096];
     size_t n;
 } evs;
 
 static wt_event *push(evs *e, wt_event_kind kind, double ts_ms)
 {
-    assert_true(e->n < 1024);
+    assert_true(e->n < 4096);
     wt_event *ev = &e->ev[e->n++];
     memset(ev, 0, sizeof *ev);
     ev->kind = kind;
@@ -46,6 +46,15 @@ static void span(evs *e, double ts_ms, double dur_ms, uint32_t depth, const char
     ev->category = cat;
     ev->label = label;
     ev->count = 1;
+}
+
+/* A span of thread `tid` with a cached state. */
+static void tspan(evs *e, uint64_t tid, double ts_ms, double dur_ms, uint32_t depth, const char *cat,
+                  const char *label, wt_cached cached)
+{
+    span(e, ts_ms, dur_ms, depth, cat, label);
+    e->ev[e->n - 1].tid = tid;
+    e->ev[e->n - 1].cached = cached;
 }
 
 static void counter(evs *e, double ts_ms, const char *name, int64_t v)
@@ -175,6 +184,158 @@ static void test_compare_medians_mins_and_savings_by_hand(void **state)
     /* the too-few warning fires; nothing else does */
     assert_non_null(wt_compare_find_warning(c, "too_few_rounds"));
     assert_int_equal(c->n_warnings, 1);
+    wt_compare_free(c);
+    free(e);
+}
+
+/* A load shaped like a real one, small: rounds of 50 ms on thread 100 (keep, skip, keep,
+ * skip); in each, from_pretrained (1 .. 41 ms) around weights_load (2 .. 32 ms) on thread 100,
+ * and a loader thread 200 with weight_load/t<i> (2 ms each, from 2 + 3i ms) around
+ * upload/t<i> (1 ms) for 10 tensors in keep, the even 5 in skip; the first keep round misses
+ * the cache, later rounds hit. The spans are written as the recorder writes them: a child
+ * before its parent. */
+static void loader_events(evs *e)
+{
+    static const char *const names[10] = { "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9" };
+    double t0 = 10;
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++, t0 += 60) {
+            for (int i = 0; i < 10; i++) {
+                if (k == 1 && i % 2)
+                    continue;
+                tspan(e, 200, t0 + 2.5 + 3 * i, 1, 1, "upload", names[i], WT_CACHED_UNKNOWN);
+                tspan(e, 200, t0 + 2 + 3 * i, 2, 0, "weight_load", names[i],
+                      r == 0 && k == 0 ? WT_CACHED_MISS : WT_CACHED_HIT);
+            }
+            span(e, t0 + 2, 30, 1, "load", "weights_load");
+            span(e, t0 + 1, 40, 0, "load", "from_pretrained");
+            round_ev(e, t0, 50, k ? "skip" : "keep", r);
+        }
+}
+
+static long stage_id(const wt_compare *c, const char *display)
+{
+    const long s = wt_compare_find_stage(c, display);
+    assert_true(s >= 0);
+    return s;
+}
+
+static void test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    loader_events(e);
+    wt_compare *c = run_rounds(e, NULL); /* --by auto */
+    /* 10 labels in weight_load and upload: more than 8, so one row each */
+    const long fp = stage_id(c, "load/from_pretrained"), wl = stage_id(c, "load/weights_load");
+    const long tl = stage_id(c, "weight_load/*"), up = stage_id(c, "upload/*");
+    assert_int_equal(wt_compare_find_stage(c, "weight_load/t3"), -1);
+    assert_int_equal(c->stages[tl].n_labels, 10);
+    /* the tree: the loader's spans sit under the round, not under the main thread's stages */
+    assert_int_equal(c->stages[fp].parent, 0);
+    assert_int_equal(c->stages[wl].parent, fp);
+    assert_int_equal(c->stages[tl].parent, 0);
+    assert_int_equal(c->stages[up].parent, tl);
+    assert_int_equal(c->stages[up].depth, 2);
+    /* order: round, from_pretrained (starts at 1 ms), weights_load, weight_load rollup, upload rollup */
+    assert_int_equal(c->n_order, 5);
+    const long want[5] = { 0, fp, wl, tl, up };
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(c->stage_order[i], want[i]);
+    /* keep: 10 tensors x 2 ms = 20 ms, uploads 10 ms; skip: 5 x 2 = 10 ms, 5 ms */
+    assert_true(wt_compare_cell(c, 0, tl)->s.median == 20.0 && wt_compare_cell(c, 1, tl)->s.median == 10.0);
+    assert_true(wt_compare_cell(c, 0, up)->s.median == 10.0 && wt_compare_cell(c, 1, up)->s.median == 5.0);
+    assert_true(wt_compare_cell(c, 0, fp)->s.median == 40.0 && wt_compare_cell(c, 0, wl)->s.median == 30.0);
+    /* HIT/MISS: keep 10 MISS (round 0) + 10 HIT (round 1); skip 5 + 5 HIT */
+    assert_int_equal(wt_compare_cell(c, 0, tl)->misses, 10);
+    assert_int_equal(wt_compare_cell(c, 0, tl)->hits, 10);
+    assert_int_equal(wt_compare_cell(c, 1, tl)->misses, 0);
+    assert_int_equal(wt_compare_cell(c, 1, tl)->hits, 10);
+    assert_int_equal(wt_compare_cell(c, 0, up)->hits + wt_compare_cell(c, 0, up)->misses, 0);
+    /* 2 pairs all agreeing: 4 more would let 95% decide (6 pairs) */
+    assert_int_equal(c->pairs[0].stage[tl].more_pairs, 4);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(wt_compare_write_text(c, m), 0);
+    fclose(m);
+    assert_non_null(strstr(text, "\n  weight_load/* (10 labels) keep"));
+    assert_non_null(strstr(text, "\n    upload/* (10 labels)"));
+    assert_non_null(strstr(text, "10/10"));
+    assert_non_null(strstr(text, "too few rounds: 4 more pairs would let 95% decide"));
+    free(text);
+    wt_compare_free(c);
+
+    /* by label: a row per tensor, each upload under its own weight_load */
+    wt_compare_opts o = { .by = WT_CMP_BY_LABEL };
+    c = run_rounds(e, &o);
+    const long t3 = stage_id(c, "weight_load/t3"), u3 = stage_id(c, "upload/t3");
+    assert_int_equal(c->stages[t3].parent, 0);
+    assert_int_equal(c->stages[u3].parent, t3);
+    assert_int_equal(wt_compare_cell(c, 0, u3)->s.n, 2);
+    assert_int_equal(wt_compare_cell(c, 1, u3)->s.n, 0); /* odd tensors: keep only */
+    assert_int_equal(wt_compare_cell(c, 0, t3)->misses, 1);
+    wt_compare_free(c);
+    free(e);
+}
+
+static void test_compare_by_category_counts_nested_spans_of_a_category_once(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    loader_events(e);
+    wt_compare_opts o = { .by = WT_CMP_BY_CATEGORY };
+    wt_compare *c = run_rounds(e, &o);
+    const long load = stage_id(c, "load"), tl = stage_id(c, "weight_load"), up = stage_id(c, "upload");
+    /* weights_load (30 ms) lies inside from_pretrained (40 ms): load is 40, not 70 */
+    assert_true(wt_compare_cell(c, 0, load)->s.median == 40.0);
+    assert_int_equal(c->stages[load].n_labels, 2);
+    assert_true(wt_compare_cell(c, 0, tl)->s.median == 20.0);
+    assert_int_equal(c->stages[up].parent, tl);
+    assert_int_equal(c->stages[load].parent, 0);
+    wt_compare_free(c);
+    free(e);
+}
+
+/* 600 tensor labels: past the stage limit by label; the top-level stage keeps its row. */
+static void tensor_events(evs *e, const char *tensor_cat)
+{
+    static char names[600][16];
+    double t0 = 10;
+    for (int i = 0; i < 600; i++)
+        snprintf(names[i], sizeof names[i], "layer.%03d", i);
+    for (int k = 0; k < 2; k++, t0 += 100) {
+        for (int i = 0; i < 600; i++)
+            span(e, t0 + 2 + 0.1 * i, 0.05, 1, tensor_cat, names[i]);
+        span(e, t0 + 1, 90, 0, "load", "from_pretrained");
+        round_ev(e, t0, 95, k ? "skip" : "keep", 0);
+    }
+}
+
+static void test_compare_limit_keeps_top_level_stages_and_says_what_it_folded(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    tensor_events(e, "weights");
+    wt_compare_opts o = { .by = WT_CMP_BY_LABEL };
+    wt_compare *c = run_rounds(e, &o);
+    const long fp = stage_id(c, "load/from_pretrained"), w = stage_id(c, "weights/*");
+    assert_int_equal(c->stages[w].n_labels, 600);
+    assert_int_equal(c->stages[w].parent, fp);
+    assert_true(fabs(wt_compare_cell(c, 0, w)->s.median - 30.0) < 1e-6); /* 600 x 0.05 ms */
+    assert_true(wt_compare_cell(c, 0, fp)->s.median == 90.0);
+    const wt_cmp_warning *lw = wt_compare_find_warning(c, "limit");
+    assert_non_null(lw);
+    assert_non_null(strstr(lw->message, "'weights' (600 labels)"));
+    assert_int_equal(c->dropped_stages, 0);
+    wt_compare_free(c);
+    /* the tensors in from_pretrained's own category: auto rolls them up, but the top-level
+     * from_pretrained (depth 0 on the rounds' thread) keeps its own row */
+    memset(e, 0, sizeof *e);
+    tensor_events(e, "load");
+    c = run_rounds(e, NULL);
+    const long fp2 = stage_id(c, "load/from_pretrained"), l2 = stage_id(c, "load/*");
+    assert_int_equal(c->stages[l2].parent, fp2);
+    assert_int_equal(c->stages[l2].n_labels, 600);
+    assert_true(wt_compare_cell(c, 1, fp2)->s.median == 90.0);
+    assert_null(wt_compare_find_warning(c, "limit")); /* folded by --by auto, not a limit */
     wt_compare_free(c);
     free(e);
 }
@@ -591,6 +752,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compare_medians_mins_and_savings_by_hand),
         cmocka_unit_test(test_compare_clear_effect_gives_faster_with_interval),
+        cmocka_unit_test(test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up),
+        cmocka_unit_test(test_compare_by_category_counts_nested_spans_of_a_category_once),
+        cmocka_unit_test(test_compare_limit_keeps_top_level_stages_and_says_what_it_folded),
         cmocka_unit_test(test_compare_pure_noise_is_within_noise),
         cmocka_unit_test(test_compare_warns_first_round_outlier),
         cmocka_unit_test(test_compare_warns_drift_in_paired_differences),

@@ -265,9 +265,14 @@ int wt__cmp_plan(wt_compare *c)
             rc = WT_ENOMEM;
         k->key_stage[i] = s;
     }
-    for (size_t g = 0; g < ng && !rc; g++)
+    for (size_t g = 0; g < ng && !rc; g++) {
         if (k->cat_overflow[g] && category_stage(c, (long)g) == -2)
             rc = WT_ENOMEM;
+        /* a rolled-up row holds the labels that kept no row of their own */
+        const long cs = k->cat_stage[g];
+        if (cs >= 0 && c->stages[cs].kind == WT_CMP_STAGE_ROLLUP && c->stages[cs].n_labels > top[g])
+            c->stages[cs].n_labels -= top[g];
+    }
     if (!rc && (k->keys_overflow || k->cats_overflow) && other_stage(c) == -2)
         rc = WT_ENOMEM;
     free(top);
