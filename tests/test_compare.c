@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "compare.h"
+#include "gr00t.h"
 #include "svg.h"
 #include "tracebuild.h"
 #include "walltime/walltime.h"
@@ -641,11 +642,19 @@ static char *slurp(const char *path, size_t *len)
     return s;
 }
 
-static void test_compare_json_schema_golden(void **state)
+/* The comparison of basic_events with default options. */
+static wt_compare *basic_compare(void)
 {
     evs *e = calloc(1, sizeof *e);
     basic_events(e);
     wt_compare *c = run_rounds(e, NULL);
+    free(e);
+    return c;
+}
+
+static void test_compare_json_schema_golden(void **state)
+{
+    wt_compare *c = basic_compare();
     char *out = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&out, &len);
@@ -678,7 +687,62 @@ static void test_compare_json_schema_golden(void **state)
     assert_non_null(strstr(out, "keep round 1: 104.0 ms"));
     free(out);
     wt_compare_free(c);
-    free(e);
+}
+
+/* The seed's bench_load layout for basic_events, worked out by hand from bench_load.py:
+ * keep rounds 100/104/102 ms (from_pretrained 1 ms less, weights_load 70/72/71, head_build
+ * 20/21/20), skip 60/63/61 (59/62/60, 30/33/31, 20/20/21); value = statistics.median, min over
+ * the rounds, per_round rounded to 0.1 ms; meta.configs one record per round in seconds;
+ * device_mb from each configuration's first round (recs[0]): keep 1000000 bytes = 1 MB and
+ * 10 tensors, skip 0.6 MB and 6; delta = keep - skip: 0.4 MB, 4 tensors, and the medians:
+ * round 102 - 61 = 41, from_pretrained 101 - 60 = 41, weights_load 71 - 31 = 40, head_build 0. */
+static const char gr00t_expected[] =
+    "{\"schema\":\"gr00t-tt-perf/1\",\"bench\":\"bench_load\",\"version\":null,\"dry_run\":false,"
+    "\"args\":{\"rounds\":3},"
+    "\"method\":{\"builds\":\"rounds recorded with wt_round_begin/wt_round_end, read from walltime traces; "
+    "medians over the rounds\",\"clock\":\"host wall clock (CLOCK_MONOTONIC)\"},"
+    "\"stages\":{"
+    "\"round/keep\":{\"metric\":\"ms\",\"value\":102,\"min\":100,\"per_round\":[100.0,104.0,102.0]},"
+    "\"from_pretrained/keep\":{\"metric\":\"ms\",\"value\":101,\"min\":99,\"per_round\":[99.0,103.0,101.0]},"
+    "\"weights_load/keep\":{\"metric\":\"ms\",\"value\":71,\"min\":70,\"per_round\":[70.0,72.0,71.0]},"
+    "\"head_build/keep\":{\"metric\":\"ms\",\"value\":20,\"min\":20,\"per_round\":[20.0,21.0,20.0]},"
+    "\"round/skip\":{\"metric\":\"ms\",\"value\":61,\"min\":60,\"per_round\":[60.0,63.0,61.0]},"
+    "\"from_pretrained/skip\":{\"metric\":\"ms\",\"value\":60,\"min\":59,\"per_round\":[59.0,62.0,60.0]},"
+    "\"weights_load/skip\":{\"metric\":\"ms\",\"value\":31,\"min\":30,\"per_round\":[30.0,33.0,31.0]},"
+    "\"head_build/skip\":{\"metric\":\"ms\",\"value\":20,\"min\":20,\"per_round\":[20.0,20.0,21.0]}},"
+    "\"rows\":[],\"device\":{\"host\":\"testhost\"},"
+    "\"meta\":{\"tensors\":\"10\","
+    "\"configs\":{\"keep\":["
+    "{\"round_s\":0.1,\"from_pretrained_s\":0.099,\"weights_load_s\":0.07,\"head_build_s\":0.02,"
+    "\"device_bytes\":1000000,\"n_tensors\":10,\"round\":0},"
+    "{\"round_s\":0.104,\"from_pretrained_s\":0.103,\"weights_load_s\":0.072,\"head_build_s\":0.021,"
+    "\"device_bytes\":1000000,\"n_tensors\":10,\"round\":1},"
+    "{\"round_s\":0.102,\"from_pretrained_s\":0.101,\"weights_load_s\":0.071,\"head_build_s\":0.02,"
+    "\"device_bytes\":1000000,\"n_tensors\":10,\"round\":2}],"
+    "\"skip\":["
+    "{\"round_s\":0.06,\"from_pretrained_s\":0.059,\"weights_load_s\":0.03,\"head_build_s\":0.02,"
+    "\"device_bytes\":600000,\"n_tensors\":6,\"round\":0},"
+    "{\"round_s\":0.063,\"from_pretrained_s\":0.062,\"weights_load_s\":0.033,\"head_build_s\":0.02,"
+    "\"device_bytes\":600000,\"n_tensors\":6,\"round\":1},"
+    "{\"round_s\":0.061,\"from_pretrained_s\":0.06,\"weights_load_s\":0.031,\"head_build_s\":0.021,"
+    "\"device_bytes\":600000,\"n_tensors\":6,\"round\":2}]},"
+    "\"device_mb\":{\"keep\":{\"mb\":1,\"n_tensors\":10},\"skip\":{\"mb\":0.6,\"n_tensors\":6}},"
+    "\"rounds\":3,"
+    "\"delta\":{\"device_mb_saved\":0.4,\"n_tensors_saved\":4,\"round_ms_saved_median\":41,"
+    "\"from_pretrained_ms_saved_median\":41,\"weights_load_ms_saved_median\":40,"
+    "\"head_build_ms_saved_median\":0}}}\n";
+
+static void test_compare_gr00t_json_matches_the_seed_layout_by_hand(void **state)
+{
+    wt_compare *c = basic_compare();
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    assert_int_equal(wt_gr00t_write_json(c, m, 0), 0);
+    fclose(m);
+    assert_string_equal(out, gr00t_expected);
+    free(out);
+    wt_compare_free(c);
 }
 
 /* A real trace file through the reader and walltime-analyze compare. */
@@ -693,7 +757,10 @@ static void test_compare_cli_reads_a_built_trace(void **state)
     for (int r = 0; r < 6; r++)
         for (int k = 0; k < 2; k++) {
             const int64_t d = (k ? 60 : 100) * MS + r * MS / 10;
+            tb_span(b, 1, t + 2 * MS, t + 20 * MS, 1, "load", "weights_load");
             tb_span(b, 1, t + MS, t + d - MS, 0, "load", "from_pretrained");
+            /* a loader thread: its upload lies in weights_load's time, but not inside it */
+            tb_span(b, 2, t + 3 * MS, t + 4 * MS, 0, "upload", "layer.0");
             tb_counter(b, 1, t + d - MS / 2, "device_bytes", k ? 600 : 1000);
             tb_round(b, 1, t, t + d, k ? "skip" : "keep", r);
             t += d + 5 * MS;
@@ -708,7 +775,21 @@ static void test_compare_cli_reads_a_built_trace(void **state)
     assert_non_null(out);
     assert_non_null(strstr(out, "\"schema\": \"walltime-compare/1\""));
     assert_non_null(strstr(out, "\"verdict\": \"faster\""));
+    assert_non_null(strstr(out, "\"name\": \"upload/layer.0\",\n      \"category\": \"upload\",\n      "
+                                "\"label\": \"layer.0\",\n      \"whole_round\": false,\n      "
+                                "\"kind\": \"label\",\n      \"parent\": \"(round)\""));
+    assert_non_null(strstr(out, "\"parent\": \"load/from_pretrained\""));
     free(out);
+    /* usage errors, exit 2: --discard that leaves no rounds, a bad --by, --schema without --json */
+    static const char *const bad[] = { "--discard 6", "--by tensor", "--schema gr00t-tt-perf/1",
+                                       "--schema nope --json", "--svg-scale log" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "%s compare %s %s/run.wtrace >/dev/null 2>&1", WT_ANALYZE_BIN, bad[i], dir);
+        assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+    }
+    snprintf(cmd, sizeof cmd, "%s compare --discard 5 --json --schema gr00t-tt-perf/1 %s/run.wtrace "
+             "| grep -q '\"from_pretrained/skip\"'", WT_ANALYZE_BIN, dir);
+    assert_int_equal(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s compare --bogus x 2>/dev/null", WT_ANALYZE_BIN);
     assert_int_equal(WEXITSTATUS(system(cmd)), 2);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -767,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_compare_runs_mode_pairs_runs_and_flags_other_programs),
         cmocka_unit_test(test_compare_random_events_do_not_crash),
         cmocka_unit_test(test_compare_json_schema_golden),
+        cmocka_unit_test(test_compare_gr00t_json_matches_the_seed_layout_by_hand),
         cmocka_unit_test(test_compare_cli_reads_a_built_trace),
         cmocka_unit_test(test_compare_pagecache_probe_resident_and_errors),
     };

@@ -275,7 +275,7 @@ int cmd_compare(int argc, char **argv)
             goto out;
         }
     if (json && gr00t)
-        rc = wt_gr00t_write_json(c, stdout);
+        rc = wt_gr00t_write_json(c, stdout, 1);
     else
         rc = json ? wt_compare_write_json(c, stdout, 1) : wt_compare_write_text(c, stdout);
     if (rc || fflush(stdout)) {

@@ -17,9 +17,25 @@
 #include "gr00t.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+
+/* A number as Python's json writes a float: the fewest decimals that read back as the same
+ * double (0.1, not 0.10000000000000001); null for NaN. */
+static void num(wt_json *j, const char *key, double v)
+{
+    char buf[64];
+    for (int d = 0; d <= 17 && isfinite(v) && fabs(v) < 1e17; d++) {
+        snprintf(buf, sizeof buf, "%.*f", d, v);
+        if (strtod(buf, NULL) == v) {
+            wt_json_fixed(j, key, v, d);
+            return;
+        }
+    }
+    wt_json_double(j, key, v);
+}
 
 const char *wt_gr00t_stage_name(const wt_compare *c, size_t s, char *buf, size_t n)
 {
@@ -79,8 +95,8 @@ static void write_stages(wt_json *j, const wt_compare *c)
             snprintf(key, sizeof key, "%s/%s", wt_gr00t_stage_name(c, s, name, sizeof name), c->configs[k].name);
             wt_json_object_begin(j, key);
             wt_json_string(j, "metric", "ms");
-            wt_json_double(j, "value", cell->s.median);
-            wt_json_double(j, "min", cell->s.min);
+            num(j, "value", cell->s.median);
+            num(j, "min", cell->s.min);
             wt_json_array_begin(j, "per_round");
             for (size_t i = 0; i < c->configs[k].n_rounds; i++)
                 wt_json_fixed(j, NULL, cell->per_round[i], 1);
@@ -104,7 +120,7 @@ static void write_configs(wt_json *j, const wt_compare *c)
             for (size_t o = 0; o < c->n_order; o++) {
                 const size_t s = c->stage_order[o];
                 snprintf(key, sizeof key, "%s_s", wt_gr00t_stage_name(c, s, name, sizeof name));
-                wt_json_double(j, key, c->cells[k * ns + s].per_round[i] / 1e3);
+                num(j, key, c->cells[k * ns + s].per_round[i] / 1e3);
             }
             for (size_t t = 0; t < c->counter_names.n; t++)
                 if (r->ctr_ts[t] != INT64_MIN)
@@ -129,12 +145,12 @@ static void write_delta(wt_json *j, const wt_compare *c, long tb, long tt)
     const size_t ns = c->stage_keys.n;
     char name[600], key[700];
     wt_json_object_begin(j, "delta");
-    wt_json_double(j, "device_mb_saved", (first_round_ctr(c, (size_t)a, tb) - first_round_ctr(c, (size_t)b, tb)) / 1e6);
-    wt_json_double(j, "n_tensors_saved", first_round_ctr(c, (size_t)a, tt) - first_round_ctr(c, (size_t)b, tt));
+    num(j, "device_mb_saved", (first_round_ctr(c, (size_t)a, tb) - first_round_ctr(c, (size_t)b, tb)) / 1e6);
+    num(j, "n_tensors_saved", first_round_ctr(c, (size_t)a, tt) - first_round_ctr(c, (size_t)b, tt));
     for (size_t o = 0; o < c->n_order; o++) {
         const size_t s = c->stage_order[o];
         snprintf(key, sizeof key, "%s_ms_saved_median", wt_gr00t_stage_name(c, s, name, sizeof name));
-        wt_json_double(j, key, c->cells[(size_t)a * ns + s].s.median - c->cells[(size_t)b * ns + s].s.median);
+        num(j, key, c->cells[(size_t)a * ns + s].s.median - c->cells[(size_t)b * ns + s].s.median);
     }
     wt_json_object_end(j);
 }
@@ -148,7 +164,7 @@ static int reserved_meta(const char *key)
     return 0;
 }
 
-int wt_gr00t_write_json(const wt_compare *c, FILE *out)
+int wt_gr00t_write_json(const wt_compare *c, FILE *out, int pretty)
 {
     wt_json j;
     const long tb = counter_index(c, WT_GR00T_BYTES), tt = counter_index(c, WT_GR00T_TENSORS);
@@ -159,7 +175,7 @@ int wt_gr00t_write_json(const wt_compare *c, FILE *out)
     for (size_t m = 0; m < c->meta_keys.n; m++)
         if (!strcmp(c->meta_keys.s[m], "version"))
             version = c->side_meta[0][m];
-    wt_json_init(&j, out, 1);
+    wt_json_init(&j, out, pretty);
     wt_json_object_begin(&j, NULL);
     wt_json_string(&j, "schema", WT_GR00T_SCHEMA);
     wt_json_string(&j, "bench", "bench_load");
@@ -188,8 +204,8 @@ int wt_gr00t_write_json(const wt_compare *c, FILE *out)
     wt_json_object_begin(&j, "device_mb");
     for (size_t k = 0; k < c->config_keys.n; k++) {
         wt_json_object_begin(&j, c->configs[k].name);
-        wt_json_double(&j, "mb", first_round_ctr(c, k, tb) / 1e6);
-        wt_json_double(&j, "n_tensors", first_round_ctr(c, k, tt));
+        num(&j, "mb", first_round_ctr(c, k, tb) / 1e6);
+        num(&j, "n_tensors", first_round_ctr(c, k, tt));
         wt_json_object_end(&j);
     }
     wt_json_object_end(&j);

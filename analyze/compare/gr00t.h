@@ -19,7 +19,8 @@
  * into buf; returns buf. */
 const char *wt_gr00t_stage_name(const wt_compare *c, size_t s, char *buf, size_t n);
 
-/* Writes the document for the finished comparison `c`. Returns 0 or WT_EIO. */
-int wt_gr00t_write_json(const wt_compare *c, FILE *out);
+/* Writes the document for the finished comparison `c`, indented when `pretty`. Returns 0 or
+ * WT_EIO. */
+int wt_gr00t_write_json(const wt_compare *c, FILE *out, int pretty);
 
 #endif
