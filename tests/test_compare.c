@@ -620,7 +620,7 @@ static void test_compare_random_events_do_not_crash(void **state)
         FILE *devnull = fopen("/dev/null", "w");
         assert_int_equal(wt_compare_write_text(c, devnull), 0);
         assert_int_equal(wt_compare_write_json(c, devnull, 0), 0);
-        assert_int_equal(wt_svg_write(c, NULL, devnull), 0);
+        assert_int_equal(wt_svg_write(c, devnull), 0);
         fclose(devnull);
         wt_compare_free(c);
     }
@@ -680,7 +680,7 @@ static void test_compare_json_schema_golden(void **state)
     assert_non_null(strstr(out, "too few rounds"));
     free(out);
     m = open_memstream(&out, &len);
-    assert_int_equal(wt_svg_write(c, NULL, m), 0);
+    assert_int_equal(wt_svg_write(c, m), 0);
     fclose(m);
     assert_non_null(strstr(out, "<svg"));
     assert_non_null(strstr(out, "</svg>"));

@@ -285,7 +285,7 @@ int cmd_compare(int argc, char **argv)
     if (svg) {
         FILE *f = fopen(svg, "w");
         const wt_svg_opts so = { .shared_scale = shared };
-        int src = f ? wt_svg_write(c, &so, f) : WT_EOPEN;
+        int src = f ? wt_svg_write_ex(c, &so, f) : WT_EOPEN;
         if (f && fclose(f))
             src = WT_EIO;
         if (src) {

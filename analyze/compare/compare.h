@@ -89,7 +89,7 @@ typedef struct wt_cmp_census {
     wt_cmp_names keys;      /* "category\x1flabel" */
     long *key_cat;          /* [WT_CMP_MAX_KEYS] its category, -1 past the category limit */
     uint64_t *key_top_tid;  /* the thread of its first depth-0 span */
-    unsigned char *key_top; /* 1 when it has a depth-0 span */
+    unsigned char *key_top; /* 1: it has a depth-0 span; 2: one on the main thread (tid = pid) */
     long *key_stage;        /* after planning */
     wt_cmp_names cats;
     size_t *cat_labels;     /* [WT_CMP_MAX_CATEGORIES] distinct labels counted */

@@ -111,20 +111,25 @@ int wt__cmp_census_span(wt_compare *c, const wt_event *ev)
         else
             k->cats_overflow++;
     }
-    if (ev->depth == 0 && !k->key_top[i]) {
-        k->key_top[i] = 1;
-        k->key_top_tid[i] = ev->tid;
+    if (ev->depth == 0) {
+        if (!k->key_top[i])
+            k->key_top_tid[i] = ev->tid;
+        /* the main thread (tid = pid on Linux) builds the model in runs without rounds */
+        k->key_top[i] |= ev->tid == ev->pid ? 3 : 1;
     }
     return 0;
 }
 
 /* ---- plan (between the passes) ----------------------------------------------------- */
 
-/* A top-level stage: a depth-0 span on a thread that records rounds (the build itself). */
+/* A top-level stage: a depth-0 span on a thread that records rounds, or on the main thread
+ * (the build itself, such as load/from_pretrained). */
 static int is_top(const wt_cmp_census *k, size_t key)
 {
     if (!k->key_top[key])
         return 0;
+    if (k->key_top[key] & 2)
+        return 1;
     for (size_t i = 0; i < k->n_round_tid; i++)
         if (k->round_tid[i] == k->key_top_tid[key])
             return 1;

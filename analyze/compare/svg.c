@@ -233,7 +233,7 @@ static int cmp_effect(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-int wt_svg_write(const wt_compare *c, const wt_svg_opts *opts, FILE *out)
+int wt_svg_write_ex(const wt_compare *c, const wt_svg_opts *opts, FILE *out)
 {
     const int shared = opts && opts->shared_scale;
     const size_t nc = c->config_keys.n, nd = stages_drawn(c);
@@ -318,4 +318,9 @@ int wt_svg_write(const wt_compare *c, const wt_svg_opts *opts, FILE *out)
     fputs("</svg>\n", out);
     free(order);
     return ferror(out) ? WT_EIO : 0;
+}
+
+int wt_svg_write(const wt_compare *c, FILE *out)
+{
+    return wt_svg_write_ex(c, NULL, out);
 }

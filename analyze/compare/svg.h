@@ -17,7 +17,9 @@ typedef struct wt_svg_opts {
 } wt_svg_opts;
 
 /* Writes the chart of the finished comparison `c` to `out`; opts NULL means defaults.
- * Returns 0 or WT_EIO. */
-int wt_svg_write(const wt_compare *c, const wt_svg_opts *opts, FILE *out);
+ * Returns 0, WT_EIO, or WT_ENOMEM (nothing written). */
+int wt_svg_write_ex(const wt_compare *c, const wt_svg_opts *opts, FILE *out);
+/* The same with the defaults. */
+int wt_svg_write(const wt_compare *c, FILE *out);
 
 #endif
