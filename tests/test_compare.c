@@ -296,6 +296,33 @@ static void test_compare_by_category_counts_nested_spans_of_a_category_once(void
     free(e);
 }
 
+static void test_compare_recursion_deep_nesting_and_many_threads_still_count(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    /* keep round 0 .. 100 ms: a 4 ms span inside a 10 ms span of the same stage (recursion)
+     * counts 10; 40 levels deep (past the levels followed) and 4200 threads (past the threads
+     * followed) still count, each 0.01 ms, without a tree */
+    span(e, 2, 4, 1, "parse", "node");
+    span(e, 1, 10, 0, "parse", "node");
+    for (int i = 0; i < 40; i++)
+        span(e, 20 + i * 0.1, 0.01, 40 - (uint32_t)i, "deep", "x");
+    for (int i = 0; i < 4200; i++)
+        if (e->n < 4090)
+            tspan(e, 1000 + (uint64_t)i, 50, 0.01, 0, "many", "y", WT_CACHED_HIT);
+    round_ev(e, 0, 100, "keep", 0);
+    wt_compare *c = run_rounds(e, NULL);
+    assert_true(wt_compare_cell(c, 0, stage_id(c, "parse/node"))->s.median == 10.0);
+    const size_t n_many = e->n - 1 - 2 - 40;
+    const wt_cmp_cell *many = wt_compare_cell(c, 0, stage_id(c, "many/y"));
+    assert_true(fabs(many->s.median - 0.01 * (double)n_many) < 1e-6);
+    assert_int_equal(many->hits, n_many);
+    /* levels 32..40 are past WT_CMP_MAX_DEPTH: 9 spans flat; threads past 4096 too */
+    assert_true(c->spans_flat >= 9 + (n_many > WT_CMP_MAX_THREADS ? n_many - WT_CMP_MAX_THREADS : 0));
+    assert_true(fabs(wt_compare_cell(c, 0, stage_id(c, "deep/x"))->s.median - 0.4) < 1e-6);
+    wt_compare_free(c);
+    free(e);
+}
+
 /* 600 tensor labels: past the stage limit by label; the top-level stage keeps its row. */
 static void tensor_events(evs *e, const char *tensor_cat)
 {
@@ -836,6 +863,7 @@ int main(void)
         cmocka_unit_test(test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up),
         cmocka_unit_test(test_compare_by_category_counts_nested_spans_of_a_category_once),
         cmocka_unit_test(test_compare_limit_keeps_top_level_stages_and_says_what_it_folded),
+        cmocka_unit_test(test_compare_recursion_deep_nesting_and_many_threads_still_count),
         cmocka_unit_test(test_compare_pure_noise_is_within_noise),
         cmocka_unit_test(test_compare_warns_first_round_outlier),
         cmocka_unit_test(test_compare_warns_drift_in_paired_differences),

@@ -112,7 +112,8 @@ typedef struct wt_cmp_pending {
 } wt_cmp_pending;
 
 typedef struct wt_cmp_level {
-    long round; /* the round these spans lie in */
+    long round;        /* the round these spans lie in */
+    int64_t first, last; /* the earliest start and latest end of its spans */
     wt_cmp_pending *e;
     size_t n, cap;
 } wt_cmp_level;

@@ -465,8 +465,10 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
     if (own->n && own->round != rid)
         flush_level(c, own, 1); /* an earlier round's spans at this level */
     int rc = 0;
+    const int own_empty = own->n == 0;
     if (child && child->n) {
-        if (rid >= 0 && s >= 0 && child->round == rid) {
+        /* a child must lie inside its parent: depths of a damaged trace may say otherwise */
+        if (rid >= 0 && s >= 0 && child->round == rid && child->first >= ev->ts && child->last <= end) {
             own->round = rid;
             for (size_t i = 0; i < child->n && !rc; i++) {
                 const wt_cmp_pending *e = &child->e[i];
@@ -482,6 +484,11 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
         }
     }
     if (rid >= 0 && s >= 0 && !rc) {
+        /* time carried up from the children lies inside this span's window */
+        if (own_empty || own->first > ev->ts)
+            own->first = ev->ts;
+        if (own_empty || own->last < end)
+            own->last = end;
         own->round = rid;
         rc = pend(c, own, (uint32_t)s, 1, (double)dur);
     }
