@@ -323,16 +323,17 @@ static void test_compare_recursion_deep_nesting_and_many_threads_still_count(voi
     free(e);
 }
 
-/* 600 tensor labels: past the stage limit by label; the top-level stage keeps its row. */
+/* 600 tensor labels: past the stage limit by label; the top-level stage keeps its row.
+ * tensor_cat NULL: a category per tensor ("c000" ...), label "x". */
 static void tensor_events(evs *e, const char *tensor_cat)
 {
     static char names[600][16];
     double t0 = 10;
     for (int i = 0; i < 600; i++)
-        snprintf(names[i], sizeof names[i], "layer.%03d", i);
+        snprintf(names[i], sizeof names[i], tensor_cat ? "layer.%03d" : "c%03d", i);
     for (int k = 0; k < 2; k++, t0 += 100) {
         for (int i = 0; i < 600; i++)
-            span(e, t0 + 2 + 0.1 * i, 0.05, 1, tensor_cat, names[i]);
+            span(e, t0 + 2 + 0.1 * i, 0.05, 1, tensor_cat ? tensor_cat : names[i], tensor_cat ? names[i] : "x");
         span(e, t0 + 1, 90, 0, "load", "from_pretrained");
         round_ev(e, t0, 95, k ? "skip" : "keep", 0);
     }
@@ -364,6 +365,19 @@ static void test_compare_limit_keeps_top_level_stages_and_says_what_it_folded(vo
     assert_int_equal(c->stages[l2].n_labels, 600);
     assert_true(wt_compare_cell(c, 1, fp2)->s.median == 90.0);
     assert_null(wt_compare_find_warning(c, "limit")); /* folded by --by auto, not a limit */
+    wt_compare_free(c);
+    /* 600 categories of one label: rows for the round, from_pretrained (first, though its
+     * span ends last), 509 categories and "(other stages)" with the last 91, 0.05 ms each */
+    memset(e, 0, sizeof *e);
+    tensor_events(e, NULL);
+    c = run_rounds(e, NULL);
+    assert_int_equal(wt_compare_n_stages(c), WT_CMP_MAX_STAGES);
+    assert_true(wt_compare_cell(c, 0, stage_id(c, "load/from_pretrained"))->s.median == 90.0);
+    assert_true(fabs(wt_compare_cell(c, 0, stage_id(c, "(other stages)"))->s.median - 91 * 0.05) < 1e-6);
+    assert_true(wt_compare_find_stage(c, "c508/x") >= 0 && wt_compare_find_stage(c, "c509/x") < 0);
+    const wt_cmp_warning *ow = wt_compare_find_warning(c, "limit");
+    assert_non_null(ow);
+    assert_non_null(strstr(ow->message, "(other stages)"));
     wt_compare_free(c);
     free(e);
 }

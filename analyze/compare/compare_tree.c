@@ -243,7 +243,11 @@ int wt__cmp_plan(wt_compare *c)
     }
     int rc = 0;
     char buf[256];
-    for (size_t i = 0; i < nk && !rc; i++) {
+    /* top-level names first: past every limit, only later names go to "other" */
+    for (size_t j = 0; j < 2 * nk && !rc; j++) {
+        const size_t i = j % nk;
+        if ((j < nk) != is_top(k, i))
+            continue;
         const long g = k->key_cat[i];
         long s;
         if (g < 0 || (k->cat_fold[g] && !(c->opt.by != WT_CMP_BY_CATEGORY && is_top(k, i)))) {
