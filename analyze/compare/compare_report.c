@@ -103,12 +103,11 @@ static void write_stage_name(FILE *out, const wt_cmp_stage *st, int width)
 static const char *by_words(const wt_compare *c)
 {
     switch (c->opt.by) {
-    case WT_CMP_BY_LABEL: return "a row per category/label";
-    case WT_CMP_BY_CATEGORY: return "a row per category";
+    case WT_CMP_BY_LABEL: return "by label (--by label)";
+    case WT_CMP_BY_CATEGORY: return "by category (--by category)";
     default: break;
     }
-    return "a row per category/label, a category with more than " WT_CMP_STR(WT_CMP_AUTO_LABELS)
-           " labels as one row";
+    return "by label, a category of more than " WT_CMP_STR(WT_CMP_AUTO_LABELS) " labels as one row (--by auto)";
 }
 
 int wt_compare_write_text(const wt_compare *c, FILE *out)
@@ -122,7 +121,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
                 c->configs[k].n_rounds == 1 ? "" : "s");
     if (c->opt.discard)
         fprintf(out, " (first %d of each left out)", c->opt.discard);
-    fprintf(out, "\nstages: %s (--by); nested by their enclosing span on the same thread\n\n", by_words(c));
+    fprintf(out, "\nstages %s, each under its enclosing span on the same thread\n\n", by_words(c));
     if (nc == 0) {
         fputs("nothing to compare: no rounds\n", out);
         goto warnings;
