@@ -837,6 +837,110 @@ static void test_compare_cli_reads_a_built_trace(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A load shaped like a real one, as the recorder writes it: 6 rounds of keep (100 ms) and skip
+ * (70 ms) on thread 7 (= pid 7), each with load/from_pretrained (1 .. 99 ms or 69 ms) around
+ * load/weights_load and load/head_build, which holds a compile span with a 78-character
+ * name; two loader threads (8, 9) take tensor i alternately: weight_load/<tensor> (80 us, HIT;
+ * in keep's round 0 280 us, MISS) around convert/<tensor> (200 us, keep round 0 only) and
+ * upload/<tensor> (60 us). keep loads 600 tensors, skip leaves out every third: 400. */
+#define LONG_STAGE "warmup_graph_capture_for_the_decoder_with_paged_attention_and_top_p_sampl"
+static void realistic_trace(const char *path)
+{
+    static const char *const part[12] = { "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                          "down_proj", "in_norm", "post_norm", "q_norm", "k_norm", "router" };
+    const int64_t US = 1000;
+    tb *b = tb_create(path, 7, 0, MS);
+    int64_t t = 10 * MS;
+    for (int r = 0; r < 6; r++)
+        for (int k = 0; k < 2; k++) {
+            const int64_t len = (k ? 70 : 100) * MS;
+            int64_t th[2] = { t + 2 * MS, t + 2 * MS };
+            const int cold = r == 0 && k == 0;
+            for (int i = 0; i < 600; i++) {
+                if (k && i % 3 == 0)
+                    continue;
+                char name[96];
+                snprintf(name, sizeof name, "model.layers.%02d.%s.weight", i / 12, part[i % 12]);
+                int64_t *at = &th[i % 2];
+                const int64_t conv = cold ? 200 * US : 0, s0 = *at;
+                if (cold)
+                    tb_span_ex(b, &(tb_span_desc){ .tid = 8 + (uint64_t)(i % 2), .start = s0 + 10 * US,
+                                                   .end = s0 + 10 * US + conv, .depth = 1, .category = "convert",
+                                                   .label = name });
+                tb_span_ex(b, &(tb_span_desc){ .tid = 8 + (uint64_t)(i % 2), .start = s0 + 10 * US + conv,
+                                               .end = s0 + 70 * US + conv, .depth = 1, .category = "upload",
+                                               .label = name });
+                tb_span_ex(b, &(tb_span_desc){ .tid = 8 + (uint64_t)(i % 2), .start = s0, .end = s0 + 80 * US + conv,
+                                               .depth = 0, .category = "weight_load", .label = name,
+                                               .cached = cold ? WT_CACHED_MISS : WT_CACHED_HIT });
+                *at = s0 + 80 * US + conv;
+            }
+            tb_span(b, 7, t + 2 * MS, t + 90 * MS - (k ? 30 : 0) * MS, 1, "load", "weights_load");
+            tb_span(b, 7, t + 91 * MS - (k ? 30 : 0) * MS, t + 92 * MS - (k ? 30 : 0) * MS, 2, "compile", LONG_STAGE);
+            tb_span(b, 7, t + 90 * MS - (k ? 30 : 0) * MS, t + len - 2 * MS, 1, "load", "head_build");
+            tb_counter(b, 7, t + len - 2 * MS, "device_bytes", k ? 400 * 1000000LL : 600 * 1000000LL);
+            tb_counter(b, 7, t + len - 2 * MS, "n_tensors", k ? 400 : 600);
+            tb_span(b, 7, t + MS, t + len - MS, 0, "load", "from_pretrained");
+            tb_round(b, 7, t, t + len, k ? "skip" : "keep", r);
+            tb_frame(b);
+            t += len + 5 * MS;
+        }
+    tb_close(b, TB_END_CLEAN, t, 0);
+}
+
+/* Runs walltime-analyze on the file with `args` and returns its stdout (caller frees). */
+static char *run_cli(const char *args, const char *path, const char *dir)
+{
+    char cmd[1024], out[512];
+    snprintf(out, sizeof out, "%s/cli.out", dir);
+    snprintf(cmd, sizeof cmd, "%s compare %s %s > %s", WT_ANALYZE_BIN, args, path, out);
+    assert_int_equal(system(cmd), 0);
+    size_t len = 0;
+    char *text = slurp(out, &len);
+    assert_non_null(text);
+    return text;
+}
+
+static void test_compare_cli_realistic_load_reads_as_stages(void **state)
+{
+    char dir[] = "/tmp/wt_cmpreal_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], cmd[160];
+    snprintf(path, sizeof path, "%s/load.wtrace", dir);
+    realistic_trace(path);
+    char *text = run_cli("", path, dir);
+    /* the rows, in tree order; weight_load: keep rounds 168, 48 x 5 ms (600 x 280 us, then
+     * 600 x 80 us), median 48; skip 400 x 80 us = 32; HIT/MISS keep 3000/600, skip 2400/0 */
+    const char *rows[] = { "\n(round) ", "\n  load/from_pretrained ", "\n    load/weights_load ",
+                           "\n    load/head_build ", "\n      compile/" LONG_STAGE "\n",
+                           "\n  weight_load/* (600 labels) keep     6      48.00      48.00      168.0  3000/600",
+                           "\n    convert/* (600 labels) ", "\n    upload/* (600 labels) " };
+    const char *at = text;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *hit = strstr(at, rows[i]);
+        if (!hit)
+            fail_msg("row %zu '%s' not found in order in:\n%s", i, rows[i], text);
+        at = hit + 1;
+    }
+    assert_non_null(strstr(text, "skip     6      32.00      32.00      32.00    2400/0"));
+    /* d = 136, 16 x 5: the interval [16, 136] is above 0 */
+    assert_non_null(strstr(text, "  weight_load/* (600 labels)      48.00      32.00      16.00   33.3%  16.00 [16.00, 136.0]"));
+    free(text);
+    /* by label: 1800 names fold at the limit, named; from_pretrained keeps its row */
+    text = run_cli("--by label", path, dir);
+    assert_non_null(strstr(text, "\n  load/from_pretrained "));
+    assert_non_null(strstr(text, "'weight_load' (600 labels)"));
+    assert_non_null(strstr(text, "'upload' (600 labels)"));
+    free(text);
+    text = run_cli("--json --schema gr00t-tt-perf/1", path, dir);
+    assert_non_null(strstr(text, "\"from_pretrained/keep\": {\n      \"metric\": \"ms\",\n      \"value\": 98,"));
+    assert_non_null(strstr(text, "\"weight_load/skip\""));
+    assert_non_null(strstr(text, "\"device_mb_saved\": 200,"));
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_compare_pagecache_probe_resident_and_errors(void **state)
 {
     char dir[] = "/tmp/wt_pc_XXXXXX";
@@ -892,6 +996,7 @@ int main(void)
         cmocka_unit_test(test_compare_json_schema_golden),
         cmocka_unit_test(test_compare_gr00t_json_matches_the_seed_layout_by_hand),
         cmocka_unit_test(test_compare_cli_reads_a_built_trace),
+        cmocka_unit_test(test_compare_cli_realistic_load_reads_as_stages),
         cmocka_unit_test(test_compare_pagecache_probe_resident_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

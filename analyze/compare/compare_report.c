@@ -74,8 +74,8 @@ static int indent_of(const wt_cmp_stage *st)
     return 2 * (int)(st->depth > 12 ? 12 : st->depth);
 }
 
-/* The stage column: wide enough for every name in full, within reason; a longer name gets a
- * line of its own and its values start on the next line (never cut). */
+/* The stage column: as wide as the longest name up to NAME_COL_MAX; a longer name gets a line
+ * of its own and its values start on the next line (never cut). */
 #define NAME_COL_MAX 72
 static int name_width(const wt_compare *c)
 {
@@ -84,9 +84,9 @@ static int name_width(const wt_compare *c)
     for (size_t o = 0; o < c->n_order; o++) {
         const wt_cmp_stage *st = &c->stages[c->stage_order[o]];
         const int len = indent_of(st) + (int)strlen(row_name(buf, sizeof buf, st));
-        w = len > w ? len : w;
+        w = len > w && len <= NAME_COL_MAX ? len : w; /* longer ones go on their own line */
     }
-    return w > NAME_COL_MAX ? NAME_COL_MAX : w;
+    return w;
 }
 
 static void write_stage_name(FILE *out, const wt_cmp_stage *st, int width)
