@@ -262,13 +262,19 @@ long wt__cmp_names_find(wt_cmp_names *t, const char *s, int add);
 /* The round of the current file whose window holds [ts, end], or NULL (compare.c). */
 wt_cmp_round *wt__cmp_round_at(wt_compare *c, int64_t ts, int64_t end);
 
-/* The stage tree (compare_tree.c): pass 1's census of a span; the plan of the stages after
- * pass 1; a span of pass 2; the end of a file's pass 2; the tree order at finish. */
+/* The rows (compare_census.c): pass 1's census of a span and of a thread that records rounds;
+ * the plan of the rows after pass 1. */
 int wt__cmp_census_init(wt_cmp_census *k);
 void wt__cmp_census_release(wt_cmp_census *k);
 int wt__cmp_census_span(wt_compare *c, const wt_event *ev);
 void wt__cmp_census_round_tid(wt_compare *c, uint64_t tid);
 int wt__cmp_plan(wt_compare *c);
+/* "category\x1flabel" of a span: a separator no name has, so "a/b"+"c" and "a"+"b/c" stay
+ * apart. In buf when it fits, else malloc'd (the caller frees it when != buf); NULL when out
+ * of memory. */
+char *wt__cmp_key_of(char *buf, size_t n, const wt_event *ev);
+/* The stage tree (compare_tree.c): a span of pass 2; the end of a file's pass 2; the tree
+ * order at finish. */
 int wt__cmp_place_span(wt_compare *c, const wt_event *ev);
 void wt__cmp_flush_threads(wt_compare *c);
 int wt__cmp_tree_order(wt_compare *c);
