@@ -596,6 +596,34 @@ static void test_compare_no_rounds_and_one_config_say_what_is_missing(void **sta
     free(e);
 }
 
+static void test_compare_names_processes_by_rank(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    meta(e, 2, "rank", "3");
+    double t = 600; /* two skip rounds back to back after basic_events' last (ends 525 ms) */
+    t = build(e, t, "skip", 3, 60, 30, 20, 600000, 6);
+    build(e, t, "skip", 4, 60, 30, 20, 600000, 6);
+    wt_compare *c = run_rounds(e, NULL);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(wt_compare_write_text(c, m), 0);
+    fclose(m);
+    assert_non_null(strstr(text, "\n  rank 3 (pid 100): 'run.wtrace', 8 rounds\n"));
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "not_alternating");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "did not alternate in rank 3 (pid 100):"));
+    free(text);
+    m = open_memstream(&text, &len);
+    assert_int_equal(wt_compare_write_json(c, m, 0), 0);
+    fclose(m);
+    assert_non_null(strstr(text, "\"pid\":100,\"name\":\"rank 3 (pid 100)\",\"rank\":3,"));
+    free(text);
+    wt_compare_free(c);
+    free(e);
+}
+
 /* Runs mode: three runs per side, no rounds; each run is one implicit round. */
 static void test_compare_runs_mode_pairs_runs_and_flags_other_programs(void **state)
 {
@@ -991,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_compare_warns_metadata_beyond_configuration),
         cmocka_unit_test(test_compare_warns_pagecache_state_differs),
         cmocka_unit_test(test_compare_no_rounds_and_one_config_say_what_is_missing),
+        cmocka_unit_test(test_compare_names_processes_by_rank),
         cmocka_unit_test(test_compare_runs_mode_pairs_runs_and_flags_other_programs),
         cmocka_unit_test(test_compare_random_events_do_not_crash),
         cmocka_unit_test(test_compare_json_schema_golden),

@@ -228,6 +228,7 @@ int wt_compare_file_begin(wt_compare *c, int side, const char *path, const wt_tr
         return WT_ENOMEM;
     }
     f->pid = info ? info->pid : 0;
+    wt_procname_init(&f->who, f->pid);
     f->open_ns = info ? info->open_ns : 0;
     f->min_ts = INT64_MAX;
     f->max_end = INT64_MIN;
@@ -419,6 +420,7 @@ int wt_compare_event(wt_compare *c, const wt_event *ev)
             if (end > f->max_end)
                 f->max_end = end;
         }
+        wt_procname_event(&f->who, ev);
         if (ev->kind == WT_EV_ROUND) {
             wt__cmp_census_round_tid(c, ev->tid);
             return add_round(c, f->side, ev->name, ev->count, ev->ts, ev->dur, 0);
@@ -658,6 +660,11 @@ const wt_cmp_cell *wt_compare_cell(const wt_compare *c, size_t config, size_t st
     if (!c->cells || config >= c->config_keys.n || stage >= c->stage_keys.n)
         return NULL;
     return &c->cells[config * c->stage_keys.n + stage];
+}
+
+const char *wt_compare_process(const wt_compare *c, size_t f, char *buf, size_t n)
+{
+    return wt_procname_format(&c->files[f].who, buf, n);
 }
 
 long wt_compare_find_stage(const wt_compare *c, const char *display)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "procname.h"
 #include "stats.h"
 #include "walltime/reader.h"
 
@@ -78,6 +79,7 @@ typedef struct wt_cmp_file {
     char *path, *program, *host;
     int side;
     uint64_t pid;
+    wt_procname who; /* "rank N (pid P)" when the trace records wt_meta rank, else "pid P" */
     int64_t open_ns, min_ts, max_end;
     size_t first_round, n_rounds; /* its rounds: [first, first + n), sorted by start */
 } wt_cmp_file;
@@ -243,6 +245,9 @@ const wt_cmp_warning *wt_compare_find_warning(const wt_compare *c, const char *k
 int wt_compare_write_text(const wt_compare *c, FILE *out);
 /* The walltime-compare/1 document, on `out`. */
 int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty);
+
+/* The name of file f's process, "rank N (pid P)" or "pid P", into buf; returns buf. */
+const char *wt_compare_process(const wt_compare *c, size_t f, char *buf, size_t n);
 
 /* A value in ms, "-" for NAN, into buf; returns buf. */
 const char *wt_compare_fmt_ms(char *buf, size_t n, double ms);

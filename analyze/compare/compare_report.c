@@ -121,6 +121,11 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
                 c->configs[k].n_rounds == 1 ? "" : "s");
     if (c->opt.discard)
         fprintf(out, " (first %d of each left out)", c->opt.discard);
+    for (size_t f = 0; f < c->n_files; f++) {
+        char who[WT_PROCNAME_MAX];
+        fprintf(out, "\n  %s: '%s', %zu round%s", wt_compare_process(c, f, who, sizeof who), c->files[f].path,
+                c->files[f].n_rounds, c->files[f].n_rounds == 1 ? "" : "s");
+    }
     fprintf(out, "\nstages %s, each under its enclosing span on the same thread\n\n", by_words(c));
     if (nc == 0) {
         fputs("nothing to compare: no rounds\n", out);
@@ -396,6 +401,12 @@ int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
         if (c->opt.runs)
             wt_json_string(&j, "side", c->opt.side[F->side] ? c->opt.side[F->side] : (F->side ? "b" : "a"));
         wt_json_uint(&j, "pid", F->pid);
+        char who[WT_PROCNAME_MAX];
+        wt_json_string(&j, "name", wt_compare_process(c, f, who, sizeof who));
+        if (F->who.has_rank)
+            wt_json_int(&j, "rank", F->who.rank);
+        else
+            wt_json_null(&j, "rank");
         wt_json_string(&j, "program", F->program);
         wt_json_string(&j, "host", F->host);
         wt_json_uint(&j, "rounds", F->n_rounds);

@@ -91,11 +91,12 @@ static void warn_inputs(wt_compare *c)
                      (unsigned long long)c->dropped_rounds, (unsigned long long)c->dropped_stages,
                      (unsigned long long)c->dropped_counters, WT_CMP_MAX_ROUNDS, WT_CMP_MAX_STAGES,
                      WT_CMP_MAX_COUNTERS);
+    char who[WT_PROCNAME_MAX];
     for (size_t f = 0; f < c->n_files && !c->opt.runs; f++)
         if (c->files[f].n_rounds == 0)
             wt__cmp_warn(c, "no_rounds",
-                         "'%s': no rounds: record each build between wt_round_begin(config, round) "
-                         "and wt_round_end()", c->files[f].path);
+                         "'%s' (%s): no rounds: record each build between wt_round_begin(config, round) "
+                         "and wt_round_end()", c->files[f].path, wt_compare_process(c, f, who, sizeof who));
     if (c->opt.runs) {
         for (int s = 0; s < 2; s++) {
             int any = 0;
@@ -185,12 +186,13 @@ static void warn_alternation(wt_compare *c)
                 times++;
             }
         }
+        char who[WT_PROCNAME_MAX];
         if (times)
             wt__cmp_warn(c, "not_alternating",
-                         "rounds did not alternate: '%s' rounds %lld and %lld ran back to back (%zu "
+                         "rounds did not alternate in %s: '%s' rounds %lld and %lld ran back to back (%zu "
                          "time%s in all): configurations may have seen different page-cache states",
-                         c->configs[ex->config].name, (long long)ex[-1].number, (long long)ex->number,
-                         times, times == 1 ? "" : "s");
+                         wt_compare_process(c, f, who, sizeof who), c->configs[ex->config].name,
+                         (long long)ex[-1].number, (long long)ex->number, times, times == 1 ? "" : "s");
     }
 }
 
