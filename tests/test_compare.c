@@ -221,6 +221,17 @@ static long stage_id(const wt_compare *c, const char *display)
     return s;
 }
 
+/* The text report of c (caller frees). */
+static char *text_of(const wt_compare *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(wt_compare_write_text(c, m), 0);
+    fclose(m);
+    return text;
+}
+
 static void test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up(void **state)
 {
     evs *e = calloc(1, sizeof *e);
@@ -254,11 +265,7 @@ static void test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up(voi
     assert_int_equal(wt_compare_cell(c, 0, up)->hits + wt_compare_cell(c, 0, up)->misses, 0);
     /* 2 pairs all agreeing: 4 more would let 95% decide (6 pairs) */
     assert_int_equal(c->pairs[0].stage[tl].more_pairs, 4);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_int_equal(wt_compare_write_text(c, m), 0);
-    fclose(m);
+    char *text = text_of(c);
     assert_non_null(strstr(text, "\n  weight_load/* (10 labels) keep"));
     assert_non_null(strstr(text, "\n    upload/* (10 labels)"));
     assert_non_null(strstr(text, "10/10"));
@@ -574,11 +581,7 @@ static void test_compare_no_rounds_and_one_config_say_what_is_missing(void **sta
     wt_compare *c = run_rounds(e, NULL);
     assert_int_equal(wt_compare_n_configs(c), 0);
     assert_non_null(wt_compare_find_warning(c, "no_rounds"));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_int_equal(wt_compare_write_text(c, m), 0);
-    fclose(m);
+    char *text = text_of(c);
     assert_non_null(strstr(text, "no rounds"));
     free(text);
     wt_compare_free(c);
@@ -605,17 +608,14 @@ static void test_compare_names_processes_by_rank(void **state)
     t = build(e, t, "skip", 3, 60, 30, 20, 600000, 6);
     build(e, t, "skip", 4, 60, 30, 20, 600000, 6);
     wt_compare *c = run_rounds(e, NULL);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_int_equal(wt_compare_write_text(c, m), 0);
-    fclose(m);
+    char *text = text_of(c);
     assert_non_null(strstr(text, "\n  rank 3 (pid 100): 'run.wtrace', 8 rounds\n"));
     const wt_cmp_warning *w = wt_compare_find_warning(c, "not_alternating");
     assert_non_null(w);
     assert_non_null(strstr(w->message, "did not alternate in rank 3 (pid 100):"));
     free(text);
-    m = open_memstream(&text, &len);
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
     assert_int_equal(wt_compare_write_json(c, m, 0), 0);
     fclose(m);
     assert_non_null(strstr(text, "\"pid\":100,\"name\":\"rank 3 (pid 100)\",\"rank\":3,"));
