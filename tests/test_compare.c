@@ -812,6 +812,20 @@ static void test_compare_gr00t_json_matches_the_seed_layout_by_hand(void **state
     assert_string_equal(out, gr00t_expected);
     free(out);
     wt_compare_free(c);
+    /* samples/model_load counts "tensors": device_mb takes it when there is no n_tensors */
+    evs *e = calloc(1, sizeof *e);
+    basic_events(e);
+    for (size_t i = 0; i < e->n; i++)
+        if (e->ev[i].kind == WT_EV_COUNTER && !strcmp(e->ev[i].name, "n_tensors"))
+            e->ev[i].name = "tensors";
+    c = run_rounds(e, NULL);
+    m = open_memstream(&out, &len);
+    assert_int_equal(wt_gr00t_write_json(c, m, 0), 0);
+    fclose(m);
+    assert_non_null(strstr(out, "\"device_mb\":{\"keep\":{\"mb\":1,\"n_tensors\":10},\"skip\":{\"mb\":0.6,\"n_tensors\":6}}"));
+    free(out);
+    wt_compare_free(c);
+    free(e);
 }
 
 /* A real trace file through the reader and walltime-analyze compare. */

@@ -167,7 +167,10 @@ static int reserved_meta(const char *key)
 int wt_gr00t_write_json(const wt_compare *c, FILE *out, int pretty)
 {
     wt_json j;
-    const long tb = counter_index(c, WT_GR00T_BYTES), tt = counter_index(c, WT_GR00T_TENSORS);
+    const long tb = counter_index(c, WT_GR00T_BYTES);
+    long tt = counter_index(c, WT_GR00T_TENSORS);
+    if (tt < 0)
+        tt = counter_index(c, WT_GR00T_TENSORS_ALT);
     size_t rounds = 0;
     for (size_t k = 0; k < c->config_keys.n; k++)
         rounds = c->configs[k].n_rounds > rounds ? c->configs[k].n_rounds : rounds;

@@ -12,6 +12,7 @@
 /* The counters the seed's meta.device_mb and meta.delta read. */
 #define WT_GR00T_BYTES "device_bytes"
 #define WT_GR00T_TENSORS "n_tensors"
+#define WT_GR00T_TENSORS_ALT "tensors" /* when there is no n_tensors (samples/model_load) */
 
 /* The name of stage s in the seed's "<stage>/<config>" keys: the label of a label row when no
  * other shown row has that label (the seed's "from_pretrained"), else "category/label"; the
