@@ -330,6 +330,36 @@ static void test_compare_recursion_deep_nesting_and_many_threads_still_count(voi
     free(e);
 }
 
+/* 2000 labels of 4000 bytes (8 MB) inside from_pretrained pass the census's 4 MB: the whole
+ * category is one row, which every span still counts in. */
+static void test_compare_census_bytes_bound_folds_and_keeps_every_span(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    char *names = malloc(2000 * 4001);
+    for (int i = 0; i < 2000; i++) {
+        char *n = names + (size_t)i * 4001;
+        memset(n, 'a' + i % 26, 4000);
+        snprintf(n, 12, "%05d", i);
+        n[5] = 'x'; /* snprintf's NUL replaced: the name runs on to 4000 bytes */
+        n[4000] = 0;
+        span(e, 1 + 0.01 * i, 0.005, 1, "big", n);
+    }
+    span(e, 0.5, 90, 0, "load", "from_pretrained");
+    round_ev(e, 0, 100, "keep", 0);
+    wt_compare_opts o = { .by = WT_CMP_BY_LABEL };
+    wt_compare *c = run_rounds(e, &o);
+    assert_true(c->census.key_bytes <= WT_CMP_CENSUS_BYTES);
+    assert_true(c->census.keys_overflow > 0);
+    const long big = stage_id(c, "big/*");
+    assert_true(fabs(wt_compare_cell(c, 0, big)->s.median - 2000 * 0.005) < 1e-6);
+    const wt_cmp_warning *w = wt_compare_find_warning(c, "limit");
+    assert_non_null(w);
+    assert_non_null(strstr(w->message, "'big' ("));
+    wt_compare_free(c);
+    free(names);
+    free(e);
+}
+
 /* 600 tensor labels: past the stage limit by label; the top-level stage keeps its row.
  * tensor_cat NULL: a category per tensor ("c000" ...), label "x". */
 static void tensor_events(evs *e, const char *tensor_cat)
@@ -1024,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_compare_by_category_counts_nested_spans_of_a_category_once),
         cmocka_unit_test(test_compare_limit_keeps_top_level_stages_and_says_what_it_folded),
         cmocka_unit_test(test_compare_recursion_deep_nesting_and_many_threads_still_count),
+        cmocka_unit_test(test_compare_census_bytes_bound_folds_and_keeps_every_span),
         cmocka_unit_test(test_compare_pure_noise_is_within_noise),
         cmocka_unit_test(test_compare_warns_first_round_outlier),
         cmocka_unit_test(test_compare_warns_drift_in_paired_differences),

@@ -40,6 +40,7 @@
 #define WT_CMP_AUTO_LABELS 8       /* --by auto: a category with more labels is one row */
 #define WT_CMP_MAX_KEYS 16384      /* distinct (category, label) counted in pass 1 */
 #define WT_CMP_MAX_CATEGORIES 1024 /* distinct categories counted in pass 1 */
+#define WT_CMP_CENSUS_BYTES (4u << 20) /* and at most this many bytes of their names */
 #define WT_CMP_MAX_DEPTH 32        /* nesting levels followed per thread; deeper spans count flat */
 #define WT_CMP_MAX_THREADS 4096    /* threads followed per file; others count flat */
 #define WT_CMP_MAX_PENDING 262144  /* span sums waiting for their parent, all threads */
@@ -99,6 +100,7 @@ typedef struct wt_cmp_census {
     long *cat_stage;        /* its category row, -1 none */
     int *cat_fold;          /* 0 not folded, 1 auto, 2 limit, 3 --by category */
     uint64_t keys_overflow, cats_overflow;
+    size_t key_bytes;       /* of the names counted, against WT_CMP_CENSUS_BYTES */
     uint64_t round_tid[64]; /* threads that recorded rounds: their depth-0 spans are top-level */
     size_t n_round_tid;
     long other_stage;       /* "(other stages)", -1 none */

@@ -81,8 +81,12 @@ int wt__cmp_census_span(wt_compare *c, const wt_event *ev)
     char buf[256], *key = wt__cmp_key_of(buf, sizeof buf, ev);
     if (!key)
         return WT_ENOMEM;
-    const size_t before = k->keys.n;
-    const long i = wt__cmp_names_find(&k->keys, key, 1);
+    const size_t before = k->keys.n, len = strlen(key) + 1;
+    long i = wt__cmp_names_find(&k->keys, key, 0);
+    if (i == -1 && k->key_bytes + len <= WT_CMP_CENSUS_BYTES) {
+        i = wt__cmp_names_find(&k->keys, key, 1);
+        k->key_bytes += i >= 0 ? len : 0;
+    }
     if (key != buf)
         free(key);
     if (i == -2)
