@@ -126,7 +126,10 @@ static int on_damage(void *ctx, int fi, int64_t offset, const char *message)
 static int on_file_end(void *ctx, int fi, const wt_reader_stats *st)
 {
     xrun *x = ctx;
+    int rc;
     x->files[fi].st = *st;
+    if (x->sink.file_end && (rc = x->sink.file_end(x->sink.self, fi)) < 0)
+        return x->rc = rc;
     return 0;
 }
 
@@ -355,11 +358,9 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
     int rc;
     memset(rep, 0, sizeof *rep);
     rc = o->format == WT_EXPORT_CHROME ? wt__export_chrome_create(out, &x.sink)
-                                       : wt__export_perfetto_create(out, &x.sink);
+                                       : wt__export_perfetto_create(out, o, &x.sink);
     if (rc < 0)
         goto out;
-    if (o->format != WT_EXPORT_CHROME && o->reference)
-        wt__export_perfetto_reference(&x.sink, 1);
     if (!o->no_analysis) {
         if ((rc = wt_ledger_calc_create(NULL, &x.lc)) < 0 ||
             (rc = wt_anomalies_create(o->anomaly ? &o->anomaly->opts : NULL, &x.an)) < 0)
