@@ -3,3 +3,4 @@
 # parsed by python3's json module (skipped likewise), and the command line.
 wt_add_test(test_export_perfetto SOURCES test_export_perfetto.c)
 wt_add_test(test_export_chrome SOURCES test_export_chrome.c)
+wt_add_test(test_export_nesting SOURCES test_export_nesting.c)

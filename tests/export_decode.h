@@ -23,10 +23,10 @@
 
 /* ---- the decoded trace ---- */
 
-#define MAXT 2048
-#define MAXS 8192
+#define MAXT 512
+#define MAXS 16384
 #define MAXE (2 * MAXS + 64)
-#define MAXI 4096
+#define MAXI 16384
 
 typedef struct kvs {
     char name[64], val[256];
@@ -402,9 +402,9 @@ static decoded *decode(const char *path)
 }
 
 /* The track a slice is on, and whether that is its thread's own track. */
-static int on_thread_track(const decoded *d, const slice *s) { return d->t[s->track].is_thread; }
+static inline int on_thread_track(const decoded *d, const slice *s) { return d->t[s->track].is_thread; }
 
-static int64_t tid_of(const decoded *d, const slice *s)
+static inline int64_t tid_of(const decoded *d, const slice *s)
 {
     const track *t = &d->t[s->track];
     while (t && !t->is_thread)
@@ -413,7 +413,7 @@ static int64_t tid_of(const decoded *d, const slice *s)
 }
 
 
-static const slice *find_slice(const decoded *d, const char *name, int64_t ts, int *count)
+static inline const slice *find_slice(const decoded *d, const char *name, int64_t ts, int *count)
 {
     const slice *found = NULL;
     *count = 0;
@@ -425,7 +425,7 @@ static const slice *find_slice(const decoded *d, const char *name, int64_t ts, i
     return found;
 }
 
-static int64_t cat_sum(const decoded *d, const char *cat)
+static inline int64_t cat_sum(const decoded *d, const char *cat)
 {
     int64_t sum = 0;
     for (int i = 0; i < d->ns; i++)
@@ -434,7 +434,7 @@ static int64_t cat_sum(const decoded *d, const char *cat)
     return sum;
 }
 
-static const char *run_arg(const decoded *d, const char *name)
+static inline const char *run_arg(const decoded *d, const char *name)
 {
     for (int i = 0; i < d->n_run_args; i++)
         if (!strcmp(d->run_args[i].name, name))

@@ -485,13 +485,14 @@ static void usage(FILE *out)
             "usage: " WT_PROG " export [OPTIONS] [-o OUT] FILE.wtrace...\n"
             "\n"
             "Writes the timeline of the trace files (several files: one process each, on one\n"
-            "timeline) for ui.perfetto.dev, chrome://tracing or speedscope. Perfetto also\n"
-            "shows the keep/skip rounds again aligned at t=0 (the files are read twice).\n"
+            "timeline) for ui.perfetto.dev, chrome://tracing or speedscope.\n"
             "\n"
             "  -f, --format FMT         perfetto (protobuf, the default) or chrome (Trace Event JSON)\n"
             "  -o, --output OUT         the output file ('-': stdout); default: the first input\n"
             "                           with .pftrace (perfetto) or .json (chrome) for .wtrace\n"
             "      --no-analysis        skip the ledger and anomalies (no totals, no anomaly events)\n"
+            "      --aligned-rounds     perfetto: show the keep/skip rounds again, all starting at\n"
+            "                           one instant (their spans twice: the files are read twice)\n"
             "      --json               a report of what was written, as JSON on stdout\n"
             "  -h, --help               this text\n"
             "\n"
@@ -525,6 +526,8 @@ static void print_report(const char *output, const wt_export_opts *o, const wt_e
     wt_json_int(&j, "anomalies", r->anomalies);
     wt_json_int(&j, "overlap_tracks_used", r->sink.lanes_extra);
     wt_json_int(&j, "misplaced", r->sink.misplaced);
+    wt_json_int(&j, "written_early", r->sink.early);
+    wt_json_int(&j, "spans_folded", r->sink.spans_folded);
     wt_json_int(&j, "aligned_rounds", r->sink.aligned_rounds);
     wt_json_int(&j, "aligned_spans", r->sink.aligned_spans);
     wt_json_int(&j, "aligned_dropped", r->sink.aligned_dropped);
@@ -600,6 +603,8 @@ int cmd_export(int argc, char **argv)
             output = v;
         } else if (!err && wt_args_match(argc, argv, &i, "--no-analysis", 0, &err)) {
             o.no_analysis = 1;
+        } else if (!err && wt_args_match(argc, argv, &i, "--aligned-rounds", 0, &err)) {
+            o.aligned_rounds = 1;
         } else if (!err && wt_args_match(argc, argv, &i, "--json", 0, &err)) {
             json = 1;
         } else if (err || (r = wt_anomaly_args_parse(&aa, argc, argv, &i)) < 0) {
@@ -647,11 +652,17 @@ int cmd_export(int argc, char **argv)
         if (rep.src.files_failed)
             wt_cli_error("'%s': %d input file(s) could not be read and are not in the timeline",
                          output, rep.src.files_failed);
-        if (rep.sink.misplaced || rep.sink.depth_clamped)
-            wt_cli_error("'%s': %lld spans overlap on their track, %lld deeper than %d were put "
-                         "on the deepest track",
-                         output, (long long)rep.sink.misplaced, (long long)rep.sink.depth_clamped,
-                         WT_EXPORT_MAX_DEPTH);
+        if (rep.sink.misplaced)
+            wt_cli_error("'%s': %lld spans overlap others on their track (more than %d overlap "
+                         "lanes a thread were needed); Perfetto will shorten them",
+                         output, (long long)rep.sink.misplaced, WT_EXPORT_MAX_LANES);
+        if (rep.sink.depth_clamped)
+            wt_cli_error("'%s': %lld spans deeper than %d were treated as that deep", output,
+                         (long long)rep.sink.depth_clamped, WT_EXPORT_MAX_DEPTH);
+        if (rep.sink.spans_folded)
+            wt_cli_error("'%s': %lld spans of threads past the first %d share one \"other "
+                         "threads\" track per process, unnested",
+                         output, (long long)rep.sink.spans_folded, WT_EXPORT_MAX_THREADS);
         if (rep.sink.aligned_dropped)
             wt_cli_error("'%s': %lld rounds or spans past the first %d rounds (%d track groups) "
                          "are not on the tracks aligned at t=0",

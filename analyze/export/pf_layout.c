@@ -244,14 +244,33 @@ int wt__pf_group_pick(pf_writer *w, pf_lane_group *g, int64_t start, uint64_t pa
 
 /* ---- writing the open tree ---- */
 
+/* Begin order: by start, and in one nanosecond the tree's pre-order (an ancestor before its
+ * descendants, an earlier subtree before a later one). The held spans arrived in post-order,
+ * so a span's held descendants are the arrivals [lo, seq) and pre-order is (lo, -seq). Depth
+ * alone is not enough: an instant ending an earlier subtree may share its nanosecond with a
+ * shallower span that begins the next one. */
 static int by_begin(const void *a, const void *b)
 {
     const pf_span *x = a, *y = b;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
-    if (x->depth != y->depth)
-        return x->depth < y->depth ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return (x->seq < y->seq) - (x->seq > y->seq);
+}
+
+/* Sets each held span's `lo` from the depths, in arrival order: a span's descendants are the
+ * spans deeper than it that arrived just before it. Uses the scratch stack (room for n). */
+static void set_lo(pf_layout *L, pf_span *v, uint32_t n)
+{
+    uint32_t *st = L->stack; /* indices into v of the subtrees seen, depths increasing */
+    size_t sp = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        v[i].lo = v[i].seq;
+        while (sp && v[st[sp - 1]].depth > v[i].depth)
+            v[i].lo = v[st[--sp]].lo;
+        st[sp++] = i;
+    }
 }
 
 /* `top`'s END goes before `s`'s BEGIN: it ended before s began, or at that instant unless s is
@@ -437,6 +456,7 @@ static int write_held(pf_layout *L, pf_thread *t, int whole)
     }
     if ((rc = stack_room(L, n)) < 0)
         return rc;
+    set_lo(L, v, n);
     qsort(v, n, sizeof *v, by_begin);
     decide(L, t, v, n);
     uint32_t *st = L->stack;

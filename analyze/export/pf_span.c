@@ -18,7 +18,7 @@ void wt__pf_span_of(pf_span *s, const wt_event *ev)
     s->label = ev->label ? ev->label : "(none)";
     s->cat = ev->category ? ev->category : "(none)";
     s->detail = ev->detail;
-    s->seq = 0;
+    s->seq = s->lo = 0;
     s->depth = ev->depth;
     s->flags = ev->flags;
     s->cached = (uint8_t)ev->cached;

@@ -24,6 +24,7 @@ typedef struct pf_span {
     int64_t count, bytes;
     const char *label, *cat, *detail; /* the reader's strings (label and cat never NULL) */
     uint64_t seq;    /* arrival order on its thread */
+    uint64_t lo;     /* the layout's: the arrival number of its first held descendant */
     uint32_t depth;  /* as recorded (clamped to WT_EXPORT_MAX_DEPTH - 1) */
     uint32_t flags;  /* WT_EVF_* */
     uint8_t cached;  /* wt_cached */
