@@ -4,3 +4,4 @@
 wt_add_test(test_export_perfetto SOURCES test_export_perfetto.c)
 wt_add_test(test_export_chrome SOURCES test_export_chrome.c)
 wt_add_test(test_export_nesting SOURCES test_export_nesting.c)
+wt_add_test(test_export_output SOURCES test_export_output.c)

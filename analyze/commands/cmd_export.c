@@ -404,29 +404,11 @@ out:
     return rc;
 }
 
-int wt_export_to_path(char *const *paths, int n, const wt_export_opts *o, const char *out_path,
-                      wt_export_report *rep)
+/* Exports to the regular file (or new name) `out_path` through a temporary file in the same
+ * directory, renamed over it at the end. */
+static int export_replacing(char *const *paths, int n, const wt_export_opts *o,
+                            const char *out_path, wt_export_report *rep)
 {
-    if (!strcmp(out_path, "-")) {
-        int src = wt_export_stream(paths, n, o, stdout, rep);
-        rep->written = src == 0;
-        return src;
-    }
-    struct stat st;
-    if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* a device or a pipe (/dev/null, a FIFO): renaming a file over it would replace the
-         * device itself, so it is written in place */
-        FILE *f = fopen(out_path, "wb");
-        if (!f) {
-            memset(rep, 0, sizeof *rep);
-            return WT_EOPEN;
-        }
-        int src = wt_export_stream(paths, n, o, f, rep);
-        if (fclose(f) != 0 && src == 0)
-            src = WT_EIO;
-        rep->written = src == 0;
-        return src;
-    }
     /* the temporary name sits in the target's directory so rename() cannot cross devices */
     size_t len = strlen(out_path);
     char *tmp = malloc(len + 16);
@@ -479,6 +461,84 @@ fail : {
 }
 }
 
+/* Where `path` really is: a symbolic link is followed to the file it points to (as editors do,
+ * so the link stays a link and its target gets the export), through at most 40 links, a
+ * relative target taken from the link's directory. A path that is no link (or cannot be read
+ * as one) is itself. Returns a malloc'd path, NULL when memory runs out. */
+static char *follow_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hops = 0; cur && hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        char target[4096];
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n <= 0)
+            break;
+        target[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dir = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dir + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dir);
+            memcpy(next + dir, target, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
+/* The index + 1 of the input that is the same file as `out_path` (device and inode), else 0. */
+static int same_as_input(char *const *paths, int n, const char *out_path)
+{
+    struct stat o, in;
+    if (stat(out_path, &o) != 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (stat(paths[i], &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino)
+            return i + 1;
+    return 0;
+}
+
+int wt_export_to_path(char *const *paths, int n, const wt_export_opts *o, const char *out_path,
+                      wt_export_report *rep)
+{
+    if (!strcmp(out_path, "-")) {
+        int src = wt_export_stream(paths, n, o, stdout, rep);
+        rep->written = src == 0;
+        return src;
+    }
+    int clash = same_as_input(paths, n, out_path);
+    if (clash) {
+        /* writing would replace a trace with its own export */
+        memset(rep, 0, sizeof *rep);
+        rep->same_as_input = clash;
+        return WT_EEXIST;
+    }
+    struct stat st;
+    if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a pipe (/dev/null, a FIFO): renaming a file over it would replace the
+         * device itself, so it is written in place */
+        FILE *f = fopen(out_path, "wb");
+        if (!f) {
+            memset(rep, 0, sizeof *rep);
+            return WT_EOPEN;
+        }
+        int src = wt_export_stream(paths, n, o, f, rep);
+        if (fclose(f) != 0 && src == 0)
+            src = WT_EIO;
+        rep->written = src == 0;
+        return src;
+    }
+    char *real = follow_links(out_path);
+    if (!real)
+        return WT_ENOMEM;
+    int rc = export_replacing(paths, n, o, real, rep);
+    free(real);
+    return rc;
+}
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -637,7 +697,12 @@ int cmd_export(int argc, char **argv)
     }
     wt_export_report rep;
     int rc = wt_export_to_path(files, nfiles, &o, output, &rep);
-    if (rc == WT_EOPEN || rc == WT_EIO) {
+    if (rc == WT_EEXIST && rep.same_as_input) {
+        wt_cli_error("export: refusing to write '%s': it is the input '%s' (the same file); "
+                     "choose another output with -o",
+                     output, files[rep.same_as_input - 1]);
+        status = WT_EXIT_USAGE;
+    } else if (rc == WT_EOPEN || rc == WT_EIO) {
         wt_cli_error("cannot write '%s': %s", output, strerror(errno));
     } else if (rc < 0) {
         wt_cli_error("export: '%s': %s", output, wt_strerror(rc));

@@ -129,6 +129,7 @@ typedef struct wt_export_report {
     int gate;         /* WT_EXIT_GATE when opts.anomaly's --fail-on matched, else 0 */
     int pass2_failed; /* files that could not be read a second time (aligned rounds) */
     int written;                            /* wt_export_to_path: the output was written */
+    int same_as_input; /* wt_export_to_path refused: the output is input [same_as_input - 1] */
 } wt_export_report;
 
 /* Exports `paths[0..n)` to the open stream `out`. Damage in a file is reported on stderr and
@@ -138,8 +139,11 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
                      wt_export_report *rep);
 
 /* Exports to `out_path` through a temporary file in the same directory, renamed over it at the
- * end, so a failed export leaves no half file. "-" writes to stdout. Returns 0, WT_EOPEN (the
- * output cannot be created; errno says why), WT_EIO or WT_ENOMEM; nothing is left behind on
+ * end, so a failed export leaves no half file. "-" writes to stdout; a device or FIFO is written
+ * in place; a symbolic link is followed, so the file it points to gets the export and the link
+ * stays. An output that is one of the inputs (same device and inode) is refused: WT_EEXIST with
+ * rep->same_as_input set, nothing read or written. Returns 0, WT_EEXIST, WT_EOPEN (the output
+ * cannot be created; errno says why), WT_EIO or WT_ENOMEM; nothing is left behind on
  * failure. When no input could be read at all, returns 0 without touching `out_path`
  * (rep->written 0), so an existing timeline is not replaced by an empty one. */
 int wt_export_to_path(char *const *paths, int n, const wt_export_opts *o, const char *out_path,
