@@ -51,6 +51,7 @@ void wt__pf_layout_release(pf_layout *L)
     free(L->th);
     free(L->fold);
     free(L->stack);
+    free(L->order);
     wt__pf_kmap_release(&L->map);
     memset(L, 0, sizeof *L);
 }
@@ -387,16 +388,56 @@ static void early_arrive(pf_early *e, pf_span *s)
     }
 }
 
-static int stack_room(pf_layout *L, size_t n)
+static int scratch_room(pf_layout *L, size_t n)
 {
-    if (n <= L->cap_stack)
-        return 0;
-    uint32_t *ns = realloc(L->stack, n * sizeof *ns);
-    if (!ns)
-        return WT_ENOMEM;
-    L->stack = ns;
-    L->cap_stack = n;
+    if (n > L->cap_stack) {
+        uint32_t *ns = realloc(L->stack, n * sizeof *ns);
+        if (!ns)
+            return WT_ENOMEM;
+        L->stack = ns;
+        L->cap_stack = n;
+    }
+    if (n > L->cap_order) {
+        pf_span *nv = realloc(L->order, n * sizeof *nv);
+        if (!nv)
+            return WT_ENOMEM;
+        L->order = nv;
+        L->cap_order = n;
+    }
     return 0;
+}
+
+/* Puts the held spans in begin order. Arrival is post-order, so the tree's pre-order comes
+ * in linear time: a span's place is the number of spans of the subtrees finished before its
+ * own (its lo, in arrival numbers from 0) plus its held ancestors. When that order also runs
+ * in time (an honest tree, the common case) it is the begin order; when not (wt_record() spans,
+ * damaged input), sort. */
+static void begin_order(pf_layout *L, pf_thread *t)
+{
+    pf_span *v = t->hold;
+    const uint32_t n = t->n_hold;
+    uint32_t *st = L->stack;
+    pf_span *out = L->order;
+    const uint64_t base = v[0].seq; /* arrival numbers of held spans run base, base + 1, ... */
+    size_t sp = 0;
+    for (uint32_t i = n; i-- > 0;) { /* backwards: a span's ancestors come before it */
+        while (sp && v[st[sp - 1]].lo > v[i].seq)
+            sp--;
+        out[v[i].lo - base + sp] = v[i];
+        st[sp++] = i;
+    }
+    int in_time = 1;
+    for (uint32_t i = 1; i < n && in_time; i++)
+        in_time = out[i - 1].ts <= out[i].ts;
+    if (in_time) { /* the ordered copy becomes the thread's, its old buffer the scratch */
+        t->hold = out;
+        L->order = v;
+        uint32_t cap = t->cap_hold;
+        t->cap_hold = (uint32_t)L->cap_order;
+        L->cap_order = cap;
+    } else {
+        qsort(v, n, sizeof *v, by_begin);
+    }
 }
 
 /* Decides which held spans cannot nest: walking them in begin order with the stack of open
@@ -439,7 +480,6 @@ static void decide(pf_layout *L, pf_thread *t, pf_span *v, uint32_t n)
 static int write_held(pf_layout *L, pf_thread *t, int whole)
 {
     const uint32_t n = t->n_hold;
-    pf_span *v = t->hold;
     int rc = 0;
     if (!n)
         return 0;
@@ -448,16 +488,17 @@ static int write_held(pf_layout *L, pf_thread *t, int whole)
         if (!t->early) {
             uint32_t maxd = 0;
             for (uint32_t i = 0; i < n; i++)
-                if (v[i].depth > maxd)
-                    maxd = v[i].depth;
+                if (t->hold[i].depth > maxd)
+                    maxd = t->hold[i].depth;
             if ((rc = early_make(t, maxd + 1)) < 0)
                 return rc;
         }
     }
-    if ((rc = stack_room(L, n)) < 0)
+    if ((rc = scratch_room(L, n)) < 0)
         return rc;
-    set_lo(L, v, n);
-    qsort(v, n, sizeof *v, by_begin);
+    set_lo(L, t->hold, n);
+    begin_order(L, t);
+    pf_span *v = t->hold;
     decide(L, t, v, n);
     uint32_t *st = L->stack;
     size_t sp = 0;

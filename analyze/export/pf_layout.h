@@ -33,7 +33,7 @@
 #include "pf_span.h"
 
 #define PF_HOLD_THREAD 8192u     /* spans held per thread before they are written early */
-#define PF_HOLD_TOTAL (1u << 18) /* spans held over all threads (about 20 MiB) */
+#define PF_HOLD_TOTAL (1u << 17) /* spans held over all threads (88 bytes each: 11 MiB) */
 
 /* The process of a file, as the layout needs it. */
 typedef struct pf_proc {
@@ -95,8 +95,9 @@ typedef struct pf_layout {
     pf_thread **fold;    /* per file: its "other threads" bucket, NULL until needed */
     size_t n_fold;
     size_t held;         /* spans held over all threads */
-    uint32_t *stack;     /* scratch for writing a tree */
-    size_t cap_stack;
+    uint32_t *stack;     /* scratch for writing a tree: a stack of indices, */
+    pf_span *order;      /* and the tree in begin order (swapped with the thread's buffer) */
+    size_t cap_stack, cap_order;
     pf_layout_stats st;
 } pf_layout;
 
