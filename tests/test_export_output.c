@@ -250,7 +250,9 @@ static void test_export_of_a_million_threads_stays_bounded(void **state)
     long kib = peak_rss_kib(argv, 0);
     printf("export --no-analysis of 1 M threads: peak RSS %.1f MiB\n", kib / 1024.0);
     assert_true(kib > 0);
+#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory and redzones are not the export's */
     assert_true(kib < 64 * 1024);
+#endif
 }
 
 int main(void)
