@@ -434,6 +434,7 @@ static void begin_order(pf_layout *L, pf_thread *t)
         L->order = v;
         uint32_t cap = t->cap_hold;
         t->cap_hold = (uint32_t)L->cap_order;
+        L->hold_cap = L->hold_cap - cap + t->cap_hold; /* it counted cap */
         L->cap_order = cap;
     } else {
         qsort(v, n, sizeof *v, by_begin);
@@ -534,7 +535,10 @@ static int write_held(pf_layout *L, pf_thread *t, int whole)
         early_free(t->early);
         t->early = NULL;
     }
-    if (whole || rc < 0) { /* memory follows what is held, not what once was */
+    /* a thread written early will hold again soon (its root is still open): it keeps its
+     * buffer while all kept buffers stay within PF_HOLD_TOTAL spans */
+    if (whole || rc < 0 || L->hold_cap > PF_HOLD_TOTAL) {
+        L->hold_cap -= t->cap_hold;
         free(t->hold);
         t->hold = NULL;
         t->cap_hold = 0;
@@ -550,6 +554,7 @@ static int hold(pf_layout *L, pf_thread *t, const pf_span *s)
         if (!nh)
             return WT_ENOMEM;
         t->hold = nh;
+        L->hold_cap += nc - t->cap_hold;
         t->cap_hold = nc;
     }
     t->hold[t->n_hold++] = *s;
@@ -605,6 +610,7 @@ int wt__pf_layout_file_end(pf_layout *L, int fi)
             continue;
         /* roots that never arrived (a cut file): what is held is written as it is */
         rc = write_held(L, t, 0);
+        L->hold_cap -= t->cap_hold;
         free(t->hold);
         t->hold = NULL;
         t->cap_hold = 0;

@@ -95,6 +95,7 @@ typedef struct pf_layout {
     pf_thread **fold;    /* per file: its "other threads" bucket, NULL until needed */
     size_t n_fold;
     size_t held;         /* spans held over all threads */
+    size_t hold_cap;     /* room for them, over all threads' buffers */
     uint32_t *stack;     /* scratch for writing a tree: a stack of indices, */
     pf_span *order;      /* and the tree in begin order (swapped with the thread's buffer) */
     size_t cap_stack, cap_order;
