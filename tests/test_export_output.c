@@ -2,7 +2,8 @@
  * that is one of the inputs is refused (exit 2, the input untouched), an output that is a
  * symbolic link writes where the link points and stays a link, labels that are not UTF-8 come
  * out repaired in every Perfetto string field (protoc decodes them without a warning) and in
- * `dump` text, and threads past WT_EXPORT_MAX_THREADS fold into one track per process. */
+ * `dump` text, threads past WT_EXPORT_MAX_THREADS fold into one track per process, and the
+ * export's peak RSS stays bounded for 1 M threads and for hundreds of trees open at once. */
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -255,6 +256,38 @@ static void test_export_of_a_million_threads_stays_bounded(void **state)
 #endif
 }
 
+static void test_export_holds_stay_bounded_over_many_threads(void **state)
+{
+    /* 512 threads, each a root around 1000 spans, all open at once: together they pass the
+     * hold's bound over all threads (PF_HOLD_TOTAL), so spans are written early, nested */
+    tb *b = tb_create(path_in("h.wtrace"), 100, 1000, 1000);
+    const int64_t t0 = 100000;
+    for (int c = 0; c < 10; c++)
+        for (int th = 0; th < 512; th++)
+            for (int k = 0; k < 100; k++) {
+                int64_t s = t0 + (int64_t)(c * 100 + k) * 10;
+                tb_span(b, (uint64_t)th + 1, s, s + 5, 1, "c", "x");
+            }
+    for (int th = 0; th < 512; th++)
+        tb_span(b, (uint64_t)th + 1, t0 - 1, t0 + 20000, 0, "c", "root");
+    tb_close(b, TB_END_CLEAN, t0 + 40000, 0);
+    char *paths[1] = { path_in("h.wtrace") };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .no_analysis = 1 };
+    wt_export_report rep;
+    assert_int_equal(wt_export_to_path(paths, 1, &o, path_in("h.pftrace"), &rep), 0);
+    assert_int_equal(rep.sink.spans, 512 * 1001);
+    assert_true(rep.sink.early > 0);
+    assert_int_equal(rep.sink.lanes_extra, 0); /* every root begins before its children */
+    char *argv[] = { "walltime-analyze", "export", "--no-analysis", path_in("h.wtrace"),
+                     "-o", path_in("h.pftrace"), NULL };
+    long kib = peak_rss_kib(argv, 0);
+    printf("export --no-analysis of 512 open trees: peak RSS %.1f MiB\n", kib / 1024.0);
+    assert_true(kib > 0);
+#ifndef __SANITIZE_ADDRESS__
+    assert_true(kib < 64 * 1024);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +297,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dump_text_repairs_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_folds_threads_past_the_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_of_a_million_threads_stays_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_holds_stay_bounded_over_many_threads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
