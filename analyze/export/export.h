@@ -2,11 +2,12 @@
  * (export_perfetto.c) or a Chrome Trace Event Format JSON file (export_chrome.c), for
  * ui.perfetto.dev, chrome://tracing and speedscope.
  *
- * The driver (wt_export_stream / wt_export_to_path, in cmd_export.c) streams every event of the
- * files once into a sink of the chosen format and, alongside, into the analyzer's ledger and
- * anomalies. Spans are written as they arrive; what is known only at the end of the run (the
- * ledger's totals, the run metadata and the anomalies) is written last, so memory does not grow
- * with the number of events. docs/EXPORT.md describes what a user sees.
+ * The driver (wt_export_stream in export_driver.c, wt_export_to_path in export_output.c; the
+ * command is commands/cmd_export.c) streams every event of the files once into a sink of the
+ * chosen format and, alongside, into the analyzer's ledger and anomalies. Spans are written as
+ * they arrive (Perfetto: as their thread's tree completes, bounded); what is known only at the
+ * end of the run (the ledger's totals, the run metadata and the anomalies) is written last, so
+ * memory does not grow with the number of events. docs/EXPORT.md describes what a user sees.
  */
 #ifndef WT_EXPORT_H
 #define WT_EXPORT_H
