@@ -4,7 +4,9 @@
  *   export_perfetto.c  the sink's callbacks: processes, counters, marks, rounds, anomalies,
  *                      the run slice; it owns the layers below
  *   pf_aligned.c       rounds aligned at t=0 (--aligned-rounds)
- *   pf_layout.c        spans: one nested track per thread, overlap lanes
+ *   pf_layout.c        spans: a track per thread (folded past a bound)
+ *   pf_nest.c          a thread's spans nested on its track: the hold, begin order
+ *   pf_lanes.c         flat lanes for what cannot nest
  *   pf_span.c          span packets, encoded directly
  *   pf_writer.c        packets, interning, the output buffer
  *   pf_maps.c          hash tables, UTF-8 repair
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "pf_aligned.h"
+#include "pf_layout.h"
 
 typedef struct pf_file {
     pf_proc proc;       /* pid and the process track */
@@ -388,7 +391,9 @@ static int pf_finish(void *self)
 static void pf_get_stats(const void *self, wt_export_sink_stats *out)
 {
     const pf *p = self;
-    const pf_layout_stats *ls = &p->layout.st;
+    pf_layout_stats lst;
+    const pf_layout_stats *ls = &lst;
+    wt__pf_layout_stats(&p->layout, &lst);
     memset(out, 0, sizeof *out);
     out->spans = ls->spans;
     out->instants = p->instants;

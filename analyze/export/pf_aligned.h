@@ -1,5 +1,5 @@
-/* The Perfetto sink's rounds aligned at t=0 (`export --aligned-rounds`), beside the track layout
- * (pf_layout.h, whose lane groups it uses): besides each keep/skip round on its configuration's
+/* The Perfetto sink's rounds aligned at t=0 (`export --aligned-rounds`), above the lanes
+ * (pf_lanes.h, whose lane groups it uses): besides each keep/skip round on its configuration's
  * track at its real time, every round again on a track of its own under the top-level track
  * "walltime: rounds at t=0", moved so that all rounds start at one common origin (the earliest
  * round's start), with its spans moved by the same amount. Stacked one under the other, the
@@ -19,7 +19,7 @@
 #ifndef WT_PF_ALIGNED_H
 #define WT_PF_ALIGNED_H
 
-#include "pf_layout.h"
+#include "pf_lanes.h"
 
 typedef struct pf_al_round {
     int fi;
