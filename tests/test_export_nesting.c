@@ -6,6 +6,8 @@
  * every span exactly once, whole, on its thread's track at its recorded depth (wt_record()
  * spans that overlap others on a lane, whole), per-category sums equal to the flat ledger's
  * sums made here. */
+#include <math.h>
+
 #include "export.h"
 #include "export_decode.h"
 
@@ -243,6 +245,104 @@ static void test_overlapping_wt_record_spans_keep_their_length(void **state)
     free(check_all(tb_path_in("m.pftrace"), 0)); /* every one whole, sums exact */
 }
 
+/* The load of issue 13, by hand, in the recorder's order: two keep/skip rounds; in each, two
+ * loader threads each run a "load" span around 60 tensors, a weight_load each whose
+ * weight_convert begins in the same nanosecond, the loader span beginning with its first
+ * tensor, tensors sometimes touching, each after a "load" prologue span; the main thread's
+ * from_pretrained around load_shards (both load) around it all. 240 weight_load, 240
+ * weight_convert, 12 load spans. */
+static const char *const issue_cats[] = { "weight_load", "weight_convert", "load" };
+
+static void build_issue_load(const char *path)
+{
+    n_g = 0;
+    tb *b = tb_create(path, 300, 1000, 1000);
+    int64_t t = 10000;
+    for (int r = 0; r < 2; r++) {
+        const int64_t rs = t, fp0 = t + 10;
+        int64_t rend = fp0;
+        for (uint64_t th = 2; th <= 3; th++) {
+            int64_t u = fp0 + 50;
+            gspan *pro = add(th, fp0 + 20, u, 0, 0); /* the loader's prologue */
+            pro->cat = "load";
+            const int64_t lb = u;
+            for (int k = 0; k < 60; k++) {
+                int64_t conv = 50 + 7 * k + (int64_t)th, load = conv + 30 + k % 5;
+                gspan *c = add(th, u, u + conv, 2, 0);
+                c->cat = "weight_convert";
+                gspan *w = add(th, u, u + load, 1, 0);
+                w->cat = "weight_load";
+                u += load + (k % 3); /* k % 3 == 0: touches the next tensor */
+            }
+            gspan *l = add(th, lb, u, 0, 0);
+            l->cat = "load";
+            if (u > rend)
+                rend = u;
+        }
+        gspan *shards = add(1, fp0 + 1, rend + 2, 1, 0);
+        shards->cat = "load";
+        gspan *fp = add(1, fp0, rend + 5, 0, 0);
+        fp->cat = "load";
+        for (int i = 0; i < n_g; i++)
+            if (G[i].ts >= rs && G[i].end <= rend + 5)
+                tb_span_ex(b, &(tb_span_desc){ .tid = G[i].tid, .start = G[i].ts, .end = G[i].end,
+                                               .depth = G[i].depth, .category = G[i].cat,
+                                               .label = G[i].label });
+        tb_round(b, 1, rs, rend + 10, r ? "skip" : "keep", 0);
+        t = rend + 1000;
+    }
+    tb_close(b, TB_END_CLEAN, t, 0);
+}
+
+static void test_the_issue_load_sums_to_the_flat_ledger(void **state)
+{
+    NEED_PROTOC();
+    build_issue_load(tb_path_in("i.wtrace"));
+    char *paths[1] = { tb_path_in("i.wtrace") };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO }; /* with the ledger */
+    wt_export_report rep;
+    assert_int_equal(wt_export_to_path(paths, 1, &o, tb_path_in("i.pftrace"), &rep), 0);
+    decoded *d = decode(tb_path_in("i.pftrace"));
+    int want_n[3] = { 0 }, got_n[3] = { 0 }, max_depth[3] = { 0 };
+    int64_t want_ns[3] = { 0 };
+    for (int i = 0; i < n_g; i++)
+        for (int c = 0; c < 3; c++)
+            if (!strcmp(G[i].cat, issue_cats[c])) {
+                want_n[c]++;
+                want_ns[c] += G[i].end - G[i].ts;
+                int n;
+                const slice *sl = find_slice(d, G[i].label, G[i].ts, &n);
+                assert_int_equal(n, 1); /* exactly once */
+                assert_int_equal(sl->dur, G[i].end - G[i].ts);
+                assert_true(on_thread_track(d, sl));
+                assert_int_equal(sl->depth, (int)G[i].depth);
+            }
+    assert_int_equal(want_n[0], 240);
+    assert_int_equal(want_n[1], 240);
+    assert_int_equal(want_n[2], 12);
+    for (int i = 0; i < d->ns; i++)
+        for (int c = 0; c < 3; c++)
+            if (!strcmp(d->s[i].cat, issue_cats[c])) {
+                got_n[c]++;
+                if (d->s[i].depth > max_depth[c])
+                    max_depth[c] = d->s[i].depth;
+            }
+    for (int c = 0; c < 3; c++) {
+        /* slices = spans (not twice), nested (not all at depth 0), and what SQL's sum(dur)
+         * gives is the flat ledger: by hand, and as the analyzer's ledger says */
+        assert_int_equal(got_n[c], want_n[c]);
+        assert_int_equal(cat_sum(d, issue_cats[c]), want_ns[c]);
+        char key[96];
+        snprintf(key, sizeof key, "ledger.run.%s.flat_s", issue_cats[c]);
+        const char *flat = run_arg(d, key);
+        assert_non_null(flat);
+        assert_int_equal(llround(atof(flat) * 1e9), want_ns[c]);
+    }
+    assert_int_equal(max_depth[0], 1);
+    assert_int_equal(max_depth[1], 2);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +351,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_past_the_hold_bound_spans_still_nest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_past_the_hold_bound_a_tied_root_goes_to_a_lane_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overlapping_wt_record_spans_keep_their_length, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_issue_load_sums_to_the_flat_ledger, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
