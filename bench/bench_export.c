@@ -5,10 +5,12 @@
  * one root span (depth 0) around all its work, groups of a parent (depth 1) with 9 children
  * (depth 2), 40 labels in 5 categories, HIT/MISS on the loads, bytes and details on some, a
  * counter every 1000 spans. The root spans arrive last, after ten million children: the case
- * that makes holding children until their parent arrives unbounded.
+ * that makes holding children until their parent arrives unbounded, so the Perfetto export's
+ * nesting hold passes its bound and writes early all the time (docs/EXPORT.md).
  *
- * Each export runs in a child process, so its peak RSS (wait4) is the export's alone. Output
- * goes to /dev/null (the disk is not what is measured; the bytes written are printed).
+ * Each export runs in a child process, so its peak RSS (wait4) and CPU time (getrusage) are the
+ * export's alone; on a shared machine the CPU time is the figure to compare. Output goes to
+ * /dev/null (the disk is not what is measured; the bytes written are printed).
  *
  * usage: bench_export [SPANS] [TRACE_PATH]     (default 10000000, /tmp/bench_export.wtrace)
  */
