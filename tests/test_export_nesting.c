@@ -209,6 +209,30 @@ static void test_past_the_hold_bound_a_tied_root_goes_to_a_lane_whole(void **sta
     free(d);
 }
 
+static void test_past_the_hold_bound_a_wt_record_span_yields_to_its_parent(void **state)
+{
+    NEED_PROTOC();
+    /* a root around a parent of 9000 children, the first a wt_record() span measured from
+     * before the parent began: written early (past the bound) with its parent still open, it
+     * goes to a lane, and the parent and root still nest */
+    n_g = 0;
+    add(1, 997, 1010, 2, 1); /* the parent begins at 1000 */
+    for (int k = 1; k < 9000; k++)
+        add(1, 1000 + 10 * k, 1000 + 10 * k + 5, 2, 0);
+    add(1, 1000, 1000 + 10 * 9000, 1, 0);
+    add(1, 990, 1000 + 10 * 9000 + 1, 0, 0);
+    write_trace(tb_path_in("p.wtrace"));
+    wt_export_report rep;
+    assert_int_equal(export_it(tb_path_in("p.wtrace"), tb_path_in("p.pftrace"), &rep), 0);
+    assert_true(rep.sink.early > 0);
+    assert_int_equal(rep.sink.lanes_extra, 1);
+    decoded *d = check_all(tb_path_in("p.pftrace"), 0);
+    int n;
+    const slice *x = find_slice(d, G[0].label, G[0].ts, &n);
+    assert_string_equal(d->t[x->track].name, "overlap 1");
+    free(d);
+}
+
 static void test_overlapping_wt_record_spans_keep_their_length(void **state)
 {
     NEED_PROTOC();
@@ -350,6 +374,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_trees_nest_at_their_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_past_the_hold_bound_spans_still_nest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_past_the_hold_bound_a_tied_root_goes_to_a_lane_whole, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_past_the_hold_bound_a_wt_record_span_yields_to_its_parent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overlapping_wt_record_spans_keep_their_length, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_issue_load_sums_to_the_flat_ledger, setup, teardown),
     };

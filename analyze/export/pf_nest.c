@@ -87,6 +87,14 @@ static int64_t floor_at(const pf_nest *t, uint32_t d)
     return f;
 }
 
+/* `s` has no held ancestor: it may go on the track if it begins after what is there, and, when
+ * written early (`whole` 0), is not a wt_record() span: its parent, still open, is unknown, and
+ * a wt_record() span may begin before it (the parent would then have to go to a lane). */
+static int base_ok(const pf_nest *t, const pf_span *s, int whole)
+{
+    return s->ts >= floor_at(t, s->depth) && (whole || !(s->flags & WT_EVF_MEASURED));
+}
+
 static int early_make(pf_nest *t, uint32_t n)
 {
     pf_early *e = calloc(1, sizeof *e);
@@ -233,7 +241,7 @@ static void begin_order(pf_nest_ctx *c, pf_nest *t)
 /* Decides which held spans cannot nest: walking them in begin order with the stack of open
  * ones, a span that overlaps a span not containing it goes to a lane — the wt_record() one of
  * the two when there is one (it may be the span already on the stack). */
-static void decide(pf_nest *t, pf_span *v, uint32_t n, uint32_t *st)
+static void decide(pf_nest *t, pf_span *v, uint32_t n, uint32_t *st, int whole)
 {
     size_t sp = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -244,7 +252,7 @@ static void decide(pf_nest *t, pf_span *v, uint32_t n, uint32_t *st)
             while (sp && ended(&v[st[sp - 1]], s))
                 sp--;
             if (!sp) {
-                if (s->ts < floor_at(t, s->depth))
+                if (!base_ok(t, s, whole))
                     s->lane = 1;
                 break;
             }
@@ -288,7 +296,7 @@ static int write_held(pf_nest_ctx *c, pf_nest *t, pf_lanes *lanes, uint64_t trac
     set_lo(c, t->hold, n);
     begin_order(c, t);
     pf_span *v = t->hold;
-    decide(t, v, n, c->stack);
+    decide(t, v, n, c->stack, whole);
     uint32_t *st = c->stack;
     size_t sp = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
@@ -301,7 +309,7 @@ static int write_held(pf_nest_ctx *c, pf_nest *t, pf_lanes *lanes, uint64_t trac
             rc = wt__pf_span_end(c->w, v[st[--sp]].end, track);
         /* what decide() allowed nests here too, unless a span it allowed under a wt_record()
          * span that a later one then pushed out no longer fits: a lane */
-        if (rc < 0 || (sp ? !nests(&v[st[sp - 1]], s) : s->ts < floor_at(t, s->depth))) {
+        if (rc < 0 || (sp ? !nests(&v[st[sp - 1]], s) : !base_ok(t, s, whole))) {
             rc = rc < 0 ? rc : wt__pf_lanes_put(c->w, lanes, track, s, &c->lanes);
             continue;
         }

@@ -16,7 +16,9 @@
  * nanosecond as one of them, or does not cover them) goes to a lane instead, whole.
  *
  * A span that overlaps a span not containing it (a wt_record() span, measured by the caller;
- * damaged input) cannot nest: it goes to a lane, whole.
+ * damaged input) cannot nest: it goes to a lane, whole. A wt_record() span written early
+ * whose parent is still open goes to a lane too: it may begin before that parent, which would
+ * then have to go instead.
  */
 #ifndef WT_PF_NEST_H
 #define WT_PF_NEST_H
