@@ -149,7 +149,7 @@ static void test_random_trees_nest_at_their_depth(void **state)
     }
 }
 
-/* A root around more spans than a thread may hold (PF_HOLD_THREAD, 8192): parents at depth 1
+/* A root around more spans than a thread may hold (PF_HOLD_THREAD, 2048): parents at depth 1
  * each with three children, the first beginning with its parent. `tie`: the root begins with
  * its first child too. */
 static void build_big_root(int tie)

@@ -50,17 +50,21 @@ static int by_begin(const void *a, const void *b)
 }
 
 /* Sets each held span's `lo` from the depths, in arrival order: a span's descendants are the
- * spans deeper than it that arrived just before it. Uses the scratch stack (room for n). */
-static void set_lo(pf_nest_ctx *c, pf_span *v, uint32_t n)
+ * spans deeper than it that arrived just before it. Uses the scratch stack (room for n).
+ * Returns 1 when a wt_record() span is among them. */
+static int set_lo(pf_nest_ctx *c, pf_span *v, uint32_t n)
 {
     uint32_t *st = c->stack; /* indices into v of the subtrees seen, depths increasing */
     size_t sp = 0;
+    uint32_t measured = 0;
     for (uint32_t i = 0; i < n; i++) {
         v[i].lo = v[i].seq;
+        measured |= v[i].flags & WT_EVF_MEASURED;
         while (sp && v[st[sp - 1]].depth > v[i].depth)
             v[i].lo = v[st[--sp]].lo;
         st[sp++] = i;
     }
+    return measured != 0;
 }
 
 /* `top`'s END goes before `s`'s BEGIN: it ended before s began, or at that instant unless s is
@@ -293,10 +297,13 @@ static int write_held(pf_nest_ctx *c, pf_nest *t, pf_lanes *lanes, uint64_t trac
     }
     if ((rc = scratch_room(c, n)) < 0)
         return rc;
-    set_lo(c, t->hold, n);
+    const int measured = set_lo(c, t->hold, n);
     begin_order(c, t);
     pf_span *v = t->hold;
-    decide(t, v, n, c->stack, whole);
+    /* without wt_record() spans the writing below decides alone: of two ordinary spans that
+     * do not nest, the later goes to a lane, as decide() would have it */
+    if (measured)
+        decide(t, v, n, c->stack, whole);
     uint32_t *st = c->stack;
     size_t sp = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++) {

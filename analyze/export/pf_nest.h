@@ -28,7 +28,7 @@
 
 #include "pf_lanes.h"
 
-#define PF_HOLD_THREAD 8192u     /* spans held per thread before they are written early */
+#define PF_HOLD_THREAD 2048u     /* spans held per thread before they are written early */
 #define PF_HOLD_TOTAL (1u << 17) /* spans held over all threads (88 bytes each: 11 MiB) */
 
 /* What was written early while the ancestors were open, per depth (pf_nest.c). */
