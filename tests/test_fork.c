@@ -191,7 +191,24 @@ static void test_fork_header_has_run_id_boot_id_and_anchor_uncertainty(void **st
     assert_string_equal(wt_reader_info(r)->boot_id, boot);
     wt_reader_free(r);
     /* two clock reads around a third: more than nothing, far less than a second */
-    assert_true(ta->info.anchor_err_ns >= 0 && ta->info.anchor_err_ns < 1000000000);
+    assert_true(ta->info.anchor_err_ns >= 1 && ta->info.anchor_err_ns < 1000000000);
+
+    /* `walltime-analyze info` shows them */
+    char cmd[1600], want[4][160];
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", WT_ANALYZE_BIN, a);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    static char out[8192];
+    const size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    snprintf(want[0], sizeof want[0], "\nparent pid      %d\n", (int)getpid());
+    snprintf(want[1], sizeof want[1], "\nrun id          %s\n", ta->info.run_id);
+    snprintf(want[2], sizeof want[2], "\nboot id         %s\n", boot);
+    snprintf(want[3], sizeof want[3], "\nanchor read     within %lld ns\n",
+             (long long)ta->info.anchor_err_ns);
+    for (int i = 0; i < 4; i++)
+        assert_non_null(strstr(out, want[i]));
     rt_free(ta);
     rt_free(tb2);
 }

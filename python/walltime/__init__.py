@@ -29,9 +29,8 @@ _ext = _load()
 
 __all__ = [
     "record", "timed", "render", "span", "counter", "mark", "meta", "thread_name", "rounds",
-    "pagecache_probe", "flush", "trace_path", "enabled", "open", "close", "snapshot",
-    "HIT", "MISS", "Span",
-]
+    "pagecache_probe", "flush", "trace_path", "enabled", "snapshot", "HIT", "MISS", "Span",
+]  # open() and close() stay out: `from walltime import *` must not shadow the builtin open
 
 # Wall baseline of render() when no wall is handed in, as in the seed: time since import.
 _T_IMPORT = time.monotonic()
@@ -51,6 +50,13 @@ thread_name = _ext.thread_name
 pagecache_probe = _ext.pagecache_probe
 trace_path = _ext.trace_path
 enabled = _ext.enabled
+
+# The seed's switch, under the seed's names, for code that looked at them.
+_ENABLED = _ext.enabled()
+
+
+def _enabled() -> bool:
+    return _ENABLED
 
 
 def flush() -> int:
