@@ -5,6 +5,9 @@ if(NOT WT_PYTHON_EXECUTABLE)
 endif()
 add_library(wt_pyclib SHARED python_clib.c)
 target_link_libraries(wt_pyclib PRIVATE walltime::shared)
+enable_language(CXX)
+add_library(wt_pycxxlib SHARED python_cxxlib.cpp)
+target_link_libraries(wt_pycxxlib PRIVATE walltime::shared)
 # Under AddressSanitizer the interpreter is not instrumented: its runtime is preloaded, and
 # leak checks are off (the interpreter keeps what it allocates until exit, on purpose).
 set(WT_PY_ENV "")
@@ -25,5 +28,5 @@ foreach(script ${WT_PY_TESTS})
   add_test(NAME py_${name} COMMAND ${WT_PYTHON_EXECUTABLE} -m unittest -v ${name}
            WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/python)
   set_tests_properties(py_${name} PROPERTIES TIMEOUT 300 LABELS python ENVIRONMENT
-    "WT_PYTHONPATH=${WT_PYTHON_PATH};WT_ANALYZE=$<TARGET_FILE:walltime-analyze>;WT_PYCLIB=$<TARGET_FILE:wt_pyclib>;PYTHONDONTWRITEBYTECODE=1;WT_SANITIZE=${WT_PY_SANITIZED};${WT_PY_ENV}")
+    "WT_PYTHONPATH=${WT_PYTHON_PATH};WT_ANALYZE=$<TARGET_FILE:walltime-analyze>;WT_PYCLIB=$<TARGET_FILE:wt_pyclib>;WT_PYCXXLIB=$<TARGET_FILE:wt_pycxxlib>;PYTHONDONTWRITEBYTECODE=1;WT_SANITIZE=${WT_PY_SANITIZED};${WT_PY_ENV}")
 endforeach()
