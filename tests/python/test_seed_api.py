@@ -6,7 +6,7 @@ print, the disabled mode, and a span left by an exception."""
 import json
 import unittest
 
-from wtpy import Run, dump, spans
+from wtpy import RunCase, dump, spans
 
 CALLS = """
 import walltime
@@ -78,13 +78,7 @@ SEED_EMPTY = "\n".join([
 ])
 
 
-class SeedApi(unittest.TestCase):
-    def run_py(self, code, env=None):
-        r = Run(code, env)
-        self.addCleanup(r.cleanup)
-        self.assertEqual(r.rc, 0, r.err)
-        return r
-
+class SeedApi(RunCase):
     def test_record_sums_by_hand(self):
         r = self.run_py(CALLS + """
 import json, atexit

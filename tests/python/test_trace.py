@@ -10,20 +10,14 @@ import sys
 import tempfile
 import unittest
 
-from wtpy import PYTHONPATH, Run, dump, header, spans
+from wtpy import PYTHONPATH, RunCase, dump, header, spans
 
 
 def only(events, kind):
     return [e for e in events if e["kind"] == kind]
 
 
-class Trace(unittest.TestCase):
-    def run_py(self, code, env=None):
-        r = Run(code, env)
-        self.addCleanup(r.cleanup)
-        self.assertEqual(r.rc, 0, r.err)
-        return r
-
+class Trace(RunCase):
     def one_trace(self, r):
         paths = r.traces()
         self.assertEqual(len(paths), 1, paths)

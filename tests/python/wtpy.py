@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import unittest
 
 ANALYZE = os.environ.get("WT_ANALYZE", "walltime-analyze")
 PYTHONPATH = os.environ.get("WT_PYTHONPATH", "")
@@ -55,3 +56,13 @@ def header(path: str) -> dict:
 
 def spans(events: list[dict]) -> list[dict]:
     return [e for e in events if e["kind"] == "span"]
+
+
+class RunCase(unittest.TestCase):
+    """A test case whose scenarios run in fresh interpreters, cleaned up after the test."""
+
+    def run_py(self, code: str, env: dict | None = None) -> Run:
+        r = Run(code, env)
+        self.addCleanup(r.cleanup)
+        self.assertEqual(r.rc, 0, r.err)
+        return r
