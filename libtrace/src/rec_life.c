@@ -53,6 +53,7 @@ static void fork_prepare(void)
     pthread_mutex_lock(&life);
     pid_at_fork = getpid();
     pthread_mutex_lock(&wt__g.threads_lock);
+    wt__writer_pause();
     wt__agg_lock();
     wt__intern_lock();
 }
@@ -61,6 +62,7 @@ static void fork_parent(void)
 {
     wt__intern_unlock();
     wt__agg_unlock();
+    wt__writer_resume();
     pthread_mutex_unlock(&wt__g.threads_lock);
     pthread_mutex_unlock(&life);
 }
@@ -69,6 +71,7 @@ static void fork_child(void)
 {
     wt__intern_unlock();
     wt__agg_unlock();
+    wt__writer_resume();
     pthread_mutex_unlock(&wt__g.threads_lock);
     atomic_store(&wt__g.on, 0);
     forked_from = (uint64_t)pid_at_fork;
