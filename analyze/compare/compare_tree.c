@@ -137,6 +137,8 @@ void wt__cmp_flush_threads(wt_compare *c)
 {
     for (size_t t = 0; c->threads && t < WT_CMP_MAX_THREADS; t++) {
         wt_cmp_thread *T = &c->threads[t];
+        if (!T->used)
+            continue; /* untouched: its pages stay unmapped */
         /* spans whose parent never came (a cut trace): under the round */
         for (int l = 0; l < T->top; l++)
             flush_level(c, &T->lv[l], 1);
