@@ -200,7 +200,7 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
             c->n_pending -= child->n;
             child->n = 0;
         } else {
-            flush_level(c, child, 1); /* the parent is outside every round */
+            flush_level(c, child, 1); /* not its parent: outside every round, or not around it */
         }
     }
     if (rid >= 0 && s >= 0 && !rc) {
