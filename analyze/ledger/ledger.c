@@ -345,6 +345,13 @@ static int add_miss(wt_ledger_calc *lc, const lc_cat *c, uint32_t li, const wt_e
     return 0;
 }
 
+/* wt_ledger_nest's sink: a finished tree's inclusive ns of category `cat`. */
+static void add_inclusive(void *ctx, uint32_t cat, int64_t ns)
+{
+    wt_ledger_calc *lc = ctx;
+    lc->cats[cat].incl_ns = wt__sat_add_i64(lc->cats[cat].incl_ns, ns);
+}
+
 static int grow_depth(lc_thread *t, uint32_t d)
 {
     int64_t *ncs = wt__grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
@@ -427,6 +434,8 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     cs[d] = wt__sat_add_i64(cs[d], dur);
     t->spans++;
     if ((rc = add_pending(lc, t, ci, self)) < 0)
+        return rc;
+    if ((rc = wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc)) < 0)
         return rc;
     if (ts < t->env_start)
         t->env_start = ts;
@@ -516,6 +525,8 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     }
     pe->ns = wt__sat_add_i64(pe->ns, self);
     t->pend_total = wt__sat_add_i64(t->pend_total, self);
+    if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc) < 0))
+        return WT_ENOMEM;
     if (ts < t->env_start)
         t->env_start = ts;
     if (end > t->env_end)
@@ -665,6 +676,7 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
             t->env_start = es;
             t->env_end = ee;
         }
+        wt_ledger_nest_flush(&t->nest, add_inclusive, lc);
         if (t->child_sum) /* NULL for a thread seen without spans (only its name) */
             memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
     }
@@ -709,6 +721,7 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
     free(lc->cats);
     for (size_t i = 0; i < lc->n_threads; i++) {
         free(lc->threads[i].child_sum);
+        wt_ledger_nest_release(&lc->threads[i].nest);
         free(lc->threads[i].pend);
         free(lc->threads[i].touched);
     }

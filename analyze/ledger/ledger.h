@@ -73,6 +73,8 @@ typedef struct wt_ledger_cat {
     double seconds;      /* the row: attributed wall seconds (== flat_seconds in flat mode) */
     double self_seconds; /* self time summed over threads, before scaling */
     double flat_seconds; /* the seed's: every span's full duration */
+    double inclusive;    /* wall-clock seconds during which a span of it was open: per thread
+                            the union of its spans (nested in itself counts once), summed */
     int64_t count;       /* sum of the spans' counts */
     int64_t spans;
     int64_t hits, misses;

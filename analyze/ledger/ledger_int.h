@@ -28,6 +28,7 @@ typedef struct lc_cat {
     const char *name;
     int64_t first_end; /* ns: when its first span ended; rows are in this order, the seed's */
     int64_t self_ns;
+    int64_t incl_ns; /* inclusive: per thread the union of its spans, summed over threads */
     double attr_ns; /* covered wall attributed to this category */
     int64_t count, hits, misses, bytes; /* its spans: st.n */
     int64_t bytes_ns; /* duration of the spans that carry bytes */
@@ -51,6 +52,7 @@ typedef struct lc_thread {
     int64_t spans;
     int64_t *child_sum;
     size_t cap_depth;
+    wt_ledger_nest nest; /* inclusive time (walltime/ledger.h) */
     int64_t last_top_end;
     /* the tree of the thread's current top-level span: per category self ns, and its
      * envelope, for a file cut before the top-level span came */

@@ -139,6 +139,7 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         o->name = c->name;
         o->self_seconds = (double)c->self_ns * NS;
         o->flat_seconds = c->st.total;
+        o->inclusive = (double)c->incl_ns * NS;
         o->seconds = lc->opts.flat ? c->st.total : c->attr_ns * NS;
         o->count = c->count;
         o->spans = c->st.n;
@@ -248,11 +249,16 @@ static void section_rule(FILE *out)
     fputs("--------------------------------------------------------------------------\n", out);
 }
 
+/* Seconds in the one readable precision (walltime/ledger.h); `b` is the caller's buffer. */
+#define SEC(b, v) wt_ledger_fmt_seconds((b), sizeof(b), (v))
+
 static void print_sections(FILE *out, void *ctx)
 {
     const wt_ledger_calc *lc = ctx;
     const wt_ledger_result *r = &lc->res;
     const double denom = r->wall > 0 ? r->wall : 1.0;
+    char a[WT_LEDGER_SECONDS_MAX], b[WT_LEDGER_SECONDS_MAX], c3[WT_LEDGER_SECONDS_MAX],
+        d[WT_LEDGER_SECONDS_MAX];
     if (r->n_threads > 1 || r->parallel_saved > 0) {
         section_rule(out);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
@@ -264,14 +270,14 @@ static void print_sections(FILE *out, void *ctx)
                          (unsigned long long)t->tid);
             else
                 snprintf(id, sizeof id, "%llu", (unsigned long long)t->tid);
-            fprintf(out, "%-18s%10.1f%7.1f%%%8lld   %s\n", id, t->busy, 100.0 * t->busy / denom,
-                    (long long)t->spans, t->name ? t->name : "");
+            fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", id, SEC(a, t->busy),
+                    100.0 * t->busy / denom, (long long)t->spans, t->name ? t->name : "");
         }
-        fprintf(out, "%-18s%10.1f%7.1f%%\n", "busy (all)", r->busy, 100.0 * r->busy / denom);
-        fprintf(out, "%-18s%10.1f%7.1f%%   %s\n", "covered", r->covered, 100.0 * r->covered / denom,
-                "wall-clock time when some thread was busy");
-        fprintf(out, "%-18s%10.1f%8s%8s   %s\n", "saved (parallel)", r->parallel_saved, "", "",
-                "busy - covered: seconds saved by running at once");
+        fprintf(out, "%-18s%10s%7.1f%%\n", "busy (all)", SEC(a, r->busy), 100.0 * r->busy / denom);
+        fprintf(out, "%-18s%10s%7.1f%%   %s\n", "covered", SEC(a, r->covered),
+                100.0 * r->covered / denom, "wall-clock time when some thread was busy");
+        fprintf(out, "%-18s%10s%8s%8s   %s\n", "saved (parallel)", SEC(a, r->parallel_saved), "",
+                "", "busy - covered: seconds saved by running at once");
     }
     if (r->n_procs > 1) {
         section_rule(out);
@@ -285,17 +291,17 @@ static void print_sections(FILE *out, void *ctx)
             const wt_ledger_process *p = &r->procs[i];
             const char *end = p->end == WT_END_CLEAN ? "clean"
                               : p->end == WT_END_SIGNAL ? "signal" : "none";
-            fprintf(out, "%-*s%10.1f%8s%8s   %s\n", w, p->name, p->wall, "", end, p->path);
+            fprintf(out, "%-*s%10s%8s%8s   %s\n", w, p->name, SEC(a, p->wall), "", end, p->path);
         }
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "",
                 "per category, over processes: the slowest");
         for (size_t i = 0; i < r->n_cats; i++) {
             const wt_ledger_cat *c = &r->cats[i];
             if (c->straggler > 0)
-                fprintf(out, "%-18s%10.1f%8s%8s   %s\n", c->name, c->straggler, "", "",
+                fprintf(out, "%-18s%10s%8s%8s   %s\n", c->name, SEC(a, c->straggler), "", "",
                         r->procs[c->straggler_proc].name);
             else
-                fprintf(out, "%-18s%10.1f\n", c->name, c->straggler);
+                fprintf(out, "%-18s%10s\n", c->name, SEC(a, c->straggler));
         }
     }
     if (lc->opts.by_label) {
@@ -309,18 +315,18 @@ static void print_sections(FILE *out, void *ctx)
                 const wt_ledger_label *l = &c->labels[k];
                 char name[64];
                 snprintf(name, sizeof name, "  %s", l->name ? l->name : "(other)");
-                if (isnan(l->st.median))
-                    fprintf(out, "%-18s%10.3f%8lld%10.3f%10s%10.3f\n", name, l->st.total,
-                            (long long)l->st.n, l->st.min, "-", l->st.max);
-                else
-                    fprintf(out, "%-18s%10.3f%8lld%10.3f%10.3f%10.3f\n", name, l->st.total,
-                            (long long)l->st.n, l->st.min, l->st.median, l->st.max);
+                /* the rest's median is not kept: NaN, shown as "-" */
+                fprintf(out, "%-18s%10s%8lld%10s%10s%10s\n", name, SEC(a, l->st.total),
+                        (long long)l->st.n, SEC(b, l->st.min), SEC(c3, l->st.median),
+                        SEC(d, l->st.max));
             }
         }
     }
     section_rule(out);
-    fputs("counted: nested spans once (self time); each instant of wall once, shared among\n"
-          "overlapping work in proportion to its self time (see walltime-analyze ledger --help)\n",
+    fputs("self: time in the category's own spans, not in their children, each instant of wall\n"
+          "counted once (shared among overlapping work in proportion to its self time);\n"
+          "inclusive: wall-clock time a span of the category was open, per thread, summed over\n"
+          "threads (see walltime-analyze ledger --help)\n",
           out);
 }
 
@@ -335,7 +341,7 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
         goto out;
     for (size_t i = 0; i < r->n_cats; i++) {
         const wt_ledger_cat *c = &r->cats[i];
-        rows[i] = (wt_ledger_row){ c->name, c->seconds, c->count, c->hits, c->misses };
+        rows[i] = (wt_ledger_row){ c->name, c->seconds, c->count, c->hits, c->misses, c->inclusive };
         if (c->gbps > 0 && !lc->opts.flat) {
             notes[i] = malloc(32);
             if (notes[i])
@@ -434,6 +440,7 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         json_s(j, "seconds", c->seconds);
         json_s(j, "percent_wall", 100.0 * c->seconds / denom);
         json_s(j, "self_s", c->self_seconds);
+        json_s(j, "inclusive_s", c->inclusive);
         json_s(j, "flat_s", c->flat_seconds);
         wt_json_int(j, "count", c->count);
         wt_json_int(j, "spans", c->spans);
