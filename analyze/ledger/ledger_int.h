@@ -79,10 +79,6 @@ typedef struct lc_proc {
     double *cat_seconds; /* result */
 } lc_proc;
 
-typedef struct lc_iv {
-    int64_t s, e;
-} lc_iv;
-
 struct wt_ledger_calc {
     wt_ledger_opts opts;
     wt__strmap cat_map, thread_map, detail_map;
@@ -97,9 +93,7 @@ struct wt_ledger_calc {
     wt__pair_slot pcache[WT_PAIR_CACHE]; /* (category, label) -> (cat, label index) */
     wt__pair_slot tcache[1u << LC_TCACHE_BITS]; /* (pid, tid) -> thread index */
 
-    lc_iv *iv;
-    size_t n_iv, cap_iv;
-    int64_t folded_ns, frontier;
+    wt_ledger_cover cover; /* the union of every thread's top-level spans */
     int64_t forced_folds, late_spans;
 
     wt_ledger_miss *misses;

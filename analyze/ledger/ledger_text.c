@@ -94,9 +94,7 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     }
     r->wall = lc->n_procs && stop > start ? (double)(stop - start) * NS : 0.0;
 
-    int64_t covered = lc->folded_ns;
-    for (size_t i = 0; i < lc->n_iv; i++)
-        covered = wt__sat_add_i64(covered, lc->iv[i].e - lc->iv[i].s);
+    const int64_t covered = wt_ledger_cover_total(&lc->cover);
     int64_t busy = 0;
     for (size_t i = 0; i < lc->n_cats; i++)
         busy = wt__sat_add_i64(busy, lc->cats[i].self_ns);

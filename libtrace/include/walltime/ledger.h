@@ -158,6 +158,45 @@ WT_API void wt_ledger_nest_flush(wt_ledger_nest *n, wt_ledger_nest_add_fn add, v
 /* Frees the state; NULL and a zeroed state are no-ops. */
 WT_API void wt_ledger_nest_release(wt_ledger_nest *n);
 
+/* ---- coverage: each instant of wall once ----
+ * The union of the top-level spans of every thread, as a sorted set of disjoint intervals, so
+ * that the wall-clock time a new span adds ("fresh") can be shared among its tree. Used by the
+ * recorder's exit ledger and by walltime-analyze. Intervals below the `frontier` can be folded
+ * into a total (wt_ledger_cover_fold()) when no later span can reach them; a later span that
+ * still does is clipped there. Memory: at most the `max` intervals the caller allows. */
+typedef struct wt_ledger_iv {
+    int64_t s, e;
+} wt_ledger_iv;
+
+typedef struct wt_ledger_cover {
+    wt_ledger_iv *iv;
+    size_t n, cap;
+    int64_t folded_ns; /* measure of what was folded */
+    int64_t frontier;  /* everything below is folded; INT64_MIN at first */
+} wt_ledger_cover;
+
+/* An empty set. */
+WT_API void wt_ledger_cover_init(wt_ledger_cover *c);
+
+/* Adds [s, e) (s below the frontier is clipped to it, and *clipped set) and sets *fresh to the
+ * ns of it that were not covered before. Returns 0; WT_ENOSPC when it would need an interval
+ * past `max` (nothing changed: fold, then add again); WT_ENOMEM (nothing changed). */
+WT_API int wt_ledger_cover_add(wt_ledger_cover *c, int64_t s, int64_t e, size_t max,
+                               int64_t *fresh, int *clipped);
+
+/* Folds everything below f into folded_ns and moves the frontier there (no-op when f is not
+ * above the frontier). */
+WT_API void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f);
+
+/* The measure of the union, ns (saturating). */
+WT_API int64_t wt_ledger_cover_total(const wt_ledger_cover *c);
+
+/* A copy of `from` into *to (an initialised or released set); 0 or WT_ENOMEM (*to empty). */
+WT_API int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from);
+
+/* Frees the intervals; the set is empty again. NULL is a no-op. */
+WT_API void wt_ledger_cover_release(wt_ledger_cover *c);
+
 #ifdef __cplusplus
 }
 #endif
