@@ -217,8 +217,11 @@ int wt_ledger_render(FILE *out, const wt_ledger_table *t, const wt_ledger_extras
     if (x && x->anomalies) {
         if (x->n_anomalies) {
             fputs("ANOMALIES:\n", out);
-            for (size_t i = 0; i < x->n_anomalies; i++)
-                fprintf(out, "  - %s\n", or_empty(x->anomalies[i]));
+            for (size_t i = 0; i < x->n_anomalies; i++) {
+                const char *a = or_empty(x->anomalies[i]);
+                /* a continuation line (leading space) belongs to the item above it */
+                fprintf(out, a[0] == ' ' ? "  %s\n" : "  - %s\n", a);
+            }
         } else {
             fputs("ANOMALIES: none\n", out);
         }

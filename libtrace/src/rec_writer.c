@@ -204,7 +204,9 @@ fail:
 
 static int write_end(void)
 {
-    TRY(wt__enc_end(&W.sink.enc, wt__mono_ns(), WT__END_CLEAN, 0));
+    const int64_t now = wt__mono_ns();
+    wt__agg_end(now); /* the exit ledger's wall ends where the trace's does */
+    TRY(wt__enc_end(&W.sink.enc, now, WT__END_CLEAN, 0));
     return wflush(&W.sink);
 }
 

@@ -104,7 +104,10 @@ typedef struct wt_ledger_extras {
                                       the row's notes column, after HIT/MISS */
     const wt_ledger_fact *facts;
     size_t n_facts;
-    const char *const *anomalies;  /* when non-NULL, these lines replace the CACHE MISS list */
+    const char *const *anomalies;  /* when non-NULL, these lines replace the CACHE MISS list:
+                                      each is printed as "  - LINE", except a continuation
+                                      line (one that begins with a space), printed as
+                                      "  LINE" under the item above it */
     size_t n_anomalies;
     /* Called after the facts, before the ANOMALIES block, to print more sections. */
     void (*sections)(FILE *out, void *ctx);
