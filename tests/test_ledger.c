@@ -427,6 +427,70 @@ static void test_ledger_fmt_seconds_three_significant_digits_or_ms(void **state)
     assert_string_equal(wt_ledger_fmt_seconds(small, sizeof small, 41.2), "41.");
 }
 
+/* Fork-join: main's from_pretrained 0.5-10 s starts with its own "index" child 0.5-1 s, then
+ * waits on two loader threads it started (their first spans begin inside it): loader 2 loads
+ * 1-6 and 6-9, loader 3 1-5 and 5.5-9.5; a pool thread 4 that existed before (prefetch
+ * 0.2-0.4) also loads 2-3 inside it; then main generates 10-12. Process 0-12 s. By hand:
+ * busy: main 9.0 (from_pretrained's self: 9.5 - 0.5) + 0.5 + 2 = 11.5, loaders 8 + 8, pool
+ * 0.2 + 1 = 1.2: 28.7. Waiting: main's self time while the loaders it started ran inside it:
+ * their union [1, 9.5] = 8.5, minus its own child [0.5, 1] (no overlap) = 8.5; the pool's span
+ * is not counted (its thread is older than the parent). Covered: [0.2, 0.4] + [0.5, 12] =
+ * 11.7. Saved = 28.7 - 8.5 - 11.7 = 8.5 (the old rule, busy - covered, said 17.0: the parent's
+ * waiting counted as work). */
+static void test_ledger_saved_parallel_does_not_count_a_parent_waiting(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 4, 0.2, 0.4, 0, "prefetch", "p", 0),
+        span(1, 1, 0.5, 1.0, 1, "index", "i", 0),
+        span(1, 4, 2.0, 3.0, 0, "weight_load", "t4", 0),
+        span(1, 3, 1.0, 5.0, 0, "weight_load", "a", 0),
+        span(1, 2, 1.0, 6.0, 0, "weight_load", "b", 0),
+        span(1, 2, 6.0, 9.0, 0, "weight_load", "c", 0),
+        span(1, 3, 5.5, 9.5, 0, "weight_load", "d", 0),
+        span(1, 1, 0.5, 10.0, 0, "from_pretrained", "m", 0),
+        span(1, 1, 10.0, 12.0, 0, "generate", "g", 0),
+        end_ev(1, 12.0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "forkjoin.wtrace", 1, 0.0, evs, sizeof evs / sizeof evs[0]);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->busy, 28.7, EPS);
+    assert_float_equal(r->waiting, 8.5, EPS);
+    assert_float_equal(r->covered, 11.7, EPS);
+    assert_float_equal(r->parallel_saved, 8.5, EPS);
+    for (size_t i = 0; i < r->n_threads; i++)
+        assert_float_equal(r->threads[i].waiting, r->threads[i].tid == 1 ? 8.5 : 0.0, EPS);
+    char *text = render(lc);
+    assert_non_null(strstr(text, "\nwaiting               8.50 s"));
+    assert_non_null(strstr(text, "\nsaved (parallel)      8.50 s"));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
+/* A parent that works while its worker runs keeps that work: main's generate 0-10 decodes
+ * 2-8 itself (a child) while a worker it started loads 1-9. Main's self time is 0-2 and
+ * 8-10; the worker covers 1-2 and 8-9 of it: waiting 2.0. Busy 10 + 8 = 18, covered 10:
+ * saved 18 - 2 - 10 = 6 (the worker's 8 s less the 2 s main waited). */
+static void test_ledger_waiting_is_only_the_parents_self_time(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 1, 2.0, 8.0, 1, "decode", "d", 0),
+        span(1, 2, 1.0, 9.0, 0, "load", "w", 0),
+        span(1, 1, 0.0, 10.0, 0, "generate", "g", 0),
+        end_ev(1, 10.0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "work.wtrace", 1, 0.0, evs, sizeof evs / sizeof evs[0]);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->waiting, 2.0, EPS);
+    assert_float_equal(r->parallel_saved, 6.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
 static void test_ledger_unclosed_span_and_no_end_record(void **state)
 {
     /* no END: wall ends at the last event (the unclosed span's end, 7 s) */
@@ -842,6 +906,8 @@ int main(void)
         cmocka_unit_test(test_ledger_inclusive_is_the_per_thread_union_of_open_spans),
         cmocka_unit_test(test_ledger_inclusive_of_a_cut_file_counts_the_orphans),
         cmocka_unit_test(test_ledger_fmt_seconds_three_significant_digits_or_ms),
+        cmocka_unit_test(test_ledger_saved_parallel_does_not_count_a_parent_waiting),
+        cmocka_unit_test(test_ledger_waiting_is_only_the_parents_self_time),
         cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
         cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
         cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),

@@ -134,6 +134,7 @@ static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
         t->last_top_end = lc->cur ? lc->cur->start : 0;
         t->env_start = INT64_MAX;
         t->env_end = INT64_MIN;
+        t->first_ts = INT64_MAX;
     }
     *tc = (wt__pair_slot){ pid, tid, idx, 0, 1, 0 };
     lc->last_t = &lc->threads[idx];
@@ -214,6 +215,8 @@ static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
         t->pend[c].on = 0;
     }
     t->busy_ns = wt__sat_add_i64(t->busy_ns, t->pend_total);
+    if (t->env_start < t->first_ts)
+        t->first_ts = t->env_start;
     t->n_touched = 0;
     t->pend_total = 0;
     t->env_start = INT64_MAX;
@@ -371,8 +374,12 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
         t->env_start = ts;
     if (end > t->env_end)
         t->env_end = end;
+    if (d == 1 && (rc = wt__ledger_wait_remember(lc, t, ts, end, 1)) < 0)
+        return rc;
     if (d == 0) {
         cs[0] = 0;
+        if ((rc = wt__ledger_wait_top(lc, t, ts, end)) < 0)
+            return rc;
         flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
         if (end > t->last_top_end)
             t->last_top_end = end;
@@ -385,6 +392,8 @@ static __attribute__((noinline)) int top_level(wt_ledger_calc *lc, lc_thread *t,
                                                int64_t ts, int64_t end)
 {
     t->child_sum[0] = 0;
+    if (wt__ledger_wait_top(lc, t, ts, end) < 0)
+        return WT_ENOMEM;
     flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
     if (end > t->last_top_end)
         t->last_top_end = end;
@@ -463,6 +472,8 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
         t->env_end = end;
     if (d == 0)
         return top_level(lc, t, p, ts, end);
+    if (d == 1)
+        return wt__ledger_wait_remember(lc, t, ts, end, 1);
     return 0;
 }
 
@@ -536,6 +547,8 @@ int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out)
         lc->opts.top = 10;
     lc->last_t = NULL;
     wt_ledger_cover_init(&lc->cover);
+    wt_ledger_cover_init(&lc->wait_others);
+    wt_ledger_cover_init(&lc->wait_kids);
     lc->cur_file = -1;
     *out = lc;
     return 0;
@@ -662,6 +675,9 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
     }
     free(lc->procs);
     wt_ledger_cover_release(&lc->cover);
+    wt_ledger_cover_release(&lc->wait_others);
+    wt_ledger_cover_release(&lc->wait_kids);
+    free(lc->tops);
     free(lc->misses);
     free(lc->out_cats);
     free(lc->cat_order);

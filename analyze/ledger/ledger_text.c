@@ -100,7 +100,11 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         busy = wt__sat_add_i64(busy, lc->cats[i].self_ns);
     r->covered = (double)covered * NS;
     r->busy = (double)busy * NS;
-    r->parallel_saved = r->busy > r->covered ? r->busy - r->covered : 0.0;
+    int64_t waiting = 0;
+    for (size_t i = 0; i < lc->n_threads; i++)
+        waiting = wt__sat_add_i64(waiting, lc->threads[i].waiting_ns);
+    r->waiting = (double)waiting * NS;
+    r->parallel_saved = r->busy - r->waiting > r->covered ? r->busy - r->waiting - r->covered : 0.0;
     r->scale = busy > 0 ? (double)covered / (double)busy : 1.0;
 
     lc->out_cats = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *lc->out_cats);
@@ -179,7 +183,8 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     for (size_t i = 0; i < lc->n_threads; i++) {
         const lc_thread *t = &lc->threads[i];
         lc->out_threads[i] = (wt_ledger_thread){ t->pid, t->tid, t->name,
-                                                 (double)t->busy_ns * NS, t->spans };
+                                                 (double)t->busy_ns * NS,
+                                                 (double)t->waiting_ns * NS, t->spans };
     }
     r->threads = lc->out_threads;
     r->n_threads = lc->n_threads;
@@ -272,10 +277,15 @@ static void print_sections(FILE *out, void *ctx)
                     100.0 * t->busy / denom, (long long)t->spans, t->name ? t->name : "");
         }
         fprintf(out, "%-18s%10s%7.1f%%\n", "busy (all)", SEC(a, r->busy), 100.0 * r->busy / denom);
+        if (r->waiting > 0)
+            fprintf(out, "%-18s%10s%7.1f%%   %s\n", "waiting", SEC(a, r->waiting),
+                    100.0 * r->waiting / denom,
+                    "of busy: threads waiting on other threads' work inside their spans");
         fprintf(out, "%-18s%10s%7.1f%%   %s\n", "covered", SEC(a, r->covered),
                 100.0 * r->covered / denom, "wall-clock time when some thread was busy");
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "saved (parallel)", SEC(a, r->parallel_saved), "",
-                "", "busy - covered: seconds saved by running at once");
+                "", r->waiting > 0 ? "busy - waiting - covered: seconds saved by overlap"
+                                   : "busy - covered: seconds saved by running at once");
     }
     if (r->n_procs > 1) {
         section_rule(out);
@@ -426,6 +436,7 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
     json_s(j, "tracked_s", r->tracked);
     json_s(j, "untracked_s", r->untracked);
     json_s(j, "busy_s", r->busy);
+    json_s(j, "waiting_s", r->waiting);
     json_s(j, "covered_s", r->covered);
     json_s(j, "parallel_saved_s", r->parallel_saved);
     wt_json_int(j, "spans", r->spans);
@@ -475,6 +486,7 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         wt_json_uint(j, "tid", r->threads[i].tid);
         wt_json_string(j, "name", r->threads[i].name);
         json_s(j, "busy_s", r->threads[i].busy);
+        json_s(j, "waiting_s", r->threads[i].waiting);
         wt_json_int(j, "spans", r->threads[i].spans);
         wt_json_object_end(j);
     }
