@@ -77,7 +77,7 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
             wt__agg_span(cat, r.label, detail, r.end, r.end - r.start, r.cached, r.count);
             /* as the file has it: the end clamped within the chunk (the encoder's prev) */
             const wt__agg_item it = { cat, r.depth, r.cached, s->enc.prev, r.end - r.start,
-                                      r.bytes };
+                                      r.bytes, r.unclosed };
             wt__agg_nest(tid, &it, 1);
         }
         return 0;
@@ -247,7 +247,7 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
             a.hits += cached == WT_CACHED_HIT;
             if (__builtin_expect(cached == WT_CACHED_MISS, 0) && s->agg)
                 wt__agg_miss(cat, label, 0, dur);
-            nb.v[nb.n++] = (wt__agg_item){ cat, depth, (wt_cached)cached, clamped, dur, 0 };
+            nb.v[nb.n++] = (wt__agg_item){ cat, depth, (wt_cached)cached, clamped, dur, 0, 0 };
             if (__builtin_expect(nb.n == NEST_BATCH, 0))
                 nest_flush(s, tid, &nb);
         }

@@ -90,7 +90,8 @@ static size_t n_threads, cap_threads;
 static size_t last_thread; /* index of the last thread used + 1, 0: none */
 static wt_ledger_cover cover;
 static int64_t clipped_spans; /* reached below a forced fold of the coverage set */
-static int64_t end_record_ns, last_end; /* the END record's time (0: none yet); the last span end */
+static int64_t end_record_ns, last_end;
+static int64_t unclosed, unclosed_ns; /* spans in flight at exit (ended then) */ /* the END record's time (0: none yet); the last span end */
 
 void wt__agg_lock(void) { pthread_mutex_lock(&lock); }
 
@@ -122,7 +123,7 @@ void wt__agg_reset(void)
     row_of_cap = 0;
     n_rows = cap_rows = n_misses = cap_misses = n_threads = cap_threads = last_thread = 0;
     wt_ledger_cover_release(&cover);
-    clipped_spans = end_record_ns = last_end = 0;
+    clipped_spans = end_record_ns = last_end = unclosed = unclosed_ns = 0;
     pthread_mutex_unlock(&lock);
 }
 
@@ -374,6 +375,10 @@ static void nest_one(uint64_t tid, const wt__agg_item *it)
     const int64_t dur = it->dur > 0 ? it->dur : 0, start = it->end - dur;
     if (it->end > last_end)
         last_end = it->end;
+    if (it->unclosed) {
+        unclosed++;
+        unclosed_ns = sat_add(unclosed_ns, dur);
+    }
     if (it->bytes > 0) {
         r->bytes = sat_add(r->bytes, it->bytes);
         r->bytes_ns = sat_add(r->bytes_ns, dur);
@@ -556,6 +561,7 @@ static void print_reconciled(const char *title, double wall)
     if (!lr || !notes || !note_of || !attr || !incl || wt_ledger_cover_copy(&cv, &cover) < 0 ||
         miss_lines(&lines, &n_lines) < 0)
         goto out;
+    const int64_t clipped_before = clipped_spans; /* the copy's clips are not the run's */
     for (size_t i = 0; i < n_rows; i++) {
         attr[i] = rows[i].attr_ns;
         incl[i] = rows[i].incl_ns;
@@ -576,6 +582,7 @@ static void print_reconciled(const char *title, double wall)
                 incl[it->cat] = sat_add(incl[it->cat], it->ns);
             }
     }
+    clipped_spans = clipped_before;
     for (size_t k = 0; k < n_rows; k++) {
         const row *r = &rows[order[k]];
         const char *name = wt__string_get(r->cat, NULL);
@@ -587,8 +594,11 @@ static void print_reconciled(const char *title, double wall)
             snprintf(notes[k], sizeof notes[k], "%.2f GB/s", (double)r->bytes / (double)r->bytes_ns);
         note_of[k] = notes[k];
     }
-    wt_ledger_fact facts[2];
+    wt_ledger_fact facts[3];
     size_t nf = 0;
+    if (unclosed) /* the analyzer's line, word for word */
+        facts[nf++] = (wt_ledger_fact){ "in flight at exit", (double)unclosed_ns * 1e-9, 1,
+                                        unclosed, "spans still open at exit or crash, ended then" };
     int64_t all = 0;
     for (size_t i = 0; i < n_rows; i++)
         all = sat_add(all, rows[i].misses);

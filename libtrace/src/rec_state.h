@@ -191,6 +191,7 @@ typedef struct wt__agg_item {
     wt_cached cached;
     int64_t end, dur; /* ns */
     int64_t bytes;    /* 0: none */
+    int unclosed;     /* ended at exit, crash or its parent's end, not by its own end */
 } wt__agg_item;
 void wt__agg_nest(uint64_t tid, const wt__agg_item *items, size_t n);
 void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
