@@ -120,8 +120,10 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
             return rc;
         lc->tops[out++] = w;
     }
-    memmove(lc->tops + out, lc->tops + i, (lc->n_tops - i) * sizeof *lc->tops);
-    lc->n_tops -= i - out;
+    if (out < i) { /* children left: close the gap (tops is NULL while nothing was kept) */
+        memmove(lc->tops + out, lc->tops + i, (lc->n_tops - i) * sizeof *lc->tops);
+        lc->n_tops -= i - out;
+    }
     const int64_t waited = wt_ledger_cover_total(u) - meet(u, k);
     t->waiting_ns = wt__sat_add_i64(t->waiting_ns, waited);
     return 0;

@@ -26,8 +26,10 @@ void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f)
         c->folded_ns += f - c->iv[k].s;
         c->iv[k].s = f;
     }
-    memmove(c->iv, c->iv + k, (c->n - k) * sizeof *c->iv);
-    c->n -= k;
+    if (k) { /* nothing folded whole: nothing to move (a full set's move is a MiB) */
+        memmove(c->iv, c->iv + k, (c->n - k) * sizeof *c->iv);
+        c->n -= k;
+    }
     c->frontier = f;
 }
 

@@ -31,7 +31,7 @@
 
 #define MAX_MISSES 100000     /* the list is for a person to read; the tallies stay exact */
 #define HIT_SAMPLE 255        /* HIT durations kept per category: the median of the first ones */
-#define COVER_MAX 16384       /* coverage intervals (256 KiB) */
+#define COVER_MAX 4096        /* coverage intervals (64 KiB): a middle insertion moves the tail */
 #define THREADS_RECLAIM 1024  /* past this many thread states, idle ones are dropped */
 #define MISSES_SHOWN 10       /* per category in the exit ledger */
 
@@ -75,6 +75,7 @@ typedef struct tacc {
     uint32_t *touched;
     uint32_t n_touched, cap_pend;
     int64_t pend_total, env_start, env_end, last_top_end;
+    int gone; /* exited: starts no more spans (wt__agg_thread_gone) */
     wt_ledger_nest nest;
 } tacc;
 
@@ -254,6 +255,7 @@ static tacc *thread_of(uint64_t tid)
     for (size_t i = 0; i < n_threads; i++) /* the writer drains a thread's ring at a time */
         if (threads[i].tid == tid) {
             last_thread = i + 1;
+            threads[i].gone = 0; /* a gone thread's tid reused by a new one */
             return &threads[i];
         }
     if (n_threads >= THREADS_RECLAIM)
@@ -276,20 +278,27 @@ static tacc *thread_of(uint64_t tid)
     return t;
 }
 
-/* Adds [s, e) to the coverage; the ns newly covered. When the set is full: fold below every
- * thread's last top-level end (no later top-level span of a known thread starts before it),
- * then, if needed, below the lower half (a later span reaching there is clipped, counted). */
+/* Below this, no later top-level span of a known live thread starts: every live thread's
+ * last top-level end (a thread's top-level spans follow one another). */
+static int64_t safe_frontier(void)
+{
+    int64_t f = INT64_MAX;
+    for (size_t i = 0; i < n_threads; i++)
+        if (!threads[i].gone && threads[i].last_top_end < f)
+            f = threads[i].last_top_end;
+    return f;
+}
+
+/* Adds [s, e) to the coverage; the ns newly covered. When the set is full: fold below the
+ * safe frontier, then if needed below its lower half (a later span reaching there is clipped,
+ * and counted as a late span). */
 static int64_t cover_add(wt_ledger_cover *c, int64_t s, int64_t e)
 {
     int64_t fresh = 0;
     int clipped = 0;
     int rc = wt_ledger_cover_add(c, s, e, COVER_MAX, &fresh, &clipped);
     if (rc == WT_ENOSPC) {
-        int64_t f = INT64_MAX;
-        for (size_t i = 0; i < n_threads; i++)
-            if (threads[i].last_top_end < f)
-                f = threads[i].last_top_end;
-        wt_ledger_cover_fold(c, f);
+        wt_ledger_cover_fold(c, safe_frontier());
         if (c->n > COVER_MAX / 2)
             wt_ledger_cover_fold(c, c->iv[c->n / 2].s);
         rc = wt_ledger_cover_add(c, s, e, COVER_MAX, &fresh, &clipped);
@@ -390,6 +399,21 @@ static void nest_one(uint64_t tid, const wt__agg_item *it)
             r->hit_ns[r->n_hit++] = dur;
     }
     const uint32_t d = it->depth < WT_LEDGER_NEST_LEVELS - 2 ? it->depth : WT_LEDGER_NEST_LEVELS - 2;
+    if (d == 0 && t->n_touched == 0 && (t->cap_depth < 2 || t->child_sum[1] == 0) &&
+        (!t->nest.levels || (t->nest.levels[0].n == 0 && t->nest.levels[1].n == 0))) {
+        /* a top-level span without children, the most common one: its tree is itself, so
+         * the general path below would come to exactly this (the same arithmetic) */
+        const int64_t fresh =
+            cover_add(&cover, start < wt__g.process_start_ns ? wt__g.process_start_ns : start,
+                      it->end);
+        const double f = dur > 0 ? (double)fresh / (double)dur : 0.0;
+        r->attr_ns += (double)dur * f;
+        r->self_ns = sat_add(r->self_ns, dur);
+        r->incl_ns = sat_add(r->incl_ns, dur);
+        if (it->end > t->last_top_end)
+            t->last_top_end = it->end;
+        return;
+    }
     if (grow_i64(&t->child_sum, &t->cap_depth, d + 2) < 0)
         return;
     int64_t *cs = t->child_sum;
@@ -415,6 +439,10 @@ static void nest_one(uint64_t tid, const wt__agg_item *it)
 
 void wt__agg_nest(uint64_t tid, const wt__agg_item *items, size_t n)
 {
+    /* WALLTIME_SUMMARY=0: no exit ledger, so the writer skips this work (wt_print_ledger()
+     * then prints the flat table, whose sums are kept anyway) */
+    if (!wt__g.summary)
+        return;
     for (size_t i = 0; i < n; i++)
         nest_one(tid, &items[i]);
 }
@@ -650,6 +678,15 @@ static void print_flat(const char *title, double wall)
     free(lm);
 }
 
+void wt__agg_thread_gone(uint64_t tid)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < n_threads; i++)
+        if (threads[i].tid == tid)
+            threads[i].gone = 1;
+    pthread_mutex_unlock(&lock);
+}
+
 void wt__agg_end(int64_t ns)
 {
     pthread_mutex_lock(&lock);
@@ -668,7 +705,7 @@ void wt__agg_print(const char *title, double wall)
         for (size_t i = 0; i < n_rows; i++)
             order[i] = i;
         qsort(order, n_rows, sizeof *order, by_first_end);
-        if (wt__g.summary == WT__SUMMARY_FLAT)
+        if (wt__g.summary == WT__SUMMARY_FLAT || !wt__g.summary)
             print_flat(title, wall);
         else
             print_reconciled(title, wall);

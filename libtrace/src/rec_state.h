@@ -194,6 +194,9 @@ typedef struct wt__agg_item {
     int unclosed;     /* ended at exit, crash or its parent's end, not by its own end */
 } wt__agg_item;
 void wt__agg_nest(uint64_t tid, const wt__agg_item *items, size_t n);
+/* Thread `tid` exited and all its events are written: it will start no more spans, so it no
+ * longer holds back the folding of the coverage set (its spans in progress still count). */
+void wt__agg_thread_gone(uint64_t tid);
 void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count);
 /* A run of spans of category `cat`: the end of its first span (ends within a thread's run
