@@ -60,8 +60,10 @@ int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, 
         lc->cap_tops = cap;
     }
     /* spans arrive at their end: by start they are mostly in order, so mostly an append */
-    const size_t at = first_from(lc, s + 1);
-    memmove(lc->tops + at + 1, lc->tops + at, (lc->n_tops - at) * sizeof *lc->tops);
+    const size_t at = lc->n_tops && lc->tops[lc->n_tops - 1].s <= s ? lc->n_tops
+                                                                     : first_from(lc, s + 1);
+    if (at < lc->n_tops)
+        memmove(lc->tops + at + 1, lc->tops + at, (lc->n_tops - at) * sizeof *lc->tops);
     lc->tops[at] = (lc_top){ s, e, t->pid, (uint32_t)(t - lc->threads), kid };
     lc->n_tops++;
     return 0;
@@ -121,7 +123,8 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         lc->tops[out++] = w;
     }
     if (out < i) { /* children left: close the gap (tops is NULL while nothing was kept) */
-        memmove(lc->tops + out, lc->tops + i, (lc->n_tops - i) * sizeof *lc->tops);
+        if (i < lc->n_tops)
+            memmove(lc->tops + out, lc->tops + i, (lc->n_tops - i) * sizeof *lc->tops);
         lc->n_tops -= i - out;
     }
     const int64_t waited = wt_ledger_cover_total(u) - meet(u, k);

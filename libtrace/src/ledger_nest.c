@@ -54,6 +54,33 @@ static int put(wt_ledger_nest_level *l, uint32_t cat, int64_t ns)
     return 0;
 }
 
+/* l[cat] += ns: a sibling's time added to its level (the same category, mostly, so no move). */
+static int add_one(wt_ledger_nest_level *l, uint32_t cat, int64_t ns)
+{
+    uint32_t lo = 0, hi = l->n;
+    if (hi && l->v[hi - 1].cat == cat)
+        lo = hi - 1;
+    else
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (l->v[mid].cat < cat)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    if (lo < l->n && l->v[lo].cat == cat) {
+        l->v[lo].ns = sat_add(l->v[lo].ns, ns);
+        return 0;
+    }
+    if (reserve(l, l->n + 1) < 0)
+        return WT_ENOMEM;
+    if (lo < l->n)
+        memmove(l->v + lo + 1, l->v + lo, (l->n - lo) * sizeof *l->v);
+    l->v[lo] = (wt_ledger_nest_item){ cat, ns };
+    l->n++;
+    return 0;
+}
+
 /* a += b (sums per category), both sorted; b is left as it was. Merged from the back, in
  * place; equal categories leave a gap that is closed at the end. */
 static int merge(wt_ledger_nest_level *a, const wt_ledger_nest_level *b)
@@ -99,7 +126,19 @@ int wt_ledger_nest_span(wt_ledger_nest *n, uint32_t depth, uint32_t cat, int64_t
     }
     const uint32_t d = depth < WT_LEDGER_NEST_LEVELS - 2 ? depth : WT_LEDGER_NEST_LEVELS - 2;
     wt_ledger_nest_level *kids = &n->levels[d + 1], *here = &n->levels[d];
-    int rc = put(kids, cat, dur > 0 ? dur : 0);
+    const int64_t ns = dur > 0 ? dur : 0;
+    if (kids->n == 0) {
+        /* a leaf, most spans: it only adds itself to the level it ends in */
+        if (d == 0 && here->n == 0) {
+            add(ctx, cat, ns);
+            return 0;
+        }
+        int rc = add_one(here, cat, ns);
+        if (rc == 0 && d == 0)
+            emit(here, add, ctx);
+        return rc;
+    }
+    int rc = put(kids, cat, ns);
     if (rc == 0)
         rc = merge(here, kids);
     kids->n = 0;
