@@ -78,7 +78,8 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
             /* as the file has it: the end clamped within the chunk (the encoder's prev) */
             const wt__agg_item it = { cat, r.depth, r.cached, s->enc.prev, r.end - r.start,
                                       r.bytes, r.unclosed };
-            wt__agg_nest(tid, &it, 1);
+            if (wt__g.summary)
+                wt__agg_nest(tid, &it, 1);
         }
         return 0;
     }
@@ -160,6 +161,8 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
     run_agg g = { UINT32_MAX, pos, 0, 0, 0 }; /* no category: the first span starts a run */
     nest_batch nb;
     nb.n = 0;
+    /* WALLTIME_SUMMARY=0: no exit ledger, no per-span collection either */
+    const int nest = s->agg && wt__g.summary;
     int rc = 0;
     while (pos < to) {
         const wt__ent *e = wt__ring_at(ts, pos);
@@ -247,9 +250,11 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
             a.hits += cached == WT_CACHED_HIT;
             if (__builtin_expect(cached == WT_CACHED_MISS, 0) && s->agg)
                 wt__agg_miss(cat, label, 0, dur);
-            nb.v[nb.n++] = (wt__agg_item){ cat, depth, (wt_cached)cached, clamped, dur, 0, 0 };
-            if (__builtin_expect(nb.n == NEST_BATCH, 0))
-                nest_flush(s, tid, &nb);
+            if (nest) {
+                nb.v[nb.n++] = (wt__agg_item){ cat, depth, (wt_cached)cached, clamped, dur, 0, 0 };
+                if (__builtin_expect(nb.n == NEST_BATCH, 0))
+                    nest_flush(s, tid, &nb);
+            }
         }
         g = a;
         enc->len = (size_t)(p - enc->buf);
