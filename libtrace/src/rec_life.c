@@ -30,7 +30,7 @@ static int inited;
 static void at_exit(void)
 {
     const int st = atomic_load(&wt__g.state);
-    if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
+    if (st == WT__ST_OPEN || (st == WT__ST_FAILED && atomic_load(&wt__g.writer_running)))
         wt_close();
 }
 
@@ -62,13 +62,12 @@ static void fork_child(void)
         if (wt__g.fd >= 0)
             close(wt__g.fd);
         wt__g.fd = -1;
-        free(wt__g.path);
-        wt__g.path = NULL;
+        free(atomic_exchange(&wt__g.path, NULL));
         atomic_store(&wt__g.state, WT__ST_CLOSED);
     }
-    wt__writer_forget();
     pthread_mutex_init(&wt__g.flush_lock, NULL);
     pthread_cond_init(&wt__g.flush_cond, NULL);
+    wt__writer_forget();
     atomic_store(&wt__g.io_busy, 0);
     /* only the forking thread exists in the child */
     wt__tstate *me = wt__tls;
@@ -196,7 +195,7 @@ int wt_open(const char *path)
     const int st = atomic_load(&wt__g.state);
     if (st == WT__ST_DISABLED)
         rc = WT_EDISABLED;
-    else if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
+    else if (st == WT__ST_OPEN || (st == WT__ST_FAILED && atomic_load(&wt__g.writer_running)))
         rc = WT_ESTATE;
     else
         rc = open_locked(path);
@@ -204,18 +203,27 @@ int wt_open(const char *path)
     return rc;
 }
 
+/* wt_flush() takes no life lock: it may run on any thread during an open or a close. The
+ * writer answers it, or refuses it (WT_ESTATE) when none runs or the one running is ending. */
 int wt_flush(void)
 {
-    if (atomic_load(&wt__g.state) != WT__ST_OPEN)
-        return atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : WT_ESTATE;
-    return wt__writer_flush();
+    const int rc = wt__writer_flush();
+    if (rc == WT_ESTATE && atomic_load(&wt__g.state) == WT__ST_FAILED)
+        return WT_EIO;
+    return rc;
 }
 
 int wt_close(void)
 {
     pthread_mutex_lock(&life);
     const int st = atomic_load(&wt__g.state);
-    if (st != WT__ST_OPEN && !(st == WT__ST_FAILED && wt__g.writer_running)) {
+    if (st == WT__ST_FAILED && !atomic_load(&wt__g.writer_running)) {
+        /* the open failed: say so once, as wt_flush() does, then the recorder is closed */
+        atomic_store(&wt__g.state, WT__ST_CLOSED);
+        pthread_mutex_unlock(&life);
+        return WT_EIO;
+    }
+    if (st != WT__ST_OPEN && st != WT__ST_FAILED) {
         pthread_mutex_unlock(&life);
         return WT_ESTATE;
     }
@@ -238,8 +246,7 @@ int wt_close(void)
         fprintf(stderr, "walltime: trace written to '%s'\n", wt__g.path);
         fflush(stderr);
     }
-    free(wt__g.path);
-    wt__g.path = NULL;
+    free(atomic_exchange(&wt__g.path, NULL));
     pthread_mutex_unlock(&life);
     return failed ? WT_EIO : 0;
 }

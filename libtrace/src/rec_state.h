@@ -113,18 +113,25 @@ typedef struct wt__rec {
     int summary, signals, force_monotonic, zstd_level;
     uint32_t ring_entries;
     char *path_template;
-    /* the open file */
+    /* the open file; path is read by any thread (wt_trace_path) while open and close set it */
     int fd;
-    char *path;
+    _Atomic(char *) path;
     int64_t process_start_ns, open_ns;
-    /* the writer */
+    /* the writer. writer_running is read by any thread (wake-ups); `wake` is initialised
+     * once and never destroyed, so a late sem_post after a close is harmless. */
     pthread_t writer;
-    int writer_running;
+    atomic_int writer_running;
     sem_t wake;
     atomic_int stop;
+    /* flush requests, all under flush_lock. The counters only grow (never reset at open), so
+     * a request is answered when flush_done reaches it; a writer that ends bumps epoch_over
+     * to its epoch, which answers (WT_ESTATE) whatever it could not take. */
     pthread_mutex_t flush_lock;
     pthread_cond_t flush_cond;
     uint64_t flush_req, flush_done;
+    uint64_t flush_epoch, epoch_over; /* writers started / the last one that ended */
+    int flush_open;                   /* a writer takes requests */
+    int flush_rc;                     /* the answer to requests up to flush_done */
     /* frames: the writer and the crash handler never write concurrently */
     atomic_int io_busy;
     atomic_int crashed;

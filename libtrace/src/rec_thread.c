@@ -84,14 +84,16 @@ claimed:
     return ts;
 }
 
+/* At open, with no writer running: the opener is the rings' consumer, so it touches only the
+ * consumer's side (tail, enc_pos) and the shared counters. The producers' own fields (limit,
+ * dropping) stay theirs: their threads may be recording right now. A stale limit is never
+ * too high (tail only grows), so the next append past it just takes the slow path. */
 void wt__tstates_reset(void)
 {
     for (wt__tstate *ts = atomic_load(&wt__g.threads); ts; ts = ts->next) {
-        const uint64_t h = atomic_load(&ts->head);
-        atomic_store(&ts->tail, h);
+        const uint64_t h = atomic_load_explicit(&ts->head, memory_order_acquire);
         ts->enc_pos = h;
-        ts->limit = h + (ts->mask + 1) / 2;
-        ts->dropping = 0;
+        atomic_store_explicit(&ts->tail, h, memory_order_release);
         atomic_store(&ts->dropped, 0);
         atomic_store(&ts->kicked, 0);
     }
