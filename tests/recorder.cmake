@@ -2,3 +2,5 @@
 # write errors, path templates, fork, crashes; the threaded ones run under TSan in CI.
 wt_add_test(test_recorder SOURCES test_recorder.c LABELS threads)
 wt_add_test(test_recorder_threads SOURCES test_recorder_threads.c LABELS threads)
+# Issue 10: every boundary value of every argument reads back; the string limits.
+wt_add_test(test_recorder_boundary SOURCES test_recorder_boundary.c)

@@ -32,6 +32,10 @@ static inline wt__ext *ext_at(wt__tstate *ts)
 
 static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat : WT__B_CAT_BIG; }
 
+/* A cache outcome the format can hold: a value outside wt_cached (3, -1, ...) is unknown,
+ * as walltime.h says; a plain mask would make 3 invalid in the file and 5 a HIT. */
+static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHED_MISS ? (unsigned)c : 0u; }
+
 /* The interned id of `s` when the thread's cache answers without any check (a literal seen
  * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
 static inline uint32_t intern_fast(const wt__icache *c, const char *s, int *ok)
@@ -116,7 +120,7 @@ static __attribute__((noinline)) void end_slow(uint64_t t, wt_span h, wt_cached 
     e->t0 = o->t0;
     e->t1 = t;
     e->a = o->label;
-    e->b = WT__B_MAKE(WT__K_SPAN, (unsigned)cached & 3u, ext, idx, cat_bits(o->cat));
+    e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), ext, idx, cat_bits(o->cat));
     if (ext) {
         wt__ext *x = ext_at(ts);
         x->count = count;
@@ -170,7 +174,7 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     e->t0 = o->t0;
     e->t1 = t;
     e->a = o->label;
-    e->b = WT__B_MAKE(WT__K_SPAN, (unsigned)cached & 3u, 0, d - 1, o->cat);
+    e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), 0, d - 1, o->cat);
     ts->depth = d - 1;
     atomic_store_explicit(&ts->head, head + 1, memory_order_release);
 }
@@ -223,7 +227,7 @@ static inline void record_impl(const char *category, const char *label, double s
     e->t0 = (uint64_t)dur;
     e->t1 = t;
     e->a = lab;
-    e->b = WT__B_MAKE(WT__K_SPAN_MEASURED, (unsigned)cached & 3u, ext, ts->depth, cat_bits(cat));
+    e->b = WT__B_MAKE(WT__K_SPAN_MEASURED, cached_bits(cached), ext, ts->depth, cat_bits(cat));
     if (ext) {
         wt__ext *x = ext_at(ts);
         x->count = count;

@@ -12,8 +12,12 @@
 
 #define CHUNK_BITS 12
 #define CHUNK_SIZE (1u << CHUNK_BITS)
-#define MAX_CHUNKS 4096u /* 16M strings */
+#define MAX_CHUNKS (WT__STRINGS_MAX / CHUNK_SIZE) /* as many strings as a file may define */
 #define ARENA_BLOCK (64u << 10)
+
+/* What every new string becomes once the table holds as many strings (or bytes) as a trace
+ * file may define (format.h): the reader would refuse more, and lose what follows. */
+#define OVERFLOW_TEXT "(walltime: more distinct strings than a trace holds)"
 
 typedef struct str_ent {
     const char *s;
@@ -28,6 +32,8 @@ static uint32_t *index_ids; /* 0 = empty slot */
 static uint32_t index_cap;
 static char *arena;
 static size_t arena_left;
+static uint64_t table_bytes; /* the sum of len + 1, as the reader counts them */
+static uint32_t overflow_id; /* the marker's id once the table is full; 0 before */
 
 #define MAX_RO 256
 static struct { uintptr_t lo, hi; } ro[MAX_RO];
@@ -138,6 +144,31 @@ static int grow_index(void)
     return 0;
 }
 
+/* Appends (s, n) as the next id, with index slot j (or none: UINT32_MAX); lock held.
+ * Returns the id or 0 when memory runs out. */
+static uint32_t append(const char *s, size_t n, uint32_t h, uint32_t j)
+{
+    const uint32_t id = atomic_load_explicit(&count, memory_order_relaxed) + 1;
+    const uint32_t c = (id - 1) >> CHUNK_BITS;
+    if (c >= MAX_CHUNKS)
+        return 0; /* cannot happen: the limits below keep ids within WT__STRINGS_MAX */
+    if (!chunks[c] && !(chunks[c] = calloc(CHUNK_SIZE, sizeof(str_ent))))
+        return 0;
+    char *copy = arena_copy(s, n);
+    if (!copy)
+        return 0;
+    str_ent *e = &chunks[c][(id - 1) & (CHUNK_SIZE - 1)];
+    e->s = copy;
+    e->len = (uint32_t)n;
+    e->hash = h;
+    if (j != UINT32_MAX)
+        index_ids[j] = id;
+    table_bytes += n + 1;
+    /* publishes the entry to lock-free readers (writer thread, crash handler) */
+    atomic_store_explicit(&count, id, memory_order_release);
+    return id;
+}
+
 /* Finds or adds (s, n); lock held. Returns the id or 0. */
 static uint32_t lookup_add(const char *s, size_t n)
 {
@@ -155,23 +186,14 @@ static uint32_t lookup_add(const char *s, size_t n)
         if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
             return index_ids[j];
     }
-    const uint32_t id = have + 1;
-    const uint32_t c = (id - 1) >> CHUNK_BITS;
-    if (c >= MAX_CHUNKS)
-        return 0;
-    if (!chunks[c] && !(chunks[c] = calloc(CHUNK_SIZE, sizeof(str_ent))))
-        return 0;
-    char *copy = arena_copy(s, n);
-    if (!copy)
-        return 0;
-    str_ent *e = &chunks[c][(id - 1) & (CHUNK_SIZE - 1)];
-    e->s = copy;
-    e->len = (uint32_t)n;
-    e->hash = h;
-    index_ids[j] = id;
-    /* publishes the entry to lock-free readers (writer thread, crash handler) */
-    atomic_store_explicit(&count, id, memory_order_release);
-    return id;
+    /* the last id and the marker's bytes stay free for the marker */
+    if (have + 1 < WT__STRINGS_MAX &&
+        table_bytes + n + 1 + sizeof OVERFLOW_TEXT <= WT__STRING_BYTES_MAX)
+        return append(s, n, h, j);
+    if (!overflow_id)
+        overflow_id = append(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1,
+                             hash_str(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1), UINT32_MAX);
+    return overflow_id;
 }
 
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
