@@ -4,3 +4,5 @@ wt_add_test(test_recorder SOURCES test_recorder.c LABELS threads)
 wt_add_test(test_recorder_threads SOURCES test_recorder_threads.c LABELS threads)
 # Issue 10: every boundary value of every argument reads back; the string limits.
 wt_add_test(test_recorder_boundary SOURCES test_recorder_boundary.c)
+# Issue 10: the program's own signal handlers, and recording from a signal handler.
+wt_add_test(test_recorder_signals SOURCES test_recorder_signals.c)
