@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -172,12 +173,135 @@ static void test_recorder_earlier_handler_that_gives_up_still_gets_the_dump(void
     rt_free(t);
 }
 
+/* ---- recording from a signal handler ------------------------------------------------------ */
+
+/* SIGUSR1 every 20 us on the main thread while it records: each handler run makes a span and
+ * a counter, half of them under labels the handler writes into a buffer (new strings: the
+ * interning table's lock). Every call the handler made is either in the trace or counted in a
+ * DROPPED record (it interrupted a recording call of its thread); the main thread's own spans
+ * are all there; no frame is damaged and nothing deadlocks (an alarm fails a hang). */
+#define MAIN_SPANS 400000
+static atomic_long sig_made;
+static char sig_label[16];
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    const long k = atomic_fetch_add(&sig_made, 2);
+    const char *label = "tick";
+    if (k & 2) {
+        snprintf(sig_label, sizeof sig_label, "tick%ld", (k >> 2) % 16);
+        label = sig_label;
+    }
+    const wt_span h = wt_begin("signal", label);
+    wt_end(h, WT_CACHED_HIT, 0, NULL);
+    wt_counter("signal.k", k);
+}
+
+/* arg: "open" (wt_open first) or "first use" (the storm starts before the first call) */
+static int child_records_in_handler(void *arg)
+{
+    const int open_first = strcmp((const char *)arg, "open") == 0;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    setenv("WALLTIME_TRACE", path, 1);
+    alarm(60);
+    if (open_first && wt_open(path) != 0)
+        return 10;
+    signal(SIGUSR1, on_usr1);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGUSR1;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    timer_t timer;
+    if (timer_create(CLOCK_MONOTONIC, &sev, &timer))
+        return 11;
+    const struct itimerspec every = { { 0, 20000 }, { 0, 20000 } };
+    timer_settime(timer, 0, &every, NULL);
+    char label[32];
+    for (int i = 0; i < MAIN_SPANS; i++) {
+        const char *l = "main";
+        if (i % 16 == 0) {
+            snprintf(label, sizeof label, "main%d", i % 1024);
+            l = label;
+        }
+        const wt_span h = wt_begin("main", l);
+        wt_end(h, WT_CACHED_MISS, i + 1, NULL);
+    }
+    timer_delete(timer);
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, NULL);
+    if (wt_close() != 0)
+        return 12;
+    char made[600];
+    snprintf(made, sizeof made, "%s/made", dir);
+    FILE *f = fopen(made, "w");
+    fprintf(f, "%ld\n", atomic_load(&sig_made));
+    fclose(f);
+    return 0;
+}
+
+static void check_handler_calls(const char *how)
+{
+    const int st = rt_run(child_records_in_handler, (void *)how, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    char made_path[600];
+    snprintf(made_path, sizeof made_path, "%s/made", dir);
+    const long made = atol(rt_slurp(made_path));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(t->stats.frames_damaged, 0);
+    assert_int_equal(t->stats.end, WT_END_CLEAN);
+    long main_spans = 0, sig_events = 0, dropped = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind == WT_EV_SPAN && rt_streq(e->category, "main")) {
+            assert_int_equal(e->cached, WT_CACHED_MISS);
+            main_spans++;
+        } else if (e->kind == WT_EV_SPAN) {
+            assert_string_equal(e->category, "signal");
+            assert_int_equal(e->cached, WT_CACHED_HIT);
+            assert_int_equal(e->flags, 0);
+            sig_events++;
+        } else if (e->kind == WT_EV_COUNTER) {
+            assert_string_equal(e->name, "signal.k");
+            sig_events++;
+        } else if (e->kind == WT_EV_DROPPED) {
+            dropped += e->count;
+        }
+    }
+    fprintf(stderr, "  %s: %ld handler calls: %ld recorded, %ld dropped\n", how, made, sig_events,
+            dropped);
+    assert_int_equal(main_spans, MAIN_SPANS);
+    assert_true(made > 1000); /* the storm happened */
+    assert_int_equal(sig_events + dropped, made);
+    rt_free(t);
+}
+
+static void test_recorder_calls_from_a_signal_handler_are_recorded_or_counted(void **state)
+{
+    (void)state;
+    check_handler_calls("open");
+}
+
+static void test_recorder_handler_calls_during_the_first_call_never_deadlock(void **state)
+{
+    (void)state;
+    check_handler_calls("first use");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_recorder_fault_repaired_by_earlier_handler_leaves_recording_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_fault_repaired_by_later_handler_leaves_recording_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_earlier_handler_that_gives_up_still_gets_the_dump, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_calls_from_a_signal_handler_are_recorded_or_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_handler_calls_during_the_first_call_never_deadlock, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

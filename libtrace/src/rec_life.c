@@ -189,6 +189,9 @@ int wt__on_slow(void)
 
 int wt_open(const char *path)
 {
+    if (wt__busy)
+        return WT_ESTATE; /* called from a signal handler inside a walltime call */
+    wt__busy_on();
     pthread_mutex_lock(&life);
     init_locked();
     int rc;
@@ -200,6 +203,7 @@ int wt_open(const char *path)
     else
         rc = open_locked(path);
     pthread_mutex_unlock(&life);
+    wt__busy_off();
     return rc;
 }
 
@@ -207,26 +211,41 @@ int wt_open(const char *path)
  * writer answers it, or refuses it (WT_ESTATE) when none runs or the one running is ending. */
 int wt_flush(void)
 {
+    if (wt__busy)
+        return WT_ESTATE; /* called from a signal handler inside a walltime call */
+    wt__busy_on();
     const int rc = wt__writer_flush();
+    wt__busy_off();
     if (rc == WT_ESTATE && atomic_load(&wt__g.state) == WT__ST_FAILED)
         return WT_EIO;
     return rc;
 }
 
+static int close_locked(void);
+
 int wt_close(void)
 {
+    if (wt__busy)
+        return WT_ESTATE; /* called from a signal handler inside a walltime call */
+    wt__busy_on();
     pthread_mutex_lock(&life);
+    const int rc = close_locked();
+    pthread_mutex_unlock(&life);
+    wt__busy_off();
+    return rc;
+}
+
+/* wt_close() with the life lock held. */
+static int close_locked(void)
+{
     const int st = atomic_load(&wt__g.state);
     if (st == WT__ST_FAILED && !atomic_load(&wt__g.writer_running)) {
         /* the open failed: say so once, as wt_flush() does, then the recorder is closed */
         atomic_store(&wt__g.state, WT__ST_CLOSED);
-        pthread_mutex_unlock(&life);
         return WT_EIO;
     }
-    if (st != WT__ST_OPEN && st != WT__ST_FAILED) {
-        pthread_mutex_unlock(&life);
+    if (st != WT__ST_OPEN && st != WT__ST_FAILED)
         return WT_ESTATE;
-    }
     /* the calling thread's open spans end now; other threads' end with their thread */
     wt__tstate *ts = wt__tls;
     if (ts && st == WT__ST_OPEN)
@@ -247,7 +266,6 @@ int wt_close(void)
         fflush(stderr);
     }
     free(atomic_exchange(&wt__g.path, NULL));
-    pthread_mutex_unlock(&life);
     return failed ? WT_EIO : 0;
 }
 

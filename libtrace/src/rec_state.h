@@ -149,6 +149,37 @@ extern wt__rec wt__g __attribute__((visibility("hidden")));
 /* rec_thread.c: the calling thread's state, created on first use; NULL when out of memory. */
 extern __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
 wt__tstate *wt__tstate_make(void);
+
+/* Re-entry: a signal handler that records while its thread is inside a recording call (or
+ * wt_open/wt_close) would interleave with that call's half-made entry, open-span slot or
+ * lock. Each such call runs with wt__busy set; a call that finds it set is the handler's and
+ * is dropped, counted in the thread's DROPPED record (wt__busy_drop). A handler runs to
+ * completion before the code it interrupted goes on, so a plain thread-local flag with
+ * compiler fences is enough: no atomic read-modify-write. */
+extern __thread int wt__busy __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* Drops counted before the thread had a state; added to it when it gets one. */
+extern __thread uint64_t wt__busy_early __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+static inline void wt__busy_on(void)
+{
+    wt__busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void wt__busy_off(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    wt__busy = 0;
+}
+
+static inline void wt__busy_drop(void)
+{
+    wt__tstate *ts = wt__tls;
+    if (ts)
+        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+    else
+        wt__busy_early++;
+}
 /* Resets every state's ring to empty and their positions (at open). */
 void wt__tstates_reset(void);
 /* The slow path of appending n entries: refreshes the tail, wakes the writer, waits for

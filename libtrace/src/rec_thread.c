@@ -17,6 +17,8 @@
 #include "rec_state.h"
 
 __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec")));
+__thread int wt__busy __attribute__((tls_model("initial-exec")));
+__thread uint64_t wt__busy_early __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -27,11 +29,13 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static void on_thread_exit(void *p)
 {
     wt__tstate *ts = p;
+    wt__busy_on(); /* a handler's call now is dropped: the state is being handed over */
     if (atomic_load_explicit(&wt__g.on, memory_order_relaxed))
         wt__close_open(ts, wt__ticks());
     wt__tls = NULL;
     atomic_store_explicit(&ts->status, WT__TS_DEAD, memory_order_release);
     wt__writer_kick();
+    wt__busy_off();
 }
 
 static void make_key(void) { pthread_key_create(&key, on_thread_exit); }
@@ -79,6 +83,9 @@ wt__tstate *wt__tstate_make(void)
     pthread_mutex_unlock(&wt__g.threads_lock);
 claimed:
     init_state(ts);
+    /* calls a signal handler dropped while this thread had no state yet */
+    atomic_fetch_add_explicit(&ts->dropped, wt__busy_early, memory_order_relaxed);
+    wt__busy_early = 0;
     wt__tls = ts;
     pthread_setspecific(key, ts);
     return ts;
