@@ -11,3 +11,5 @@ wt_add_test(test_recorder_dlclose SOURCES test_recorder_dlclose.c)
 target_compile_definitions(test_recorder_dlclose PRIVATE WT_SHARED_LIB="$<TARGET_FILE:walltime_shared>")
 target_link_libraries(test_recorder_dlclose PRIVATE ${CMAKE_DL_LIBS})
 add_dependencies(test_recorder_dlclose walltime_shared)
+# Issue 10: the Nth allocation of the recorder fails, swept over N.
+wt_add_test(test_recorder_alloc SOURCES test_recorder_alloc.c)

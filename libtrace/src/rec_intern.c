@@ -3,12 +3,15 @@
  * hash index by content, guarded by a mutex that only cache misses take. */
 #include "rec_intern.h"
 
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "format.h"
+#include "rec_alloc.h"
+#include "rec_state.h"
 
 #define CHUNK_BITS 12
 #define CHUNK_SIZE (1u << CHUNK_BITS)
@@ -93,18 +96,15 @@ static int is_ro(const char *s)
     return 0;
 }
 
+/* Memory comes in pages (rec_alloc.h): a signal handler's call may intern a new string while
+ * the code it interrupted is inside malloc(). Strings are at most WT__STRING_MAX bytes, far
+ * below a block. */
+_Static_assert(WT__STRING_MAX + 1 <= ARENA_BLOCK, "a string fits in an arena block");
+
 static char *arena_copy(const char *s, size_t n)
 {
-    if (n + 1 > ARENA_BLOCK) {
-        char *big = malloc(n + 1);
-        if (big) {
-            memcpy(big, s, n);
-            big[n] = '\0';
-        }
-        return big;
-    }
     if (arena_left < n + 1) {
-        arena = malloc(ARENA_BLOCK);
+        arena = wt__pages(ARENA_BLOCK);
         arena_left = arena ? ARENA_BLOCK : 0;
         if (!arena)
             return NULL;
@@ -126,7 +126,7 @@ static const str_ent *ent_of(uint32_t id)
 static int grow_index(void)
 {
     const uint32_t cap = index_cap ? index_cap * 2 : 1024;
-    uint32_t *ids = calloc(cap, sizeof *ids);
+    uint32_t *ids = wt__pages(cap * sizeof *ids);
     if (!ids)
         return -1;
     for (uint32_t i = 0; i < index_cap; i++) {
@@ -138,7 +138,7 @@ static int grow_index(void)
             j = (j + 1) & (cap - 1);
         ids[j] = id;
     }
-    free(index_ids);
+    wt__pages_free(index_ids, index_cap * sizeof *index_ids);
     index_ids = ids;
     index_cap = cap;
     return 0;
@@ -152,7 +152,7 @@ static uint32_t append(const char *s, size_t n, uint32_t h, uint32_t j)
     const uint32_t c = (id - 1) >> CHUNK_BITS;
     if (c >= MAX_CHUNKS)
         return 0; /* cannot happen: the limits below keep ids within WT__STRINGS_MAX */
-    if (!chunks[c] && !(chunks[c] = calloc(CHUNK_SIZE, sizeof(str_ent))))
+    if (!chunks[c] && !(chunks[c] = wt__pages(CHUNK_SIZE * sizeof(str_ent))))
         return 0;
     char *copy = arena_copy(s, n);
     if (!copy)
@@ -204,6 +204,8 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
     pthread_mutex_lock(&lock);
     const uint32_t id = lookup_add(s, n);
     pthread_mutex_unlock(&lock);
+    if (!id) /* out of memory: recording turns off with the one message */
+        wt__fail(atomic_load(&wt__g.path), ENOMEM);
     if (id && c) {
         const uint64_t h =
             ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - WT__ICACHE_BITS);

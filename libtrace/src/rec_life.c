@@ -160,11 +160,14 @@ static int open_locked(const char *tmpl)
         rc = WT_ENOMEM;
         goto fail;
     }
-    if (wt__g.signals)
-        wt__signals_install();
     atomic_store(&wt__g.state, WT__ST_OPEN);
     atomic_store(&wt__g.on, 1);
     free(cmdline);
+    if (wt__g.signals && wt__signals_install()) {
+        /* the writer runs: recording turns off as after a write error, wt_close() says so */
+        wt__fail(path, ENOMEM);
+        return WT_ENOMEM;
+    }
     return 0;
 fail:
     if (fd >= 0)

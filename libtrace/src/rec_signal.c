@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "rec_alloc.h"
 #include "rec_state.h"
 
 #define NSIGS 5
@@ -197,18 +198,18 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     errno = saved_errno;
 }
 
-void wt__signals_install(void)
+int wt__signals_install(void)
 {
     if (installed)
-        return;
+        return 0;
     if (!cbuf) {
-        cbuf = malloc(CBUF_CAP);
-        cframe = malloc(WT__FRAME_RAW_BOUND(CBUF_CAP));
+        cbuf = wt__alloc(CBUF_CAP);
+        cframe = wt__alloc(WT__FRAME_RAW_BOUND(CBUF_CAP));
         if (!cbuf || !cframe) {
             free(cbuf);
             free(cframe);
             cbuf = cframe = NULL;
-            return;
+            return -1;
         }
     }
     struct sigaction sa;
@@ -221,6 +222,7 @@ void wt__signals_install(void)
     atomic_store(&in_crash, 0);
     atomic_store(&dump_done, 0);
     installed = 1;
+    return 0;
 }
 
 void wt__signals_remove(void)

@@ -234,7 +234,8 @@ void wt__agg_print(const char *title, double wall);
 int wt__agg_empty(void);
 
 /* rec_signal.c */
-void wt__signals_install(void);
+/* 0, or -1 when its buffers cannot be allocated (no handler is installed then). */
+int wt__signals_install(void);
 void wt__signals_remove(void);
 
 /* rec_env.c */

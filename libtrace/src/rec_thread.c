@@ -8,12 +8,14 @@
  * answering), the thread drops events, counting them, and stops waiting until space
  * reappears. A host thread is therefore never blocked by a stuck writer for more than 200 ms
  * once. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rec_alloc.h"
 #include "rec_state.h"
 
 __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec")));
@@ -62,17 +64,20 @@ wt__tstate *wt__tstate_make(void)
         if (atomic_compare_exchange_strong(&ts->status, &want, WT__TS_LIVE))
             goto claimed;
     }
+    /* pages, not malloc(): this may run in a signal handler that interrupted malloc() */
     const uint64_t n = wt__g.ring_entries;
-    ts = aligned_alloc(64, sizeof *ts);
-    if (!ts)
-        return NULL;
-    memset(ts, 0, sizeof *ts);
-    ts->ring = malloc(n * sizeof(wt__ent));
-    ts->stack = malloc(WT__MAX_DEPTH * sizeof(wt__open));
-    if (!ts->ring || !ts->stack) {
-        free(ts->ring);
-        free(ts->stack);
-        free(ts);
+    ts = wt__pages(sizeof *ts);
+    if (ts) {
+        ts->ring = wt__pages(n * sizeof(wt__ent));
+        ts->stack = wt__pages(WT__MAX_DEPTH * sizeof(wt__open));
+    }
+    if (!ts || !ts->ring || !ts->stack) {
+        if (ts) {
+            wt__pages_free(ts->ring, n * sizeof(wt__ent));
+            wt__pages_free(ts->stack, WT__MAX_DEPTH * sizeof(wt__open));
+        }
+        wt__pages_free(ts, sizeof *ts);
+        wt__fail(atomic_load(&wt__g.path), ENOMEM); /* off, with the one message */
         return NULL;
     }
     ts->mask = n - 1;

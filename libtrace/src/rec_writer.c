@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "rec_alloc.h"
 #include "rec_state.h"
 
 #define PERIOD_NS 250000000LL
@@ -96,9 +97,11 @@ static int touch(wt__tstate *ts)
             return 0;
     if (W.n_touched == W.cap_touched) {
         const size_t cap = W.cap_touched ? 2 * W.cap_touched : 16;
-        wt__tstate **t = realloc(W.touched, cap * sizeof *t);
-        if (!t)
+        wt__tstate **t = wt__realloc(W.touched, cap * sizeof *t);
+        if (!t) {
+            wt__fail(wt__g.path, ENOMEM);
             return -1;
+        }
         W.touched = t;
         W.cap_touched = cap;
     }
@@ -284,9 +287,9 @@ int wt__writer_start(void)
 {
     static int sem_ready; /* under the life lock, as every call here */
     W.cctx = ZSTD_createCCtx();
-    W.buf = malloc(WT__FRAME_TARGET);
+    W.buf = wt__alloc(WT__FRAME_TARGET);
     W.out_cap = ZSTD_compressBound(WT__FRAME_TARGET);
-    W.out = malloc(W.out_cap);
+    W.out = wt__alloc(W.out_cap);
     if (!W.cctx || !W.buf || !W.out)
         goto fail;
     ZSTD_CCtx_setParameter(W.cctx, ZSTD_c_compressionLevel, wt__g.zstd_level);
