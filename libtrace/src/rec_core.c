@@ -54,9 +54,9 @@ static inline uint32_t intern_fast(const wt__icache *c, const char *s, int *ok)
 static __attribute__((noinline)) wt_span begin_slow(const char *category, const char *label)
 {
     if (wt__busy) {
-        /* a signal handler interrupted a call of this thread: drop, counted (when on) */
-        if (ON())
-            wt__busy_drop();
+        /* a signal handler interrupted a call of this thread (its first call included, which
+         * turns recording on): drop, counted */
+        wt__busy_drop();
         return 0;
     }
     wt_span h = 0;
@@ -68,7 +68,7 @@ static __attribute__((noinline)) wt_span begin_slow(const char *category, const 
         goto out;
     const uint32_t d = ts->depth;
     if (__builtin_expect(d >= WT__MAX_DEPTH, 0)) {
-        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);
         goto out;
     }
     wt__open *o = &ts->stack[d];
@@ -223,9 +223,8 @@ static inline wt__tstate *enter(uint64_t *t)
 {
     *t = wt__ticks();
     if (wt__busy) {
-        /* a signal handler interrupted a call of this thread: drop, counted (when on) */
-        if (ON())
-            wt__busy_drop();
+        /* a signal handler interrupted a call of this thread: drop, counted */
+        wt__busy_drop();
         return NULL;
     }
     wt__busy_on();

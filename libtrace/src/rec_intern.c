@@ -198,6 +198,7 @@ static uint32_t lookup_add(const char *s, size_t n)
 
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
 {
+    const int saved = errno; /* kept: this may run in a signal handler */
     size_t n = strlen(s);
     if (n > WT__STRING_MAX)
         n = WT__STRING_MAX; /* cut before hashing, so a long string always maps to one id */
@@ -213,6 +214,7 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
         c->e[h].id = id;
         c->e[h].ro = is_ro(s);
     }
+    errno = saved;
     return id;
 }
 

@@ -97,7 +97,7 @@ typedef struct wt__tstate {
     _Alignas(64) _Atomic uint64_t tail; /* committed: written to the file */
     uint64_t enc_pos;                   /* writer-private: encoded into the current frame */
     /* ---- rare, either side ---- */
-    _Alignas(64) _Atomic uint64_t dropped;
+    _Alignas(64) _Atomic uint64_t dropped; /* added with release, taken with acquire */
     atomic_int kicked;
     atomic_int status;
     uint64_t tid;
@@ -176,7 +176,7 @@ static inline void wt__busy_drop(void)
 {
     wt__tstate *ts = wt__tls;
     if (ts)
-        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);
     else
         wt__busy_early++;
 }

@@ -54,7 +54,18 @@ static void init_state(wt__tstate *ts)
     ts->tid = (uint64_t)syscall(SYS_gettid);
 }
 
+static wt__tstate *tstate_make(void);
+
+/* errno kept: this may run in a signal handler (rec_state.h, re-entry) */
 wt__tstate *wt__tstate_make(void)
+{
+    const int saved = errno;
+    wt__tstate *ts = tstate_make();
+    errno = saved;
+    return ts;
+}
+
+static wt__tstate *tstate_make(void)
 {
     pthread_once(&key_once, make_key);
     wt__tstate *ts;
@@ -88,10 +99,13 @@ wt__tstate *wt__tstate_make(void)
     pthread_mutex_unlock(&wt__g.threads_lock);
 claimed:
     init_state(ts);
-    /* calls a signal handler dropped while this thread had no state yet */
-    atomic_fetch_add_explicit(&ts->dropped, wt__busy_early, memory_order_relaxed);
-    wt__busy_early = 0;
     wt__tls = ts;
+    /* calls a signal handler dropped while this thread had no state yet; from here on a
+     * handler counts into ts->dropped, so the early count no longer moves under us */
+    atomic_signal_fence(memory_order_seq_cst);
+    const uint64_t early = wt__busy_early;
+    wt__busy_early = 0;
+    atomic_fetch_add_explicit(&ts->dropped, early, memory_order_release);
     pthread_setspecific(key, ts);
     return ts;
 }
@@ -117,7 +131,18 @@ static void kick(wt__tstate *ts)
         wt__writer_kick();
 }
 
+static int ring_slow(wt__tstate *ts, unsigned n);
+
+/* errno kept: this may run in a signal handler, whose interrupted code may be reading it */
 int wt__ring_slow(wt__tstate *ts, unsigned n)
+{
+    const int saved = errno;
+    const int rc = ring_slow(ts, n);
+    errno = saved;
+    return rc;
+}
+
+static int ring_slow(wt__tstate *ts, unsigned n)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
     const uint64_t size = ts->mask + 1, half = size / 2;
@@ -162,7 +187,7 @@ int wt__ring_slow(wt__tstate *ts, unsigned n)
     }
     ts->dropping = 1;
 drop:
-    atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);
     kick(ts);
     return 0;
 }

@@ -167,7 +167,8 @@ static int drain(void)
         if (st == WT__TS_FREE)
             continue;
         const uint64_t h = atomic_load_explicit(&ts->head, memory_order_acquire);
-        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_relaxed);
+        /* acquire: a count pairs with the producer's release, so its state (tid) is seen */
+        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_acquire);
         atomic_store_explicit(&ts->kicked, 0, memory_order_relaxed);
         if (ts->enc_pos == h && !d)
             continue;
