@@ -640,8 +640,8 @@ static void test_recorder_abort_keeps_every_event_and_says_sigabrt(void **state)
 /* ---- kill -9: what is lost ---------------------------------------------------------------- */
 
 /* The bound (docs/RECORDER.md): a kill -9 loses at most what was recorded in the last writer
- * period (250 ms) plus the drain in flight; until the file's first data frame the writer
- * looks every 10 ms, so a short run keeps what it recorded. The child records N_KILL spans,
+ * period (250 ms) plus the drain in flight; in the file's first half second the writer looks
+ * every 10 ms, so a short run keeps what it recorded. The child records N_KILL spans,
  * tells the parent, and waits to be killed `delay_ms` later. */
 #define N_KILL 20000 /* more than a ring: the writer is woken before the period ends */
 #define N_SHORT 2000 /* a short run: fewer than wake the writer */

@@ -20,10 +20,11 @@
 #include "rec_state.h"
 
 #define PERIOD_NS 250000000LL
-/* Until the file holds its first data frame the writer looks every 10 ms, so a short run
- * killed early (kill -9 a quarter of a second in) keeps what it recorded; an idle look walks
- * the thread list and writes nothing. */
-#define FIRST_PERIOD_NS 10000000LL
+/* For the first half second of a file the writer looks every 10 ms, so a short run killed
+ * early (kill -9 a quarter of a second in) keeps what it recorded; an idle look walks the
+ * thread list and writes nothing. */
+#define YOUNG_PERIOD_NS 10000000LL
+#define YOUNG_NS 500000000LL
 
 static struct {
     ZSTD_CCtx *cctx;
@@ -33,7 +34,6 @@ static struct {
     wt__tstate **touched; /* rings with entries in the frame being built */
     size_t n_touched, cap_touched;
     wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
-    uint64_t frames;      /* data frames written into this file */
 } W;
 
 static atomic_int fail_once;
@@ -133,7 +133,6 @@ static int wflush(wt__sink *s)
     commit_touched();
     atomic_fetch_add_explicit(&wt__g.writer_progress, 1, memory_order_relaxed);
     io_unlock();
-    W.frames++;
     W.n_touched = 0;
     if (W.cur)
         W.touched[W.n_touched++] = W.cur; /* capacity is there: it was in the list */
@@ -255,7 +254,8 @@ static void *writer_main(void *arg)
     for (;;) {
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += W.frames ? PERIOD_NS : FIRST_PERIOD_NS;
+        const int young = wt__mono_ns() - wt__g.open_ns < YOUNG_NS;
+        until.tv_nsec += young ? YOUNG_PERIOD_NS : PERIOD_NS;
         if (until.tv_nsec >= 1000000000) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000;
@@ -299,7 +299,6 @@ int wt__writer_start(void)
     W.sink.flush = wflush;
     W.sink.agg = 1;
     W.n_touched = 0;
-    W.frames = 0;
     atomic_store(&wt__g.stop, 0);
     if (!sem_ready) {
         sem_init(&wt__g.wake, 0, 0);
