@@ -173,6 +173,58 @@ static void test_recorder_earlier_handler_that_gives_up_still_gets_the_dump(void
     rt_free(t);
 }
 
+/* A program handler installed after walltime's, which passes faults that are not its own to
+ * the handler it found (ours), then a close and a reopen: walltime now finds the program's
+ * handler as its previous one, which leads back to walltime's. The loop must end in the dump
+ * and death by SIGSEGV, not run until the stack overflows without a dump. */
+static struct sigaction found;
+
+static void pass_on(int sig, siginfo_t *info, void *uctx)
+{
+    if (found.sa_flags & SA_SIGINFO)
+        found.sa_sigaction(sig, info, uctx);
+    else if (found.sa_handler != SIG_DFL && found.sa_handler != SIG_IGN)
+        found.sa_handler(sig);
+    else
+        signal(sig, SIG_DFL);
+}
+
+static int child_chain_loop(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    char first[600];
+    snprintf(first, sizeof first, "%s/first.wtrace", dir);
+    char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (none == MAP_FAILED || wt_open(first) != 0)
+        return 10;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = pass_on;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &sa, &found);
+    if (wt_close() != 0 || wt_open(path) != 0)
+        return 11;
+    steps(0, 1000);
+    *(volatile char *)none = 1;
+    return 12;
+}
+
+static void test_recorder_handler_chain_loop_after_reopen_ends_in_the_dump(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_chain_loop, NULL, NULL, NULL);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGSEGV);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(rt_steps_once(t, 1000, 0), 1000);
+    assert_int_equal(t->stats.end, WT_END_SIGNAL);
+    assert_int_equal(t->stats.end_signal, SIGSEGV);
+    rt_free(t);
+}
+
 /* ---- recording from a signal handler ------------------------------------------------------ */
 
 /* SIGUSR1 every 20 us on the main thread while it records: each handler run makes a span and
@@ -307,6 +359,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_fault_repaired_by_earlier_handler_leaves_recording_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_fault_repaired_by_later_handler_leaves_recording_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_earlier_handler_that_gives_up_still_gets_the_dump, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_handler_chain_loop_after_reopen_ends_in_the_dump, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_calls_from_a_signal_handler_are_recorded_or_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_handler_calls_during_the_first_call_never_deadlock, setup, teardown),
     };

@@ -144,6 +144,9 @@ static int is_function(const struct sigaction *sa)
 
 static void on_crash(int sig, siginfo_t *info, void *uctx);
 
+/* This thread is inside the program's handler that on_crash() called. */
+static __thread int chaining __attribute__((tls_model("initial-exec")));
+
 static int ours_now(int sig)
 {
     struct sigaction cur;
@@ -183,15 +186,26 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     int i = 0;
     while (i < NSIGS - 1 && sigs[i] != sig)
         i++;
-    if (sig != SIGABRT && is_function(&saved[i])) {
+    if (sig != SIGABRT && is_function(&saved[i]) && !chaining) {
+        chaining = 1;
         call_previous(&saved[i], sig, info, uctx);
+        chaining = 0;
         if (!ours_now(sig)) /* it gave up: the process dies by what it left installed */
             dump_once(sig);
         errno = saved_errno;
         return;
     }
     dump_once(sig);
-    sigaction(sig, &saved[i], NULL);
+    if (chaining) {
+        /* the handler we called chained back to us: a loop (a program handler installed
+         * between a close and a reopen saved ours as its previous). End it: die by default */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+    } else {
+        sigaction(sig, &saved[i], NULL);
+    }
     /* a sent signal (abort, kill) is sent again; a fault happens again when we return */
     if (info == NULL || info->si_code <= 0)
         raise(sig);

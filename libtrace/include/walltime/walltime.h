@@ -30,9 +30,10 @@
  *   it (wt_open() or any first call). A call that interrupted another walltime call of its
  *   thread is dropped and counted in the trace's DROPPED record (an interrupted wt_end() or
  *   wt_round_end() is ignored instead: the span stays open and is recorded unclosed with its
- *   parent or its thread); any other call is recorded. wt_open(), wt_flush() and wt_close()
- *   are not for handlers: made from one that interrupted a walltime call, they return
- *   WT_ESTATE and do nothing.
+ *   parent or its thread); any other call is recorded. wt_open(), wt_flush(), wt_close(),
+ *   wt_print_ledger() and wt_pagecache_probe() are not for handlers (they lock, allocate or
+ *   print); wt_open(), wt_flush() and wt_close() made from one that interrupted a walltime
+ *   call return WT_ESTATE and do nothing.
  * - The program's own handlers: crash handlers are installed for SIGSEGV, SIGBUS, SIGILL,
  *   SIGFPE and SIGABRT (unless WALLTIME_SIGNALS=0). A handler the program installed before
  *   walltime's first call runs first; a fault it repairs (mprotect, as JITs and garbage
