@@ -37,6 +37,14 @@ static struct {
 } W;
 
 static atomic_int fail_once;
+/* Held by the writer while it drains, compresses and writes: fork() takes it (through
+ * wt__writer_pause) so a child never inherits the writer stopped inside an allocator or zstd
+ * call, whose locks (a sanitizer's allocator has no fork handling) the child would find taken. */
+static pthread_mutex_t active = PTHREAD_MUTEX_INITIALIZER;
+
+void wt__writer_pause(void) { pthread_mutex_lock(&active); }
+
+void wt__writer_resume(void) { pthread_mutex_unlock(&active); }
 
 void wt__fail(const char *what, int err)
 {
@@ -264,6 +272,7 @@ static void *writer_main(void *arg)
             ;
         const int stop = atomic_load(&wt__g.stop);
         uint64_t req = flush_taken();
+        pthread_mutex_lock(&active); /* fork() waits for the writer to be between passes */
         if (!failed && drain() < 0)
             failed = 1;
         if (stop) {
@@ -271,6 +280,7 @@ static void *writer_main(void *arg)
             if (!failed && write_end() < 0)
                 failed = 1;
         }
+        pthread_mutex_unlock(&active);
         pthread_mutex_lock(&wt__g.flush_lock);
         wt__g.flush_done = req;
         wt__g.flush_rc = failed || atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : 0;
