@@ -1,6 +1,6 @@
 /* Option helpers shared by the subcommands: `--name=value` and `--name value` forms, numbers
- * with a clear usage error, and the anomaly options (thresholds, --budget, --fail-on) that both
- * `ledger` and `anomalies` accept. Usage errors are reported on stderr here; callers return
+ * with a clear usage error, and the anomaly options (thresholds, --budget, --fail-on) that
+ * `ledger`, `anomalies` and `export` accept, into a wt_anomaly_config (analysis.h). Usage errors are reported on stderr here; callers return
  * WT_EXIT_USAGE. */
 #ifndef WT_ARGS_H
 #define WT_ARGS_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "anomalies.h"
+#include "analysis.h"
 
 /* When argv[*i] is the option `name` ("--flat"): for a flag (want_value 0) returns "" ; for an
  * option with a value returns the value, taken from "--name=value" or from the next argument
@@ -20,37 +20,43 @@ const char *wt_args_match(int argc, char **argv, int *i, const char *name, int w
 int wt_args_double(const char *opt, const char *s, double *out);
 int wt_args_int(const char *opt, const char *s, long long *out);
 
-/* "category=SECONDS" or "category=PERCENT%". The category points into spec. 0 or -1. */
+/* "category=SECONDS" or "category=PERCENT%". The category is malloc'ed (the config frees it).
+ * 0 or -1. */
 int wt_args_budget(const char *spec, wt_budget *out);
 
-#define WT_FAIL_MISS 0x1
-#define WT_FAIL_ANOMALY 0x2
-#define WT_FAIL_BUDGET 0x4
-/* "miss", "anomaly", "budget", or a comma-separated list of them: ORs the flags. 0 or -1. */
-int wt_args_fail_on(const char *s, unsigned *flags);
+/* Seconds as "5", "5s", "500ms" or "250us", finite and not negative: 0, or -1 after
+ * reporting "OPT: 'S' is not a duration". */
+int wt_args_seconds(const char *opt, const char *s, double *out);
 
-/* The anomaly options as parsed from a command line. */
-typedef struct wt_anomaly_args {
-    wt_anomaly_opts opts;
-    wt_budget budgets[64];
-    const char *baseline; /* --baseline FILE, or NULL */
-    unsigned fail_on;
-} wt_anomaly_args;
+/* The --fail-on grammar, a comma-separated list of gates:
+ *   KIND          any anomaly of KIND (miss, budget, repeat-miss, ...; anomaly: of any kind)
+ *   KIND>N        more than N of them
+ *   avoidable>S   the MISSes' avoidable seconds over S (a duration as wt_args_seconds())
+ *   untracked>P%  untracked over P percent of wall (0 to 100); untracked>S: over S seconds
+ * Appends to c->gates (each gate's text points into s); 0, or -1 after reporting. */
+int wt_args_fail_on(const char *s, wt_anomaly_config *c);
 
-void wt_anomaly_args_init(wt_anomaly_args *a);
-/* Frees what parsing allocated (the budgets' categories). */
-void wt_anomaly_args_release(wt_anomaly_args *a);
-/* Tries the anomaly options at argv[*i]: 1 when consumed, 0 when not one of them, -1 on a
- * usage error (reported). */
-int wt_anomaly_args_parse(wt_anomaly_args *a, int argc, char **argv, int *i);
+/* Tries the anomaly options at argv[*i] into c: 1 when consumed, 0 when not one of them, -1
+ * on a usage error (reported). */
+int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i);
 /* The help text of the anomaly options. */
 extern const char wt_anomaly_args_help[];
 
-/* The exit status of the --fail-on gate: WT_EXIT_GATE when a selected kind matched, else 0. */
-int wt_anomaly_args_gate(const wt_anomaly_args *a, const wt_anomalies *an);
+/* The exit status of c's --fail-on gates: WT_EXIT_GATE, after saying on stderr which gate
+ * matched and its measure, when one fires on the finished an; else 0. */
+int wt_anomaly_args_gate(const wt_anomaly_config *c, const wt_anomalies *an);
 
-/* The usage errors every subcommand words alike, on stderr: "CMD: unknown option 'OPT'; see
- * '... CMD --help'" and "CMD: no trace file given; see '... CMD --help'". */
+/* Usage errors are worded alike in every subcommand, one line on stderr:
+ *   walltime-analyze: CMD: PROBLEM; see 'walltime-analyze CMD --help'
+ * PROBLEM leads with what is wrong and quotes its subject: "unknown option '--x'", "--top: 'x'
+ * is not an integer" (STYLE.md, The CLI). The helpers here report theirs so. */
+
+/* The subcommand whose usage errors these are; main.c sets it before dispatch ("ledger"
+ * without). */
+void wt_args_set_command(const char *cmd);
+/* A usage error of the current subcommand, printf-style, in the form above. */
+void wt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "unknown option 'OPT'" and "no trace file given" for CMD (which becomes the current one). */
 void wt_args_unknown(const char *cmd, const char *opt);
 void wt_args_no_file(const char *cmd);
 

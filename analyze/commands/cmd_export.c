@@ -562,8 +562,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *shrt, co
 
 int cmd_export(int argc, char **argv)
 {
-    wt_anomaly_args aa;
-    wt_anomaly_args_init(&aa);
+    wt_anomaly_config aa;
+    wt_anomaly_config_init(&aa);
     wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .anomaly = &aa };
     wt_ledger_calc *base = NULL;
     const char *output = NULL, *v;
@@ -665,7 +665,7 @@ int cmd_export(int argc, char **argv)
         print_report(output, &o, &rep);
 out:
     wt_ledger_calc_free(base);
-    wt_anomaly_args_release(&aa);
+    wt_anomaly_config_release(&aa);
     free(owned);
     free(files);
     return status;

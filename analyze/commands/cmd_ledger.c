@@ -40,6 +40,8 @@ static void usage(FILE *out)
             "                           min, median, max, total seconds of their spans\n"
             "  --top N                  labels per category with --by label (10)\n"
             "  --title TEXT             the table's title (default: the file name)\n"
+            "  --all                    every anomaly line (default: the 10 most costly of\n"
+            "                           each group)\n"
             "  --json                   the walltime-ledger/1 JSON object\n"
             "  -h, --help               this help\n"
             "anomaly options (the ANOMALIES list; see `" WT_PROG " anomalies --help`):\n"
@@ -54,12 +56,14 @@ static void usage(FILE *out)
 int cmd_ledger(int argc, char **argv)
 {
     wt_ledger_opts lo = { 0 };
-    wt_anomaly_args aa;
-    wt_anomaly_args_init(&aa);
+    wt_anomaly_config aa;
+    wt_anomaly_config_init(&aa);
     int json = 0, status = WT_EXIT_USAGE, nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     wt_analysis A = { 0 };
-    const char **lines = NULL;
+    char **lines = NULL;
+    size_t n_lines = 0;
+    int all = 0;
     if (!files) {
         status = WT_EXIT_FAIL;
         goto out;
@@ -76,6 +80,8 @@ int cmd_ledger(int argc, char **argv)
             lo.flat = 1;
         } else if (wt_args_match(argc, argv, &i, "--json", 0, &err)) {
             json = 1;
+        } else if (wt_args_match(argc, argv, &i, "--all", 0, &err)) {
+            all = 1;
         } else if ((v = wt_args_match(argc, argv, &i, "--by", 1, &err))) {
             if (strcmp(v, "label") != 0) {
                 wt_cli_error("--by: '%s' is not supported (only 'label')", v);
@@ -121,8 +127,6 @@ int cmd_ledger(int argc, char **argv)
         goto out;
     }
     const wt_ledger_calc *lc = A.lc;
-    size_t n;
-    const wt_anomaly *list = wt_anomalies_list(A.an, &n);
     int wrc;
     if (json) {
         wt_json j;
@@ -133,12 +137,9 @@ int cmd_ledger(int argc, char **argv)
     } else if (lo.flat) {
         wrc = wt_ledger_calc_render_text(lc, stdout, NULL, 0);
     } else {
-        lines = calloc(n ? n : 1, sizeof *lines);
-        if (!lines)
+        if (wt_anomalies_lines(A.an, all ? 0 : WT_ANOMALY_TOP, &lines, &n_lines) < 0)
             goto out;
-        for (size_t i = 0; i < n; i++)
-            lines[i] = list[i].text;
-        wrc = wt_ledger_calc_render_text(lc, stdout, lines, n);
+        wrc = wt_ledger_calc_render_text(lc, stdout, (const char *const *)lines, n_lines);
     }
     if (fflush(stdout) != 0 || wrc < 0) {
         wt_cli_error("cannot write the ledger to stdout");
@@ -148,9 +149,9 @@ int cmd_ledger(int argc, char **argv)
     if (wt_anomaly_args_gate(&aa, A.an))
         status = WT_EXIT_GATE;
 out:
-    free(lines);
+    wt_anomaly_lines_free(lines, n_lines);
     wt_analysis_release(&A);
-    wt_anomaly_args_release(&aa);
+    wt_anomaly_config_release(&aa);
     free(files);
     return status;
 }

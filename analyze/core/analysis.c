@@ -1,7 +1,32 @@
 /* The ledger + anomalies pass shared by the subcommands: see analysis.h. */
 #include "analysis.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+void wt_anomaly_config_init(wt_anomaly_config *c)
+{
+    memset(c, 0, sizeof *c);
+    wt_anomaly_opts_init(&c->opts);
+    c->opts.budgets = c->budgets;
+}
+
+void wt_anomaly_config_release(wt_anomaly_config *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->opts.n_budgets; i++)
+        free((char *)c->budgets[i].category);
+    wt_anomaly_config_init(c);
+}
+
+int wt_anomaly_config_gate(const wt_anomaly_config *c, const wt_anomalies *an, double *value)
+{
+    for (size_t i = 0; i < c->n_gates; i++)
+        if (wt_anomalies_gate(an, &c->gates[i], value))
+            return (int)i;
+    return -1;
+}
 
 /* ---- both analyses (and the caller's callbacks) from one source run ---- */
 

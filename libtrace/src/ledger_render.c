@@ -78,8 +78,10 @@ int wt_ledger_render(FILE *out, const wt_ledger_table *t, const wt_ledger_extras
     if (x && x->anomalies) {
         if (x->n_anomalies) {
             fputs("ANOMALIES:\n", out);
+            /* a line that starts with a space is a member of the group headed above it */
             for (size_t i = 0; i < x->n_anomalies; i++)
-                fprintf(out, "  - %s\n", or_empty(x->anomalies[i]));
+                fprintf(out, or_empty(x->anomalies[i])[0] == ' ' ? "     %s\n" : "  - %s\n",
+                        or_empty(x->anomalies[i]));
         } else {
             fputs("ANOMALIES: none\n", out);
         }
