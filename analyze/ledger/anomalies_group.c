@@ -151,7 +151,8 @@ int wt__an_compose(wt_anomalies *a)
         free(rank);
         return WT_ENOMEM;
     }
-    qsort(a->groups, a->n_groups, sizeof *a->groups, cmp_group);
+    if (a->n_groups)
+        qsort(a->groups, a->n_groups, sizeof *a->groups, cmp_group);
     for (size_t i = 0; i < a->n_groups; i++)
         rank[a->groups[i].first] = i;
     for (int k = 0; k < WT_AN_KIND_COUNT; k++) {
@@ -164,7 +165,8 @@ int wt__an_compose(wt_anomalies *a)
         }
     }
     free(rank);
-    qsort(a->items, n, sizeof *a->items, cmp_item);
+    if (n)
+        qsort(a->items, n, sizeof *a->items, cmp_item);
     size_t at = 0;
     for (size_t g = 0; g < a->n_groups; g++) {
         wt_anomaly_group *og = &a->out_groups[g];
