@@ -712,6 +712,98 @@ static void test_anomalies_gates_fire_past_their_threshold(void **state)
     done(&r);
 }
 
+/* A load shaped like a real one, judged as a person would: 2 processes (ranks 0 and 1, rank 1
+ * started 0.5 s later, overlapping) load 300 tensors each, one label per tensor (t0..t599), on
+ * 2 loader threads, from_pretrained > weight_load > convert + upload, in 2 rounds.
+ * Round 1 is cold: weight_load of tensor i MISSes in 50 + i % 7 ms (its upload 3 ms). Round 2
+ * is warm: weight_load HITs in 6 ms (upload 4 ms), but t17, t217 and t417 miss again as in
+ * round 1. By hand:
+ *   misses: 600 + 3; each costs its time minus the label's median HIT, 6 ms (the three
+ *   repeats have no HIT of their label: the category's, also 6 ms):
+ *   sum(50 + i % 7) = 30000 + 85 * 21 + 10 = 31795 ms, minus 600 * 6; plus 53 + 50 + 54 - 18
+ *   = 28334 ms, "28.3 s"; the most costly 56 - 6 = 50 ms (i % 7 == 6), first in time t6.
+ *   repeats: t17, t217, t417 once each, 157 ms.
+ * Nothing else: no label has 3 spans (outliers), no HIT is slower than a MISS. */
+#define LOAD_MS 1000000LL
+static size_t load_events(wt_event *v, int first, int64_t t0, int64_t *end)
+{
+    size_t n = 0;
+    int64_t t = t0;
+    for (int round = 1; round <= 2; round++) {
+        int64_t th[2] = { t + LOAD_MS, t + LOAD_MS }, rs = t;
+        for (int i = first; i < first + 300; i++) {
+            static char names[600][8];
+            snprintf(names[i], sizeof names[i], "t%d", i);
+            int w = i % 2, miss = round == 1 || i % 200 == 17;
+            int64_t s = th[w], d = miss ? (50 + i % 7) * LOAD_MS : 6 * LOAD_MS;
+            int64_t up = miss ? 3 * LOAD_MS : 4 * LOAD_MS;
+            wt_event e;
+            memset(&e, 0, sizeof e);
+            e.kind = WT_EV_SPAN;
+            e.tid = 10 + (uint64_t)w;
+            e.count = 1;
+            e.label = names[i];
+            if (miss) {
+                e.ts = s + LOAD_MS, e.dur = d - up - 2 * LOAD_MS, e.depth = 2;
+                e.category = "convert";
+                v[n++] = e;
+            }
+            e.ts = s + d - up - LOAD_MS, e.dur = up, e.depth = 2, e.category = "upload";
+            v[n++] = e;
+            e.ts = s, e.dur = d, e.depth = 1, e.category = "weight_load";
+            e.cached = miss ? WT_CACHED_MISS : WT_CACHED_HIT;
+            e.detail = miss ? "cache dir unset" : NULL;
+            v[n++] = e;
+            th[w] = s + d + LOAD_MS;
+        }
+        t = (th[0] > th[1] ? th[0] : th[1]) + LOAD_MS;
+        v[n++] = (wt_event){ .kind = WT_EV_SPAN, .tid = 1, .ts = rs, .dur = t - rs, .count = 1,
+                             .category = "from_pretrained", .label = "model" };
+        v[n++] = (wt_event){ .kind = WT_EV_ROUND, .tid = 1, .ts = rs, .dur = t - rs,
+                             .name = round % 2 ? "keep" : "skip", .count = round };
+    }
+    *end = t;
+    return n;
+}
+
+static void test_anomalies_a_cold_then_warm_600_tensor_load(void **state)
+{
+    static wt_event e0[2 * 300 * 3 + 8], e1[2 * 300 * 3 + 8];
+    int64_t end0, end1;
+    size_t n0 = load_events(e0, 0, S(0.01), &end0), n1 = load_events(e1, 300, S(0.5), &end1);
+    double w0 = (double)(end0 - S(0)) * 1e-9 + 0.1, w1 = (double)(end1 - S(0)) * 1e-9 + 0.1;
+    file_desc f[2] = { { 100, "load", "0", 0, w0, e0, n0 }, { 200, "load", "1", 0.49, w1, e1, n1 } };
+    wt_anomaly_opts o = defaults();
+    run r;
+    go_files(&r, &o, f, 2);
+    assert_int_equal(wt_anomalies_count(r.an, WT_AN_MISS), 603);
+    int lb;
+    assert_float_equal(wt_anomalies_avoidable(r.an, &lb), 28.334, 1e-9);
+    assert_int_equal(wt_anomalies_count(r.an, WT_AN_REPEAT_MISS), 3);
+    size_t n_all;
+    wt_anomalies_list(r.an, &n_all);
+    assert_int_equal(n_all, 603 + 3);
+    char **lines;
+    size_t n;
+    assert_int_equal(wt_anomalies_lines(r.an, WT_ANOMALY_TOP, &lines, &n), 0);
+    /* 606 lines become 15 */
+    assert_int_equal(n, 1 + 10 + 1 + 3);
+    assert_string_equal(lines[0], "603 CACHE MISS in weight_load, 28.3 s avoidable in all; the 10 most costly:");
+    assert_true(strncmp(lines[1], " CACHE MISS in rank 0 (pid 100): weight_load t6 (56.0 ms) \xe2\x80\x94 "
+                                  "cache dir unset; avoidable 50.0 ms (median HIT of the label 6.00 ms)", 116) == 0);
+    for (size_t i = 1; i <= 10; i++)
+        assert_non_null(strstr(lines[i], "avoidable 50.0 ms"));
+    assert_string_equal(lines[11], "3 REPEATED MISS in weight_load, 157 ms lost in all:");
+    /* most costly first: t417 (54 ms, of rank 1), t17 (53 ms), t217 (50 ms) */
+    assert_non_null(strstr(lines[12], "REPEATED MISS in rank 1 (pid 200): weight_load t417 missed "
+                                      "again in a later round than its first load (54.0 ms)"));
+    assert_non_null(strstr(lines[13], "REPEATED MISS in rank 0 (pid 100): weight_load t17 missed "
+                                      "again in a later round than its first load (53.0 ms)"));
+    assert_non_null(strstr(lines[14], "weight_load t217"));
+    wt_anomaly_lines_free(lines, n);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -735,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_anomalies_grouped_by_rule_and_category),
         cmocka_unit_test(test_anomalies_min_cost_holds_back_cheap_findings),
         cmocka_unit_test(test_anomalies_gates_fire_past_their_threshold),
+        cmocka_unit_test(test_anomalies_a_cold_then_warm_600_tensor_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
