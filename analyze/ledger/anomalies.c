@@ -76,7 +76,7 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_a
 static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
                const char *fmt, ...)
 {
-    long g = wt__an_group_add(a, k, proto->category, 1, proto->cost);
+    long g = wt__an_group_add(a, k, title, proto->category, 1, proto->cost);
     if (g < 0)
         return WT_ENOMEM;
     a->counts[k]++;
@@ -673,7 +673,7 @@ static int finish_unlisted_misses(wt_anomalies *a)
             cost = 0;
         a->avoidable += cost;
         a->avoidable_lb = 1;
-        long g = wt__an_group_add(a, WT_AN_MISS, k->category, n, cost);
+        long g = wt__an_group_add(a, WT_AN_MISS, "CACHE MISS", k->category, n, cost);
         if (g < 0)
             return WT_ENOMEM;
         a->groups[g].g.cost_lower_bound = 1;

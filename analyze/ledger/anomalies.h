@@ -154,11 +154,12 @@ double wt_anomalies_min_cost(const wt_anomalies *a);
  * is estimated from their total, *lower_bound is then 1; lower_bound may be NULL). */
 double wt_anomalies_avoidable(const wt_anomalies *a, int *lower_bound);
 
-/* A group: the anomalies of one rule (kind) and one category (NULL for those not about a
- * category). Groups come by kind, then by cost, most costly first; members likewise. */
+/* A group: the anomalies of one rule (kind, and title) and one category (NULL for those not
+ * about a category). Groups come by kind, then by cost, most costly first; members likewise. */
 typedef struct wt_anomaly_group {
     wt_anomaly_kind kind;
-    const char *title;    /* the rule's word: "CACHE MISS", ... (of its first member) */
+    const char *title;    /* the rule's word: "CACHE MISS", ... (no-end: "NO END RECORD" and
+                             "CRASHED" are groups of their own) */
     const char *category; /* NULL: not about a category */
     int64_t count;        /* found, listed or not */
     double cost;          /* their costs summed */
@@ -197,8 +198,8 @@ typedef struct wt_gate {
     double limit;
 } wt_gate;
 /* 1 when gate g fires on the finished a, else 0; *value (may be NULL) gets the measure.
- * Seconds compare at 1 ns and percentages at 1e-6 %, so that a measure equal to its limit as
- * written does not fire on a rounding error. */
+ * Seconds fire when over by more than 0.5 ns, percentages by more than 0.5e-6 %, so that a
+ * measure equal to its limit as written does not fire on a rounding error. */
 int wt_anomalies_gate(const wt_anomalies *a, const wt_gate *g, double *value);
 
 void wt_anomalies_free(wt_anomalies *a);

@@ -25,12 +25,12 @@ const char *wt_anomaly_cost_words(wt_anomaly_kind k)
     return (unsigned)k < WT_AN_KIND_COUNT ? cost_words[k] : NULL;
 }
 
-long wt__an_group_add(wt_anomalies *a, wt_anomaly_kind k, const char *category, int64_t n,
-                      double cost)
+long wt__an_group_add(wt_anomalies *a, wt_anomaly_kind k, const char *title,
+                      const char *category, int64_t n, double cost)
 {
-    /* the key: the kind as a letter, then the category (interned, so its text is its name) */
+    /* the key: the title (one per kind, but no-end has two), then the category */
     char buf[4200];
-    int len = snprintf(buf, sizeof buf, "%c%s%s", 'a' + (int)k, category ? "\x1f" : "",
+    int len = snprintf(buf, sizeof buf, "%s%s%s", title, category ? "\x1f" : "",
                        category ? category : "");
     if (len < 0 || (size_t)len >= sizeof buf)
         len = (int)sizeof buf - 1;
@@ -46,6 +46,7 @@ long wt__an_group_add(wt_anomalies *a, wt_anomaly_kind k, const char *category, 
         an_group *g = &a->groups[a->n_groups];
         memset(g, 0, sizeof *g);
         g->g.kind = k;
+        g->g.title = title;
         g->g.category = category;
         g->first = a->n_groups++;
     }
@@ -175,7 +176,6 @@ int wt__an_compose(wt_anomalies *a)
         while (at < n && a->items[at]->group == g)
             at++;
         og->n_items = (size_t)(a->items + at - og->items);
-        og->title = og->n_items ? og->items[0]->title : NULL;
     }
     return 0;
 }
@@ -186,10 +186,10 @@ const wt_anomaly_group *wt_anomalies_groups(const wt_anomalies *a, size_t *n)
     return a->out_groups;
 }
 
-/* The rule's word for a group whose members were not listed (past the list's cap). */
-static const char *const titles[WT_AN_KIND_COUNT] = {
-    "CACHE MISS", "UNTRACKED", "REPEATED MISS", "SLOW HIT", "SLOW SPAN", "LEFT OPEN",
-    "NO END RECORD", "DROPPED", "DAMAGED", "BUDGET", "REGRESSION",
+/* The words of the rules held to the min cost, for the line that counts those below it. */
+static const char *const below_titles[WT_AN_KIND_COUNT] = {
+    [WT_AN_SLOW_HIT] = "SLOW HIT",
+    [WT_AN_OUTLIER] = "SLOW SPAN",
 };
 
 typedef struct line_buf {
@@ -226,7 +226,7 @@ static void heading(line_buf *l, const wt_anomaly_group *g, size_t shown)
                  AN_SECS(b, g->cost), words);
     if ((int64_t)shown < g->count)
         snprintf(tail, sizeof tail, words ? "; the %zu most costly:" : "; the first %zu:", shown);
-    push(l, "%lld %s%s%s%s%s", (long long)g->count, g->title ? g->title : titles[g->kind],
+    push(l, "%lld %s%s%s%s%s", (long long)g->count, g->title,
          g->category ? " in " : "", g->category ? g->category : "", cost, tail);
 }
 
@@ -236,9 +236,9 @@ static void below_line(line_buf *l, const wt_anomalies *a)
     char buf[512] = "", b[32];
     size_t at = 0;
     for (int k = 0; k < WT_AN_KIND_COUNT; k++)
-        if (a->below[k] && at < sizeof buf)
+        if (a->below[k] && below_titles[k] && at < sizeof buf)
             at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%lld %s", at ? ", " : "",
-                                   (long long)a->below[k], titles[k]);
+                                   (long long)a->below[k], below_titles[k]);
     if (at)
         push(l, "%s cost less than %s each (the min cost): not shown", buf,
              AN_SECS(b, a->min_cost));
@@ -281,10 +281,11 @@ void wt_anomaly_lines_free(char **lines, size_t n)
     free(lines);
 }
 
-/* x > limit, at a resolution `res` (1e-9 for seconds): equal as written does not fire. */
+/* x > limit by more than half the resolution `res` (1 ns for seconds): a measure equal to its
+ * limit as written does not fire on a rounding error (20.000000000000004 % > 20 %). */
 static int over(double x, double limit, double res)
 {
-    return llround(x / res) > llround(limit / res);
+    return x - limit > res / 2;
 }
 
 int wt_anomalies_gate(const wt_anomalies *a, const wt_gate *g, double *value)

@@ -121,10 +121,11 @@ const char *wt__an_secs(char *buf, size_t size, double s);
 /* The string interned in a (NULL for NULL or out of memory). */
 const char *wt__an_intern(wt_anomalies *a, const char *s);
 
-/* Counts n anomalies of total cost `cost` into the group of (k, category), made on first
- * sight (category interned in a, or NULL); returns the group's index, or -1 out of memory. */
-long wt__an_group_add(wt_anomalies *a, wt_anomaly_kind k, const char *category, int64_t n,
-                      double cost);
+/* Counts n anomalies of total cost `cost` into the group of (title, category), made on first
+ * sight (title static, category interned in a or NULL); returns the group's index, or -1 out
+ * of memory. */
+long wt__an_group_add(wt_anomalies *a, wt_anomaly_kind k, const char *title,
+                      const char *category, int64_t n, double cost);
 
 /* The end of finish: texts with process names, the list, the groups sorted. 0 or WT_ENOMEM. */
 int wt__an_compose(wt_anomalies *a);
