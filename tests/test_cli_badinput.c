@@ -303,6 +303,9 @@ static void test_cli_usage_errors_follow_one_pattern(void **state)
         { "info --bogus bad_good.wtrace", "walltime-analyze: info: unknown option '--bogus'; see 'walltime-analyze info --help'" },
         { "dump", "walltime-analyze: dump: no trace file given; see 'walltime-analyze dump --help'" },
         { "--bogus bad_good.wtrace", "walltime-analyze: ledger: unknown option '--bogus'; see 'walltime-analyze ledger --help'" },
+        { "anomalies --json=1 bad_good.wtrace", "walltime-analyze: anomalies: option '--json' takes no value; see 'walltime-analyze anomalies --help'" },
+        { "anomalies -x bad_good.wtrace", "walltime-analyze: anomalies: unknown option '-x'; see 'walltime-analyze anomalies --help'" },
+        { "anomalies bad_good.wtrace --min-cost", "walltime-analyze: anomalies: option '--min-cost' needs a value; see 'walltime-analyze anomalies --help'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         outcome r = run(cases[i][0]);

@@ -210,12 +210,11 @@ int wt_args_fail_on(const char *s, wt_anomaly_config *c)
     return 0;
 }
 
-int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i)
+int wt_anomaly_args_opt(wt_anomaly_config *c, int code, const char *v)
 {
-    int err = 0;
-    const char *v;
     long long n;
-    if ((v = wt_args_match(argc, argv, i, "--budget", 1, &err))) {
+    switch (code) {
+    case WT_OPT_BUDGET:
         if (c->opts.n_budgets >= WT_MAX_BUDGETS) {
             wt_usage_error("--budget: at most %d", WT_MAX_BUDGETS);
             return -1;
@@ -223,31 +222,61 @@ int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i)
         if (wt_args_budget(v, &c->budgets[c->opts.n_budgets]) < 0)
             return -1;
         c->opts.n_budgets++;
-        return 1;
-    }
-    if (!err && (v = wt_args_match(argc, argv, i, "--baseline", 1, &err))) {
+        return 0;
+    case WT_OPT_BASELINE:
         c->baseline = v;
-        return 1;
-    }
-    if (!err && (v = wt_args_match(argc, argv, i, "--fail-on", 1, &err)))
-        return wt_args_fail_on(v, c) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--min-cost", 1, &err)))
-        return wt_args_seconds("--min-cost", v, &c->opts.min_cost_s) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--untracked-pct", 1, &err)))
-        return wt_args_double("--untracked-pct", v, &c->opts.untracked_pct) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--outlier-factor", 1, &err)))
-        return wt_args_double("--outlier-factor", v, &c->opts.outlier_factor) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--baseline-pct", 1, &err)))
-        return wt_args_double("--baseline-pct", v, &c->opts.baseline_pct) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--baseline-min", 1, &err)))
-        return wt_args_double("--baseline-min", v, &c->opts.baseline_min_s) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--repeat-miss", 1, &err))) {
+        return 0;
+    case WT_OPT_FAIL_ON:
+        return wt_args_fail_on(v, c);
+    case WT_OPT_MIN_COST:
+        return wt_args_seconds("--min-cost", v, &c->opts.min_cost_s);
+    case WT_OPT_UNTRACKED_PCT:
+        return wt_args_double("--untracked-pct", v, &c->opts.untracked_pct);
+    case WT_OPT_OUTLIER_FACTOR:
+        return wt_args_double("--outlier-factor", v, &c->opts.outlier_factor);
+    case WT_OPT_BASELINE_PCT:
+        return wt_args_double("--baseline-pct", v, &c->opts.baseline_pct);
+    case WT_OPT_BASELINE_MIN:
+        return wt_args_double("--baseline-min", v, &c->opts.baseline_min_s);
+    case WT_OPT_REPEAT_MISS:
         if (wt_args_int("--repeat-miss", v, &n) < 0)
             return -1;
         c->opts.repeat_miss = n;
-        return 1;
+        return 0;
+    default:
+        return -1;
     }
-    return err ? -1 : 0;
+}
+
+static const struct option anomaly_longopts[] = { WT_ANOMALY_LONGOPTS, { NULL, 0, NULL, 0 } };
+
+int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i)
+{
+    for (const struct option *o = anomaly_longopts; o->name; o++) {
+        char name[64];
+        snprintf(name, sizeof name, "--%s", o->name);
+        int err = 0;
+        const char *v = wt_args_match(argc, argv, i, name, 1, &err);
+        if (err)
+            return -1;
+        if (v)
+            return wt_anomaly_args_opt(c, o->val, v) < 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+void wt_args_getopt_error(int rc, char **argv)
+{
+    /* ':' a known option without its value; '?' an unknown one, or a flag given a value
+     * (optopt is then its code); the offending word is the last one getopt_long read */
+    const char *word = argv[optind - 1];
+    const char *eq = strchr(word, '=');
+    if (rc == ':')
+        wt_usage_error("option '%s' needs a value", word);
+    else if (optopt != 0 && word[0] == '-' && word[1] == '-' && eq)
+        wt_usage_error("option '%.*s' takes no value", (int)(eq - word), word);
+    else
+        wt_usage_error("unknown option '%s'", word);
 }
 
 const char wt_anomaly_args_help[] =

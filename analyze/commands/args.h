@@ -5,6 +5,7 @@
 #ifndef WT_ARGS_H
 #define WT_ARGS_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,9 +37,41 @@ int wt_args_seconds(const char *opt, const char *s, double *out);
  * Appends to c->gates (each gate's text points into s); 0, or -1 after reporting. */
 int wt_args_fail_on(const char *s, wt_anomaly_config *c);
 
-/* Tries the anomaly options at argv[*i] into c: 1 when consumed, 0 when not one of them, -1
+/* The anomaly options, as getopt_long(3) entries for a subcommand's table (their codes are
+ * above any character), and what one of them sets in c: 0, or -1 after reporting a usage
+ * error. The values' grammars (budgets, gates, durations) are ours. */
+enum {
+    WT_OPT_BUDGET = 0x100,
+    WT_OPT_BASELINE,
+    WT_OPT_FAIL_ON,
+    WT_OPT_MIN_COST,
+    WT_OPT_UNTRACKED_PCT,
+    WT_OPT_OUTLIER_FACTOR,
+    WT_OPT_BASELINE_PCT,
+    WT_OPT_BASELINE_MIN,
+    WT_OPT_REPEAT_MISS,
+    WT_OPT_FIRST_FREE /* the first code a subcommand may use for its own options */
+};
+#define WT_ANOMALY_LONGOPTS                                                                    \
+    { "budget", required_argument, NULL, WT_OPT_BUDGET },                                      \
+        { "baseline", required_argument, NULL, WT_OPT_BASELINE },                              \
+        { "fail-on", required_argument, NULL, WT_OPT_FAIL_ON },                                \
+        { "min-cost", required_argument, NULL, WT_OPT_MIN_COST },                              \
+        { "untracked-pct", required_argument, NULL, WT_OPT_UNTRACKED_PCT },                    \
+        { "outlier-factor", required_argument, NULL, WT_OPT_OUTLIER_FACTOR },                  \
+        { "baseline-pct", required_argument, NULL, WT_OPT_BASELINE_PCT },                      \
+        { "baseline-min", required_argument, NULL, WT_OPT_BASELINE_MIN },                      \
+        { "repeat-miss", required_argument, NULL, WT_OPT_REPEAT_MISS }
+int wt_anomaly_args_opt(wt_anomaly_config *c, int code, const char *value);
+
+/* For the option loops not on getopt_long yet: tries the anomaly options at argv[*i] into c
+ * ("--name value" or "--name=value", exact names): 1 when consumed, 0 when not one of them, -1
  * on a usage error (reported). */
 int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i);
+
+/* Reports what getopt_long(3) returned `rc` (':' or '?', with opterr 0 and an optstring that
+ * starts with ':') for: "option 'OPT' needs a value" or "unknown option 'OPT'". */
+void wt_args_getopt_error(int rc, char **argv);
 /* The help text of the anomaly options. */
 extern const char wt_anomaly_args_help[];
 

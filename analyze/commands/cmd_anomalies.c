@@ -140,32 +140,33 @@ int cmd_anomalies(int argc, char **argv)
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        int err = 0;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_JSON = WT_OPT_FIRST_FREE, OPT_ALL };
+    static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
+                                              { "json", no_argument, NULL, OPT_JSON },
+                                              { "all", no_argument, NULL, OPT_ALL },
+                                              WT_ANOMALY_LONGOPTS,
+                                              { NULL, 0, NULL, 0 } };
+    int c;
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h') {
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        }
-        if (wt_args_match(argc, argv, &i, "--json", 0, &err)) {
+        } else if (c == OPT_JSON) {
             json = 1;
-            continue;
-        }
-        if (wt_args_match(argc, argv, &i, "--all", 0, &err)) {
+        } else if (c == OPT_ALL) {
             all = 1;
-            continue;
-        }
-        int r = wt_anomaly_args_parse(&aa, argc, argv, &i);
-        if (r < 0)
+        } else if (c == ':' || c == '?') {
+            wt_args_getopt_error(c, argv);
             goto out;
-        if (r == 0) {
-            if (WT_ARGS_IS_OPTION(argv[i])) {
-                wt_args_unknown("anomalies", argv[i]);
-                goto out;
-            }
-            files[nfiles++] = argv[i];
+        } else if (wt_anomaly_args_opt(&aa, c, optarg) < 0) {
+            goto out;
         }
     }
+    for (int i = optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (nfiles == 0) {
         wt_args_no_file("anomalies");
         goto out;
