@@ -328,19 +328,27 @@ void wt_args_no_file(const char *cmd)
 int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FILE *), int *json,
                        char **files, int *nfiles)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_JSON = WT_OPT_FIRST_FREE };
+    static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
+                                              { "json", no_argument, NULL, OPT_JSON },
+                                              { NULL, 0, NULL, 0 } };
+    int c;
+    wt_args_set_command(cmd);
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h') {
             usage(stdout);
             return WT_EXIT_OK;
-        } else if (!strcmp(argv[i], "--json")) {
+        } else if (c == OPT_JSON) {
             *json = 1;
-        } else if (WT_ARGS_IS_OPTION(argv[i])) {
-            wt_args_unknown(cmd, argv[i]);
-            return WT_EXIT_USAGE;
         } else {
-            files[(*nfiles)++] = argv[i];
+            wt_args_getopt_error(c, argv);
+            return WT_EXIT_USAGE;
         }
     }
+    for (int i = optind; i < argc; i++)
+        files[(*nfiles)++] = argv[i];
     if (*nfiles == 0) {
         wt_args_no_file(cmd);
         return WT_EXIT_USAGE;
