@@ -164,6 +164,7 @@ int wt_anomalies_file_begin(wt_anomalies *a, const char *path, const wt_trace_in
     an_file *f = &a->files[a->n_files++];
     memset(f, 0, sizeof *f);
     f->pid = a->pid;
+    wt_procname_init(&f->who, f->pid);
     f->start = f->end = a->start;
     f->miss_begin = a->n_misses;
     f->program = program_of(a, info ? info->cmdline : NULL);
@@ -462,9 +463,8 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
         return 0;
     }
     case WT_EV_META:
-        if (ev->name && !strcmp(ev->name, "rank") && ev->detail && a->n_files &&
-            !(a->files[a->n_files - 1].rank = wt__an_intern(a, ev->detail)))
-            return WT_ENOMEM;
+        if (a->n_files)
+            wt_procname_event(&a->files[a->n_files - 1].who, ev);
         return 0;
     default:
         return 0;

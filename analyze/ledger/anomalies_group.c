@@ -4,7 +4,6 @@
  * heading with the total avoidable seconds and the ten most costly (anomalies.h). */
 #include "anomalies_int.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,12 +66,8 @@ static int name_files(wt_anomalies *a)
     int several = 0;
     for (size_t i = 0; i < a->n_files; i++) {
         an_file *f = &a->files[i];
-        char buf[160];
-        if (f->rank)
-            snprintf(buf, sizeof buf, "rank %.64s (pid %" PRIu64 ")", f->rank, f->pid);
-        else
-            snprintf(buf, sizeof buf, "pid %" PRIu64, f->pid);
-        if (!(f->name = wt__an_intern(a, buf)))
+        char buf[WT_PROCNAME_MAX];
+        if (!(f->name = wt__an_intern(a, wt_procname_format(&f->who, buf, sizeof buf))))
             return -1;
         several |= f->pid != a->files[0].pid;
     }

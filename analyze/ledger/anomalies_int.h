@@ -4,6 +4,7 @@
 #define WT_ANALYZE_ANOMALIES_INT_H
 
 #include "anomalies.h"
+#include "procname.h"
 #include "spanstat.h"
 
 #define NS 1e-9
@@ -51,7 +52,7 @@ typedef struct an_key {
 /* One file (process) of the run. */
 typedef struct an_file {
     uint64_t pid;
-    const char *rank;    /* the run metadata "rank", or NULL */
+    wt_procname who;     /* its pid and rank (the run metadata "rank"), for its name */
     const char *program; /* the command's first word, without its directory */
     const char *name;    /* "rank N (pid P)" or "pid P", made at finish */
     int64_t start, end;  /* process start; end record or last event */
