@@ -296,23 +296,6 @@ const char wt_anomaly_args_help[] =
     "                           (more than N), avoidable>S (the misses' avoidable seconds),\n"
     "                           untracked>P% or untracked>S; quote it: --fail-on='miss>10'\n";
 
-int wt_anomaly_args_gate(const wt_anomaly_config *c, const wt_anomalies *an)
-{
-    double v;
-    int i = wt_anomaly_config_gate(c, an, &v);
-    if (i < 0)
-        return 0;
-    const wt_gate *g = &c->gates[i];
-    if (g->measure == WT_GATE_COUNT)
-        wt_cli_error("--fail-on: '%s' matched: %.0f found", c->gate_text[i], v);
-    else if (g->measure == WT_GATE_UNTRACKED_PCT)
-        wt_cli_error("--fail-on: '%s' matched: %.2f%% untracked", c->gate_text[i], v);
-    else
-        wt_cli_error("--fail-on: '%s' matched: %.3f s %s", c->gate_text[i], v,
-                     g->measure == WT_GATE_AVOIDABLE ? "avoidable" : "untracked");
-    return WT_EXIT_GATE;
-}
-
 void wt_args_unknown(const char *cmd, const char *opt)
 {
     wt_args_set_command(cmd);

@@ -75,9 +75,6 @@ void wt_args_getopt_error(int rc, char **argv);
 /* The help text of the anomaly options. */
 extern const char wt_anomaly_args_help[];
 
-/* The exit status of c's --fail-on gates: WT_EXIT_GATE, after saying on stderr which gate
- * matched and its measure, when one fires on the finished an; else 0. */
-int wt_anomaly_args_gate(const wt_anomaly_config *c, const wt_anomalies *an);
 
 /* Usage errors are worded alike in every subcommand, one line on stderr:
  *   walltime-analyze: CMD: PROBLEM; see 'walltime-analyze CMD --help'

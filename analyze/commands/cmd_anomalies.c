@@ -197,7 +197,7 @@ int cmd_anomalies(int argc, char **argv)
         goto out;
     }
     status = wt_source_exit_status(&A.res);
-    if (wt_anomaly_args_gate(&aa, an))
+    if (wt_anomaly_config_status(&aa, an))
         status = WT_EXIT_GATE;
 out:
     wt_anomaly_lines_free(lines, n_lines);

@@ -146,7 +146,7 @@ int cmd_ledger(int argc, char **argv)
         goto out;
     }
     status = wt_source_exit_status(&A.res);
-    if (wt_anomaly_args_gate(&aa, A.an))
+    if (wt_anomaly_config_status(&aa, A.an))
         status = WT_EXIT_GATE;
 out:
     wt_anomaly_lines_free(lines, n_lines);

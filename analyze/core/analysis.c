@@ -28,6 +28,23 @@ int wt_anomaly_config_gate(const wt_anomaly_config *c, const wt_anomalies *an, d
     return -1;
 }
 
+int wt_anomaly_config_status(const wt_anomaly_config *c, const wt_anomalies *an)
+{
+    double v;
+    int i = wt_anomaly_config_gate(c, an, &v);
+    if (i < 0)
+        return 0;
+    const wt_gate *g = &c->gates[i];
+    if (g->measure == WT_GATE_COUNT)
+        wt_cli_error("--fail-on: '%s' matched: %.0f found", c->gate_text[i], v);
+    else if (g->measure == WT_GATE_UNTRACKED_PCT)
+        wt_cli_error("--fail-on: '%s' matched: %.2f%% untracked", c->gate_text[i], v);
+    else
+        wt_cli_error("--fail-on: '%s' matched: %.3f s %s", c->gate_text[i], v,
+                     g->measure == WT_GATE_AVOIDABLE ? "avoidable" : "untracked");
+    return WT_EXIT_GATE;
+}
+
 /* ---- both analyses (and the caller's callbacks) from one source run ---- */
 
 static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)

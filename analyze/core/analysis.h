@@ -56,6 +56,9 @@ void wt_anomaly_config_release(wt_anomaly_config *c);
 /* The index of the first of c's gates that fires on the finished `an`, with its measure in
  * *value; -1 when none does. */
 int wt_anomaly_config_gate(const wt_anomaly_config *c, const wt_anomalies *an, double *value);
+/* The exit status of c's gates on the finished an: WT_EXIT_GATE after saying on stderr which
+ * gate matched and its measure ("--fail-on: 'miss>0' matched: 600 found"), else 0. */
+int wt_anomaly_config_status(const wt_anomaly_config *c, const wt_anomalies *an);
 
 /* The results of wt_analysis_run(), owned by the caller: wt_analysis_release(). */
 typedef struct wt_analysis {
