@@ -21,9 +21,10 @@ const char *wt_args_match(int argc, char **argv, int *i, const char *name, int w
 int wt_args_double(const char *opt, const char *s, double *out);
 int wt_args_int(const char *opt, const char *s, long long *out);
 
-/* "category=SECONDS" or "category=PERCENT%". The category is malloc'ed (the config frees it).
- * 0 or -1. */
-int wt_args_budget(const char *spec, wt_budget *out);
+/* The value of --budget (self 0) or --budget-self (self 1), named `opt` in messages:
+ * "CATEGORY=SECONDS" or "CATEGORY=PERCENT%" (0 to 100). The category is malloc'ed (the config
+ * frees it). 0, or -1 after reporting a malformed value or a share over 100%. */
+int wt_args_budget(const char *opt, const char *spec, int self, wt_budget *out);
 
 /* Seconds as "5", "5s", "500ms" or "250us", finite and not negative: 0, or -1 after
  * reporting "OPT: 'S' is not a duration". */
@@ -42,6 +43,7 @@ int wt_args_fail_on(const char *s, wt_anomaly_config *c);
  * error. The values' grammars (budgets, gates, durations) are ours. */
 enum {
     WT_OPT_BUDGET = 0x100,
+    WT_OPT_BUDGET_SELF,
     WT_OPT_BASELINE,
     WT_OPT_FAIL_ON,
     WT_OPT_MIN_COST,
@@ -54,6 +56,7 @@ enum {
 };
 #define WT_ANOMALY_LONGOPTS                                                                    \
     { "budget", required_argument, NULL, WT_OPT_BUDGET },                                      \
+        { "budget-self", required_argument, NULL, WT_OPT_BUDGET_SELF },                        \
         { "baseline", required_argument, NULL, WT_OPT_BASELINE },                              \
         { "fail-on", required_argument, NULL, WT_OPT_FAIL_ON },                                \
         { "min-cost", required_argument, NULL, WT_OPT_MIN_COST },                              \
@@ -75,6 +78,10 @@ void wt_args_getopt_error(int rc, char **argv);
 /* The help text of the anomaly options. */
 extern const char wt_anomaly_args_help[];
 
+/* After the run, before any output: every budget's category must be in the trace (a typo
+ * would make a CI gate always pass). 0, or -1 after reporting the unknown category and the
+ * categories that exist (the caller exits WT_EXIT_USAGE). */
+int wt_anomaly_args_check(const wt_anomaly_config *c, const wt_ledger_result *r);
 
 /* Usage errors are worded alike in every subcommand, one line on stderr:
  *   walltime-analyze: CMD: PROBLEM; see 'walltime-analyze CMD --help'

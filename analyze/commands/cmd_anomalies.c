@@ -179,6 +179,10 @@ int cmd_anomalies(int argc, char **argv)
             wt_cli_error("anomalies: out of memory");
         goto out;
     }
+    if (wt_anomaly_args_check(&aa, wt_ledger_calc_result(A.lc)) < 0) {
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     const wt_anomalies *an = A.an;
     const size_t top = all ? 0 : WT_ANOMALY_TOP;
     if (json) {
@@ -190,7 +194,7 @@ int cmd_anomalies(int argc, char **argv)
         }
         puts(n_lines ? "ANOMALIES:" : "ANOMALIES: none");
         for (size_t i = 0; i < n_lines; i++)
-            printf(lines[i][0] == ' ' ? "     %s\n" : "  - %s\n", lines[i]);
+            printf(lines[i][0] == ' ' ? "  %s\n" : "  - %s\n", lines[i]); /* as the ledger */
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         wt_cli_error("cannot write to stdout");

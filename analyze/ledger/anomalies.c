@@ -33,30 +33,6 @@ void wt_anomaly_opts_init(wt_anomaly_opts *o)
     o->min_cost_s = -1.0;
 }
 
-const char *wt__an_secs(char *buf, size_t size, double s)
-{
-    const double a = fabs(s);
-    if (!isfinite(s))
-        snprintf(buf, size, "%g s", s);
-    else if (a == 0)
-        snprintf(buf, size, "0 s");
-    else if (a >= 99.95)
-        snprintf(buf, size, "%.0f s", s);
-    else if (a >= 9.995)
-        snprintf(buf, size, "%.1f s", s);
-    else if (a >= 0.9995)
-        snprintf(buf, size, "%.2f s", s);
-    else if (a >= 0.09995)
-        snprintf(buf, size, "%.0f ms", s * 1e3);
-    else if (a >= 0.009995)
-        snprintf(buf, size, "%.1f ms", s * 1e3);
-    else if (a >= 0.0009995)
-        snprintf(buf, size, "%.2f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.0f \xc2\xb5s", s * 1e6);
-    return buf;
-}
-
 const char *wt__an_intern(wt_anomalies *a, const char *s)
 {
     if (!s)
@@ -337,7 +313,7 @@ static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t d
 {
     wt_anomaly p = { .pid = ev->pid, .tid = ev->tid, .ts = ev->ts, .dur = dur,
                      .category = k->category, .label = k->label, .seconds = sec };
-    char b[32];
+    char b[WT_LEDGER_SECONDS_MAX];
     return add(a, WT_AN_UNCLOSED, "LEFT OPEN", &p,
                "%s %s (%s) was still open at exit or crash (thread %llu), ended then",
                k->category, k->label, AN_SECS(b, sec), (unsigned long long)ev->tid);
@@ -641,7 +617,7 @@ static int finish_misses(wt_anomalies *a)
                          .category = k->category, .label = k->label, .detail = m->detail,
                          .seconds = sec, .cost = cost };
         const char *detail = m->detail ? m->detail : WT_LEDGER_MISS_DEFAULT;
-        char b1[32], b2[32], b3[32];
+        char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
         int rc;
         if (of)
             rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
@@ -694,7 +670,7 @@ static int finish_keys(wt_anomalies *a)
 {
     const wt_anomaly_opts *o = &a->opts;
     int rc = 0;
-    char b1[32], b2[32];
+    char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX];
     for (size_t i = 0; i < a->n_keys && rc == 0; i++) {
         an_key *k = &a->keys[i];
         /* not held to the min cost: each repeat is small, but a cache that never warms is
@@ -767,7 +743,7 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
     const wt_anomaly_opts *o = &a->opts;
     const double wall = l->wall > 0 ? l->wall : 0.0;
     wt_anomaly p = { .pid = a->first_pid, .ts = a->first_start };
-    char b1[32], b2[32], b3[32];
+    char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
     int rc = 0;
     if (wall > 0 && 100.0 * l->untracked / wall > o->untracked_pct) {
         p.seconds = l->untracked;
@@ -779,21 +755,23 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
     for (size_t i = 0; i < o->n_budgets && rc == 0; i++) {
         const wt_budget *b = &o->budgets[i];
         const wt_ledger_cat *c = find_cat(l, b->category);
-        double sec = c ? c->seconds : 0.0;
-        double limit = b->percent ? b->limit / 100.0 * wall : b->limit;
+        const double sec = c ? (b->self ? c->seconds : c->inclusive) : 0.0;
+        const double limit = b->percent ? b->limit / 100.0 * wall : b->limit;
         if (sec <= limit)
             continue;
+        const char *what = b->self ? "self" : "inclusive";
         p.category = wt__an_intern(a, b->category);
         p.seconds = sec;
         p.cost = sec - limit;
         if (b->percent)
             rc = add(a, WT_AN_BUDGET, "BUDGET", &p,
-                     "%s took %s = %.1f%% of wall, over its budget of %g%% (by %s)", b->category,
-                     AN_SECS(b1, sec), wall > 0 ? 100.0 * sec / wall : 0.0, b->limit,
-                     AN_SECS(b2, sec - limit));
+                     "%s took %s %s = %.1f%% of wall, over its budget of %g%% (by %s)",
+                     b->category, AN_SECS(b1, sec), what, wall > 0 ? 100.0 * sec / wall : 0.0,
+                     b->limit, AN_SECS(b2, sec - limit));
         else
-            rc = add(a, WT_AN_BUDGET, "BUDGET", &p, "%s took %s, over its budget of %g s (by %s)",
-                     b->category, AN_SECS(b1, sec), b->limit, AN_SECS(b2, sec - limit));
+            rc = add(a, WT_AN_BUDGET, "BUDGET", &p, "%s took %s %s, over its budget of %s (by %s)",
+                     b->category, AN_SECS(b1, sec), what, AN_SECS(b3, b->limit),
+                     AN_SECS(b2, sec - limit));
     }
     for (size_t i = 0; base && i < l->n_cats && rc == 0; i++) {
         const wt_ledger_cat *c = &l->cats[i];

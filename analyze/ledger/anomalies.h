@@ -36,7 +36,8 @@
  *   no-end       a trace without its end record; a trace ended by a signal
  *   dropped      events dropped by the recorder
  *   damaged      a damaged file (results cover what was readable)
- *   budget       --budget cat=SECONDS or cat=PERCENT% exceeded (row seconds of the ledger)
+ *   budget       --budget cat=SECONDS or cat=PERCENT% exceeded by the category's inclusive
+ *                seconds (--budget-self: its self seconds, the ledger's row)
  *   baseline     a category that grew by more than baseline_pct % (20) and baseline_min_s
  *                seconds (0.5) against the --baseline trace's ledger
  * slow-hit and outlier fire only when their cost is at least min_cost_s (default max(1% of
@@ -97,10 +98,14 @@ typedef struct wt_anomaly {
     size_t group;         /* the index of its group in wt_anomalies_groups() */
 } wt_anomaly;
 
+/* A budget is on a category's inclusive seconds (the wall-clock time its spans were open,
+ * so a parent category that wraps its children is held to its whole span), or with `self` on
+ * its self seconds (the ledger's row). */
 typedef struct wt_budget {
     const char *category;
     double limit;   /* seconds, or percent of wall when percent */
     int percent;
+    int self;       /* 0: inclusive seconds; 1: self seconds */
 } wt_budget;
 
 typedef struct wt_anomaly_opts {
@@ -175,9 +180,9 @@ const char *wt_anomaly_cost_words(wt_anomaly_kind k);
 
 /* The grouped list as lines to print under "ANOMALIES:": a group of one is its line; a larger
  * group is a heading, "600 CACHE MISS in weight_load, 41.2 s avoidable in all; the 10 most
- * costly:" (the tail is ":" when all are shown), then its `top` most costly members (every
- * member when top is 0), each line starting with a space: a member, to print indented under
- * the heading. Last, a line counting what fell below the min cost and what was not listed.
+ * costly:" (as the recorder's exit ledger words it), then its `top` most costly members
+ * (every member when top is 0), each line starting with two spaces: a continuation line, to
+ * print under the heading (wt_ledger_extras). Last, a line counting what fell below the min cost and what was not listed.
  * *lines (an array of n malloc'ed strings, caller frees both with wt_anomaly_lines_free()).
  * Returns 0 or WT_ENOMEM (then *lines is NULL). */
 int wt_anomalies_lines(const wt_anomalies *a, size_t top, char ***lines, size_t *n);

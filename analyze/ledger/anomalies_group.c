@@ -214,13 +214,12 @@ static void push(line_buf *l, const char *fmt, ...)
 /* "600 CACHE MISS in weight_load, 41.2 s avoidable in all; the 10 most costly:" */
 static void heading(line_buf *l, const wt_anomaly_group *g, size_t shown)
 {
-    char cost[96] = "", tail[64] = ":", b[32];
+    char cost[96] = "", tail[64], b[WT_LEDGER_SECONDS_MAX];
     const char *words = wt_anomaly_cost_words(g->kind);
     if (words)
         snprintf(cost, sizeof cost, ", %s%s %s in all", g->cost_lower_bound ? "at least " : "",
                  AN_SECS(b, g->cost), words);
-    if ((int64_t)shown < g->count)
-        snprintf(tail, sizeof tail, words ? "; the %zu most costly:" : "; the first %zu:", shown);
+    snprintf(tail, sizeof tail, words ? "; the %zu most costly:" : "; the first %zu:", shown);
     push(l, "%lld %s%s%s%s%s", (long long)g->count, g->title,
          g->category ? " in " : "", g->category ? g->category : "", cost, tail);
 }
@@ -228,7 +227,7 @@ static void heading(line_buf *l, const wt_anomaly_group *g, size_t shown)
 /* "1611 SLOW HIT, 3 SLOW SPAN cost less than 12.3 ms each (the min cost): not shown" */
 static void below_line(line_buf *l, const wt_anomalies *a)
 {
-    char buf[512] = "", b[32];
+    char buf[512] = "", b[WT_LEDGER_SECONDS_MAX];
     size_t at = 0;
     for (int k = 0; k < WT_AN_KIND_COUNT; k++)
         if (a->below[k] && below_titles[k] && at < sizeof buf)
@@ -252,7 +251,7 @@ int wt_anomalies_lines(const wt_anomalies *a, size_t top, char ***out, size_t *n
         size_t shown = top && top < g[i].n_items ? top : g[i].n_items;
         heading(&l, &g[i], shown);
         for (size_t j = 0; j < shown; j++)
-            push(&l, " %s", g[i].items[j]->text);
+            push(&l, "  %s", g[i].items[j]->text);
     }
     below_line(&l, a);
     if (a->omitted)

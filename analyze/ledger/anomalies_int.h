@@ -6,6 +6,7 @@
 #include "anomalies.h"
 #include "procname.h"
 #include "spanstat.h"
+#include "walltime/ledger.h"
 
 #define NS 1e-9
 
@@ -115,9 +116,9 @@ struct wt_anomalies {
  * as part of the last kept round. */
 #define AN_MAX_ROUNDS 65536
 
-/* `s` seconds for a person, three significant digits: "41.2 s", "412 ms", "4.12 ms", "41 µs". */
-const char *wt__an_secs(char *buf, size_t size, double s);
-#define AN_SECS(buf, s) wt__an_secs(buf, sizeof buf, s)
+/* `s` seconds for a person, the one precision rule of every human output (walltime/ledger.h):
+ * "41.2 s", "412 ms", "4.12 ms". buf is a char array of WT_LEDGER_SECONDS_MAX. */
+#define AN_SECS(buf, s) wt_ledger_fmt_seconds(buf, sizeof buf, s)
 
 /* The string interned in a (NULL for NULL or out of memory). */
 const char *wt__an_intern(wt_anomalies *a, const char *s);
