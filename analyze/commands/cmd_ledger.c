@@ -71,52 +71,55 @@ int cmd_ledger(int argc, char **argv)
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        int err = 0;
-        const char *v;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_FLAT = WT_OPT_FIRST_FREE, OPT_JSON, OPT_ALL, OPT_BY, OPT_TOP, OPT_TITLE };
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },         { "flat", no_argument, NULL, OPT_FLAT },
+        { "json", no_argument, NULL, OPT_JSON },    { "all", no_argument, NULL, OPT_ALL },
+        { "by", required_argument, NULL, OPT_BY },  { "top", required_argument, NULL, OPT_TOP },
+        { "title", required_argument, NULL, OPT_TITLE },
+        WT_ANOMALY_LONGOPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        long long n = 0;
+        if (c == 'h') {
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        }
-        if (wt_args_match(argc, argv, &i, "--flat", 0, &err)) {
+        } else if (c == OPT_FLAT) {
             lo.flat = 1;
-        } else if (wt_args_match(argc, argv, &i, "--json", 0, &err)) {
+        } else if (c == OPT_JSON) {
             json = 1;
-        } else if (wt_args_match(argc, argv, &i, "--all", 0, &err)) {
+        } else if (c == OPT_ALL) {
             all = 1;
-        } else if ((v = wt_args_match(argc, argv, &i, "--by", 1, &err))) {
-            if (strcmp(v, "label") != 0) {
-                wt_cli_error("--by: '%s' is not supported (only 'label')", v);
+        } else if (c == OPT_BY) {
+            if (strcmp(optarg, "label") != 0) {
+                wt_usage_error("--by: '%s' is not supported (only 'label')", optarg);
                 goto out;
             }
             lo.by_label = 1;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--top", 1, &err))) {
-            long long n = 0;
-            if (wt_args_int("--top", v, &n) < 0)
+        } else if (c == OPT_TOP) {
+            if (wt_args_int("--top", optarg, &n) < 0)
                 goto out;
             if (n < 1 || n > 100000) {
-                wt_cli_error("--top: '%s' is not between 1 and 100000", v);
+                wt_usage_error("--top: '%s' is not between 1 and 100000", optarg);
                 goto out;
             }
             lo.top = (int)n;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--title", 1, &err))) {
-            lo.title = v;
-        } else if (!err) {
-            int r = wt_anomaly_args_parse(&aa, argc, argv, &i);
-            if (r < 0)
-                goto out;
-            if (r == 0) {
-                if (WT_ARGS_IS_OPTION(argv[i])) {
-                    wt_args_unknown("ledger", argv[i]);
-                    goto out;
-                }
-                files[nfiles++] = argv[i];
-            }
-        }
-        if (err)
+        } else if (c == OPT_TITLE) {
+            lo.title = optarg;
+        } else if (c == ':' || c == '?') {
+            wt_args_getopt_error(c, argv);
             goto out;
+        } else if (wt_anomaly_args_opt(&aa, c, optarg) < 0) {
+            goto out;
+        }
     }
+    for (int i = optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (nfiles == 0) {
         wt_args_no_file("ledger");
         goto out;
