@@ -55,6 +55,8 @@ static char *open_tmpl;
 /* In a forked child: the pid it was forked from (else 0), for its header. */
 static uint64_t forked_from;
 static pid_t pid_at_fork;
+/* wt_summary_handover() was called: the host prints the exit table, the library nothing. */
+static atomic_int summary_handed_over;
 
 __attribute__((destructor)) static void at_exit(void)
 {
@@ -317,7 +319,7 @@ static int close_locked(void)
         close(wt__g.fd);
     wt__g.fd = -1;
     atomic_store(&wt__g.state, WT__ST_CLOSED);
-    if (!failed && wt__g.summary) {
+    if (!failed && wt__g.summary && !atomic_load(&summary_handed_over)) {
         if (!wt__agg_empty())
             wt__agg_print("end of run",
                           (double)(wt__mono_ns() - wt__g.process_start_ns) * 1e-9);
@@ -328,6 +330,35 @@ static int close_locked(void)
     free(atomic_exchange(&wt__g.path, NULL));
     return failed ? WT_EIO : 0;
 }
+
+/* Reads the environment once, as the first call does, without opening the trace. */
+static void env_read(void)
+{
+    if (wt__busy || in_life)
+        return; /* from a signal handler inside a walltime call: the caller's call reads it */
+    wt__busy_on();
+    life_lock();
+    init_locked();
+    life_unlock();
+    wt__busy_off();
+}
+
+int wt_env_recording(void)
+{
+    env_read();
+    return atomic_load(&wt__g.state) != WT__ST_DISABLED;
+}
+
+wt_exit_print wt_env_summary(void)
+{
+    if (!wt_env_recording())
+        return WT_SUMMARY_NONE;
+    return wt__g.summary == WT__SUMMARY_FLAT ? WT_SUMMARY_FLAT
+           : wt__g.summary                   ? WT_SUMMARY_RECONCILED
+                                             : WT_SUMMARY_NONE;
+}
+
+void wt_summary_handover(void) { atomic_store(&summary_handed_over, 1); }
 
 int wt_enabled(void) { return atomic_load_explicit(&wt__g.on, memory_order_relaxed); }
 

@@ -14,8 +14,8 @@
  *
  * Invariants: every function runs with the GIL held, which is what guards the ledger (the
  * module is single-phase, one state per process); calls that wait for I/O release it. With
- * recording off (TT_WALLTIME=0 or WALLTIME=0 at import) every call returns at its first check
- * and nothing reaches the ledger, as in the seed. */
+ * recording off (TT_WALLTIME or WALLTIME off at import, by the library's reading of them) every
+ * call returns at its first check and nothing reaches the ledger, as in the seed. */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,6 +23,7 @@
 #include "ext.h"
 
 int wtpy_on;
+static int wtpy_summary; /* wt_exit_print, read at import */
 unsigned wtpy_gen = 1;
 unsigned wtpy_name_gen = 1;
 __thread unsigned wtpy_t_named;
@@ -323,6 +324,17 @@ static PyObject *m_trace_path(PyObject *m, PyObject *unused)
 
 static PyObject *m_enabled(PyObject *m, PyObject *unused) { return PyBool_FromLong(wtpy_on); }
 
+/* The exit print the library's reading of WALLTIME_SUMMARY chose: 0 none, 1 the library's
+ * reconciled ledger, 2 the seed's table (printed by the module, see _atexit). */
+static PyObject *m_summary(PyObject *m, PyObject *unused) { return PyLong_FromLong(wtpy_summary); }
+
+/* The module prints the exit table itself: the library then prints nothing at close. */
+static PyObject *m_summary_handover(PyObject *m, PyObject *unused)
+{
+    wt_summary_handover();
+    Py_RETURN_NONE;
+}
+
 static PyObject *m_strerror(PyObject *m, PyObject *code)
 {
     const long c = PyLong_AsLong(code);
@@ -361,6 +373,8 @@ static PyMethodDef methods[] = {
     { "trace_path", (PyCFunction)m_trace_path, METH_NOARGS, "the trace file's path, or None" },
     { "enabled", (PyCFunction)m_enabled, METH_NOARGS, "whether this process records" },
     { "strerror", (PyCFunction)m_strerror, METH_O, "the message of a negative code" },
+    { "_summary", (PyCFunction)m_summary, METH_NOARGS, NULL },
+    { "_summary_handover", (PyCFunction)m_summary_handover, METH_NOARGS, NULL },
     { "_ledger", (PyCFunction)wtpy_ledger_rows, METH_NOARGS, NULL },
     { "_ledger_reset", (PyCFunction)wtpy_ledger_reset, METH_NOARGS, NULL },
     { "_set_decorator", (PyCFunction)m_set_decorator, METH_O, NULL },
@@ -381,17 +395,13 @@ static void after_fork_child(void)
     wtpy_name_gen++;
 }
 
-/* The seed's switch, and the library's: "0" turns recording off. */
-static int env_off(const char *name)
-{
-    const char *v = getenv(name);
-    return v && strcmp(v, "0") == 0;
-}
-
 PyMODINIT_FUNC PyInit__walltime(void)
 {
     PyObject *m = NULL, *threading = NULL;
-    wtpy_on = !env_off("TT_WALLTIME") && !env_off("WALLTIME");
+    /* the switches are the library's: it reads TT_WALLTIME/WALLTIME by its own rule (the
+       seed's "0" among its words), once; the hot calls then check wtpy_on only */
+    wtpy_on = wt_env_recording();
+    wtpy_summary = (int)wt_env_summary();
     wtpy_empty = PyUnicode_FromString("");
     if (!wtpy_empty || wtpy_ledger_init() || wtpy_span_init())
         goto fail;

@@ -5,8 +5,9 @@ Migration from the seed is one line::
     from models.tt_dit.utils import walltime   # before
     import walltime                             # after
 
-``record``, ``timed``, ``render``, the ledger printed at exit and ``TT_WALLTIME=0`` behave as
-the seed's do (same names, arguments, defaults, arithmetic and text). In addition every span
+``record``, ``timed``, ``render`` and ``TT_WALLTIME=0`` behave as the seed's do (same names,
+arguments, defaults, arithmetic and text); the seed's exit print is ``WALLTIME_SUMMARY=flat``
+(by default the library prints its reconciled ledger at exit instead). In addition every span
 goes into the process's trace file (``walltime-analyze``, Perfetto), together with the spans
 C and C++ code of the same process records through libwalltime; and the C API is here in
 Python form: ``span`` (a context manager and decorator whose outcome is set inside the
@@ -205,13 +206,21 @@ except ImportError:  # pragma: no cover - a Python without multiprocessing
     pass
 
 
+# WALLTIME_SUMMARY as the library reads it: the one table a process prints at exit.
+_SUMMARY_NONE, _SUMMARY_RECONCILED, _SUMMARY_FLAT = 0, 1, 2
+
+
 def _atexit() -> None:
-    # The seed's exit print: the ledger on stdout once, at teardown, when anything was recorded.
-    if not _ext.enabled():
+    # One exit print per process. By default it is the library's reconciled ledger (stderr, at
+    # its close: C and Python spans, nested, the trace named); with WALLTIME_SUMMARY=flat it is
+    # the seed's print, here: the ledger on stdout once, at teardown, when anything was
+    # recorded, and the library is told to print nothing.
+    if _ext._summary() != _SUMMARY_FLAT:
         return
     rows, _ = _ext._ledger()
     if not rows:
         return
+    _ext._summary_handover()
     try:
         print(render("end of run"))  # noqa: T201
     except (ValueError, OSError):

@@ -1,7 +1,8 @@
 """The seed's API, unchanged: record() sums worked out by hand with the seed's arithmetic,
 render() byte for byte as the seed prints it for the same calls (the expected text below was
-printed by the seed's own module and is written here literally), timed() nesting, the exit
-print, the disabled mode, and a span left by an exception."""
+printed by the seed's own module and is written here literally), timed() nesting, the one
+exit print in each WALLTIME_SUMMARY mode, the disabled mode by the library's switch words, and
+a span left by an exception."""
 
 import json
 import unittest
@@ -111,13 +112,34 @@ sys.stdout.write(walltime.render("empty", walltime._Ledger(), wall=0.0))
         self.assertEqual(clamped, SEED_CLAMPED)
         self.assertEqual(empty, SEED_EMPTY)
 
-    def test_exit_prints_the_ledger_on_stdout(self):
-        r = self.run_py(CALLS)
-        # the exit print is render("end of run") with the wall since import: the rows match
-        self.assertIn("WALL-TIME LEDGER · end of run", r.out)
-        self.assertIn("weight_load              3.8", r.out)
-        self.assertIn("  - CACHE MISS: weight_load layer2 (1.1s) — TT_DIT_CACHE_DIR unset", r.out)
-        self.assertEqual(r.out.count("WALL-TIME LEDGER"), 1)
+    def test_one_exit_print_in_each_mode(self):
+        # WALLTIME_SUMMARY unset (empty: the default), flat, 0: exactly one table, or none
+        default = self.run_py(CALLS, {"WALLTIME_SUMMARY": ""})
+        flat = self.run_py(CALLS, {"WALLTIME_SUMMARY": "flat"})
+        off = self.run_py(CALLS, {"WALLTIME_SUMMARY": "0"})
+        # default: the library's reconciled ledger on stderr, nothing on stdout
+        self.assertEqual(default.out, "")
+        self.assertEqual(default.err.count("WALL-TIME LEDGER"), 1)
+        self.assertIn("WALL-TIME LEDGER · end of run\n", default.err)
+        self.assertIn("category                self   %wall  inclusive   count   notes\n", default.err)
+        # grouped misses; avoidable by hand: each MISS less the median HIT (0.35 s):
+        # 2.25 - 0.35 = 1.90, 1.15 - 0.35 = 0.80, 2.70 in all
+        self.assertIn("ANOMALIES:\n"
+                      "  - 2 CACHE MISS in weight_load, 2.70 s avoidable in all; the 2 most costly:\n"
+                      "    layer0 (2.25 s) — key changed; avoidable 1.90 s\n"
+                      "    layer2 (1.15 s) — TT_DIT_CACHE_DIR unset or blocking key changed;"
+                      " avoidable 800 ms\n", default.err)
+        [path] = default.traces()
+        self.assertTrue(default.err.endswith(
+            f"walltime: trace written to '{path}'; the full analysis: walltime-analyze ledger '{path}'\n"))
+        # flat: the seed's exit print, render("end of run") on stdout; the wall since import is
+        # below the 45.8 s tracked, so it is raised to it: the clamped table, exactly
+        self.assertEqual(flat.out, SEED_CLAMPED.replace("· clamped", "· end of run") + "\n")
+        self.assertEqual(flat.err, "")
+        self.assertEqual(len(flat.traces()), 1)  # the trace is still written
+        # 0: nothing at all
+        self.assertEqual((off.out, off.err), ("", ""))
+        self.assertEqual(len(off.traces()), 1)
 
     def test_no_exit_print_when_nothing_was_recorded(self):
         r = self.run_py("import walltime\n")
@@ -152,7 +174,9 @@ print(led.cats["phase"].seconds, led.cats["weight_load"].seconds, led.cats["weig
         self.assertGreaterEqual(sp["layer0"]["dur"], 30_000_000)
 
     def test_disabled_records_nothing(self):
-        for env in ({"TT_WALLTIME": "0"}, {"WALLTIME": "0"}):
+        # the library's switch words: 0/off/false/no, any case, in either variable
+        for env in ({"TT_WALLTIME": "0"}, {"WALLTIME": "0"}, {"WALLTIME": "off"},
+                    {"TT_WALLTIME": "false"}, {"WALLTIME": "No", "WALLTIME_SUMMARY": "flat"}):
             with self.subTest(env=env):
                 r = self.run_py(CALLS + """
 with walltime.timed("phase", "x") as s:
@@ -165,6 +189,18 @@ print(walltime.timed("a", "b") is walltime.timed("c", "d"))
 """, env)
                 self.assertEqual(r.out, "False None 0\nTrue\n")  # no exit print either
                 self.assertEqual(r.traces(), [])
+
+    def test_switched_on_by_a_true_word(self):
+        for env in ({"WALLTIME": "yes"}, {"TT_WALLTIME": "1", "WALLTIME": "TRUE"}):
+            with self.subTest(env=env):
+                r = self.run_py("""
+import walltime
+with walltime.span("phase", "x"):
+    pass
+print(walltime.enabled(), walltime.trace_path() is not None)
+""", env)
+                self.assertEqual(r.out, "True True\n")
+                self.assertEqual(len(r.traces()), 1)
 
     def test_exception_ends_the_span_with_its_type_and_goes_on(self):
         r = self.run_py("""

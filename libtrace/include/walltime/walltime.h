@@ -174,6 +174,27 @@ WT_API int wt_close(void);
 /* 1 when calls are being recorded, 0 when not (disabled, closed, or turned off by an error). */
 WT_API int wt_enabled(void);
 
+/* The table printed at exit, chosen by WALLTIME_SUMMARY. */
+typedef enum wt_exit_print {
+    WT_SUMMARY_NONE = 0,       /* WALLTIME_SUMMARY=0: no exit print */
+    WT_SUMMARY_RECONCILED = 1, /* the default: the reconciled ledger */
+    WT_SUMMARY_FLAT = 2        /* WALLTIME_SUMMARY=flat: the seed's flat table */
+} wt_exit_print;
+
+/* What the environment configures, read as the first call reads it but without starting to
+ * record (no file is opened): for a host that keeps state of its own beside the recorder,
+ * such as the Python module, so that it follows the library's rules rather than a copy.
+ * wt_env_recording(): 1 unless WALLTIME or TT_WALLTIME turn recording off.
+ * wt_env_summary(): the exit print WALLTIME_SUMMARY chose (WT_SUMMARY_NONE when recording
+ * is off). */
+WT_API int wt_env_recording(void);
+WT_API wt_exit_print wt_env_summary(void);
+
+/* The caller prints its own table at exit in place of the library's (the Python module
+ * with WALLTIME_SUMMARY=flat prints the seed's table on stdout): from now on the library
+ * prints neither its exit ledger nor the trace path line at close. */
+WT_API void wt_summary_handover(void);
+
 /* The path of the trace file being written, or NULL when there is none. Valid until
  * wt_close(). */
 WT_API const char *wt_trace_path(void);
