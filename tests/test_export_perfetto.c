@@ -52,6 +52,10 @@ typedef struct slice {
     int64_t ts, dur;
     int track;
 } slice;
+_Static_assert(sizeof((slice *)0)->name == sizeof((open_s *)0)->name &&
+                   sizeof((slice *)0)->cat == sizeof((open_s *)0)->cat &&
+                   sizeof((slice *)0)->cached == sizeof((open_s *)0)->cached,
+               "an ended slice copies its open span's fields whole");
 
 typedef struct instant {
     char name[64], cat[64], text[256];
@@ -181,12 +185,13 @@ static void packet_done(decoded *d, pkt *p)
             d->unbalanced++;
             return;
         }
-        open_s *o = &t->stack[--t->sp];
+        const open_s *o = &t->stack[--t->sp];
         assert_true(d->ns < MAXS);
         slice *s = &d->s[d->ns++];
-        snprintf(s->name, sizeof s->name, "%s", o->name);
-        snprintf(s->cat, sizeof s->cat, "%s", o->cat);
-        snprintf(s->cached, sizeof s->cached, "%s", o->cached);
+        /* same-sized fields of two different arrays: plain copies, nothing to cut */
+        memcpy(s->name, o->name, sizeof s->name);
+        memcpy(s->cat, o->cat, sizeof s->cat);
+        memcpy(s->cached, o->cached, sizeof s->cached);
         s->ts = o->ts;
         s->dur = p->ts - o->ts;
         s->track = (int)(t - d->t);

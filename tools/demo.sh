@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
-cmake -S . -B build >/dev/null
+cmake -S . -B build -DWT_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 out=${OUT_DIR:-demo}
 mkdir -p "$out"
