@@ -12,14 +12,17 @@
  *   need not outlive the call. NULL is accepted wherever a string is, meaning "none".
  * - Without wt_open() the recorder starts by itself on first use, with the path from the
  *   environment (below), and closes at exit.
- * - With WALLTIME=0 or TT_WALLTIME=0 in the environment every call is a no-op costing a
- *   branch, and no file is written.
+ * - With WALLTIME=0 (or off, false, no) or TT_WALLTIME=0 in the environment every call is a
+ *   no-op costing a branch, and no file is written.
  * - Thread safety: every function may be called from any thread at any time. Spans belong to
  *   the thread that began them; wt_end() on another thread is ignored.
  * - Recording calls are not async-signal-safe: do not call them from a signal handler (a
  *   thread's first call allocates, a new string takes a lock).
  *
- * Environment (read once, at the first call):
+ * Environment (read once, at the first call). Switches take 0/off/false/no and 1/on/true/yes
+ * in any case; unset or empty means the default. A value a variable does not take, and a
+ * WALLTIME_* name not listed here, get one warning line each on stderr at start (none when
+ * recording is off) and are otherwise ignored.
  *   WALLTIME=0 / TT_WALLTIME=0   record nothing.
  *   WALLTIME_TRACE=TEMPLATE      output path; %p pid, %t start time (YYYYmmdd-HHMMSS),
  *                                %h host name, %% a percent sign. Default:
@@ -28,7 +31,7 @@
  *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
  *   WALLTIME_SIGNALS=0           install no crash handlers.
  *   WALLTIME_CLOCK=monotonic     time with clock_gettime(CLOCK_MONOTONIC) even where the
- *                                invariant TSC (the default, cheaper) is available.
+ *                                invariant TSC (the default, cheaper; =tsc) is available.
  *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
  *   WALLTIME_RING=N              ring entries per recording thread, a power of two
  *                                1024..1048576 (tuning; default 16384, 24 bytes each).
