@@ -561,7 +561,7 @@ static void usage(FILE *out)
           "  --cache-dir DIR        the conversion cache (unset: every tensor is converted)\n"
           "  --data-dir DIR         the fp32 checkpoint, written once ($TMPDIR/model_load-data)\n"
           "  --kernels N            kernels the warm-up compiles (8)\n"
-          "  --steps N              generation steps (16)\n"
+          "  --steps N              generation steps (8)\n"
           "  --rounds N             build 2N times, keep/skip alternating, for compare (0: once)\n"
           "  -h, --help             this help\n",
           out);
@@ -634,7 +634,7 @@ static int make_dir(const char *dir)
 
 int main(int argc, char **argv)
 {
-    opts o = { .layers = 8, .per_layer = 6, .threads = 2, .size_kb = 1024, .steps = 16,
+    opts o = { .layers = 8, .per_layer = 6, .threads = 2, .size_kb = 1024, .steps = 8,
                .kernels = 8, .rounds = 0, .dtype = "bf16", .layout = "tile" };
     char data_dir[4096];
     const int parsed = parse_options(argc, argv, &o);
