@@ -127,6 +127,23 @@ def check_reconciles(name, led):
     check(led["untracked_s"] >= 0, "%s: untracked %.9f below 0" % (name, led["untracked_s"]))
 
 
+def check_threads(name, led, builds, tensors_loaded, prepare):
+    """The loader threads hold the weight_load, convert and upload spans; main the rest. Which
+    loader took which layer is up to the scheduler, so only their sum is fixed."""
+    by_name = {}
+    for t in led["threads"]:
+        by_name.setdefault("loader" if t["name"].startswith("loader-") else t["name"], []).append(t)
+    loaders = sum(t["spans"] for t in by_name.get("loader", []))
+    want = builds * LAYERS + 2 * tensors_loaded
+    check(loaders == want, "%s: loader threads hold %d spans, %d expected" % (name, loaders, want))
+    check(len(by_name.get("loader", [])) <= THREADS * builds,
+          "%s: more loader threads than --threads per build" % name)
+    main_spans = sum(t["spans"] for t in by_name.get("main", []))
+    want = builds * (1 + 1 + STEPS) + (1 if prepare else 0)
+    check(main_spans == want, "%s: main holds %d spans, %d expected" % (name, main_spans, want))
+    check(set(by_name) <= {"main", "loader"}, "%s: unexpected threads %s" % (name, sorted(by_name)))
+
+
 def check_misses(name, trace, n, detail):
     """n CACHE MISS anomalies, all in convert, one per tensor, each detail starting `detail`."""
     an = anomalies(trace)
@@ -144,6 +161,7 @@ def check_misses(name, trace, n, detail):
 def check_single_load(name, trace, esize, hits, misses, detail, prepare=False):
     led = ledger(trace)
     check_span_counts(name, led, 1, TENSORS, prepare)
+    check_threads(name, led, 1, TENSORS, prepare)
     check_cache(name, led, hits, misses)
     check_device_bytes(name, led, trace, TENSORS, esize)
     check_reconciles(name, led)
@@ -179,6 +197,7 @@ def scenario_rounds(work):
     led = ledger(trace)
     loaded = rounds * (TENSORS + SKIP_TENSORS)
     check_span_counts("rounds", led, 2 * rounds, loaded, prepare=False)
+    check_threads("rounds", led, 2 * rounds, loaded, prepare=False)
     check_cache("rounds", led, loaded - TENSORS, TENSORS)
     check_reconciles("rounds", led)
     check_misses("rounds", trace, TENSORS, "not in the cache")
