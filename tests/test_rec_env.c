@@ -14,7 +14,7 @@
 
 /* One child's environment: NULL-terminated "NAME=value" strings. */
 typedef struct env_case {
-    const char *vars[8];
+    const char *vars[12];
     int reopen; /* close and open again: the warnings must not repeat */
 } env_case;
 
@@ -138,12 +138,13 @@ static void test_rec_env_each_bad_value_gets_one_line(void **state)
 {
     const env_case c = { .vars = { "WALLTIME_SUMMARY=0", "WALLTIME_RING=3000", "WALLTIME_ZSTD_LEVEL=20",
                            "WALLTIME_CLOCK=fast", "WALLTIME_SIGNALS=nope", "WALLTIME_RING=4096x",
-                           NULL } };
+                           "WALLTIME_RANK=-1", NULL } };
     int recorded;
     const char *err = run_case(&c, &recorded);
     assert_true(recorded);
     /* RING set twice: the second value stands (4096x: not a whole number) */
-    assert_int_equal(lines(err), 4);
+    assert_int_equal(lines(err), 5);
+    assert_non_null(strstr(err, "WALLTIME_RANK='-1'"));
     assert_non_null(strstr(err, "WALLTIME_RING='4096x'"));
     assert_non_null(strstr(err, "WALLTIME_ZSTD_LEVEL='20'"));
     assert_non_null(strstr(err, "WALLTIME_CLOCK='fast'"));
@@ -154,7 +155,8 @@ static void test_rec_env_good_tuning_values_pass_silently(void **state)
 {
     const env_case c = { .vars = { "WALLTIME_SUMMARY=no", "WALLTIME_RING=1024", "WALLTIME_ZSTD_LEVEL=-7",
                            "WALLTIME_CLOCK=Monotonic", "WALLTIME_SIGNALS=yes",
-                           "WALLTIME_READER_THREAD=0", NULL } };
+                           "WALLTIME_READER_THREAD=0", "WALLTIME_RANK=7",
+                           "WALLTIME_SOURCE_DIR=/src/walltime", NULL } };
     int recorded;
     assert_string_equal(run_case(&c, &recorded), "");
     assert_true(recorded);

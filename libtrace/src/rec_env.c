@@ -110,8 +110,24 @@ static int set_template(const char *v)
     return 0;
 }
 
-/* Read by the trace reader (reader.c), not here; listed so its name is not called unknown. */
-static int set_reader_thread(const char *v) { return strcmp(v, "0") && strcmp(v, "1") ? -1 : 0; }
+/* Variables read elsewhere, listed so that their names are not called unknown and their
+ * values are checked the way their readers take them. */
+static int set_reader_thread(const char *v) /* the trace reader, reader.c */
+{
+    return strcmp(v, "0") && strcmp(v, "1") ? -1 : 0;
+}
+
+static int set_rank(const char *v) /* rec_proc.c: metadata "rank" */
+{
+    long r;
+    return strspn(v, "0123456789") == strlen(v) ? int_in(v, 0, 0x7fffffffL, &r) : -1;
+}
+
+static int set_any(const char *v) /* python/wt_build.py: WALLTIME_SOURCE_DIR, a path */
+{
+    (void)v;
+    return 0;
+}
 
 typedef struct env_var {
     const char *name;
@@ -129,6 +145,8 @@ static const env_var vars[] = {
     { "WALLTIME_ZSTD_LEVEL", set_level, "an integer -7..19" },
     { "WALLTIME_RING", set_ring, "a power of two 1024..1048576" },
     { "WALLTIME_READER_THREAD", set_reader_thread, "0 or 1" },
+    { "WALLTIME_RANK", set_rank, "a decimal integer 0..2147483647" },
+    { "WALLTIME_SOURCE_DIR", set_any, "a directory" },
 };
 #define N_VARS (sizeof vars / sizeof vars[0])
 
