@@ -121,6 +121,12 @@ static void test_rec_env_summary_false_word_prints_no_ledger(void **state)
     /* and without it, the ledger does print: the case above is not quiet by accident */
     const env_case loud = { .vars = { NULL } };
     assert_true(lines(run_case(&loud, &recorded)) > 3);
+    /* flat, any case: the seed's table (no inclusive column), and no warning */
+    const env_case flat = { .vars = { "WALLTIME_SUMMARY=Flat", NULL } };
+    const char *err = run_case(&flat, &recorded);
+    assert_non_null(strstr(err, "TOTAL (wall)"));
+    assert_null(strstr(err, "inclusive"));
+    assert_null(strstr(err, "ignoring"));
 }
 
 static void test_rec_env_unknown_value_warns_once_and_keeps_recording(void **state)

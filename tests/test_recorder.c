@@ -276,12 +276,14 @@ static void test_recorder_disabled_writes_no_file(void **state)
 /* ---- the exit ledger ------------------------------------------------------------------ */
 
 /* Plain spans (the writer's batched path) and measured ones, with HIT and MISS: the seed's
- * table at exit must tally them. Only wt_record's seconds are exact, so the checks are the
- * counts, the notes and the compile row, worked out by hand from the seed's format strings. */
+ * table at exit (WALLTIME_SUMMARY=flat) must tally them. Only wt_record's seconds are exact,
+ * so the checks are the counts, the notes and the compile row, worked out by hand from the
+ * seed's format strings. The reconciled exit ledger has its tests in test_exit_ledger.c. */
 static int child_exit_ledger(void *arg)
 {
     (void)arg;
     setenv("WALLTIME_TRACE", path, 1);
+    setenv("WALLTIME_SUMMARY", "flat", 1);
     for (int i = 0; i < 3; i++) {
         const wt_span h = wt_begin("load", "a");
         wt_end(h, WT_CACHED_HIT, 1, NULL);

@@ -71,7 +71,14 @@ static int set_recording(const char *v)
     return rc;
 }
 
-static int set_summary(const char *v) { return set_switch(v, &wt__g.summary); }
+static int set_summary(const char *v)
+{
+    if (strcasecmp(v, "flat") == 0) {
+        wt__g.summary = WT__SUMMARY_FLAT; /* the seed's table at exit */
+        return 0;
+    }
+    return set_switch(v, &wt__g.summary);
+}
 static int set_signals(const char *v) { return set_switch(v, &wt__g.signals); }
 
 static int set_clock(const char *v)
@@ -139,7 +146,7 @@ static const env_var vars[] = {
     { "WALLTIME", set_recording, "off/false/no/0 or on/true/yes/1" },
     { "TT_WALLTIME", set_recording, "off/false/no/0 or on/true/yes/1" },
     { "WALLTIME_TRACE", set_template, "a path template" },
-    { "WALLTIME_SUMMARY", set_summary, "off/false/no/0 or on/true/yes/1" },
+    { "WALLTIME_SUMMARY", set_summary, "off/false/no/0, on/true/yes/1 or flat" },
     { "WALLTIME_SIGNALS", set_signals, "off/false/no/0 or on/true/yes/1" },
     { "WALLTIME_CLOCK", set_clock, "monotonic or tsc" },
     { "WALLTIME_ZSTD_LEVEL", set_level, "an integer -7..19" },

@@ -271,7 +271,8 @@ int wt_close(void)
         if (!wt__agg_empty())
             wt__agg_print("end of run",
                           (double)(wt__mono_ns() - wt__g.process_start_ns) * 1e-9);
-        fprintf(stderr, "walltime: trace written to '%s'\n", wt__g.path);
+        fprintf(stderr, "walltime: trace written to '%s'; the full analysis: walltime-analyze ledger '%s'\n",
+                wt__g.path, wt__g.path);
         fflush(stderr);
     }
     free(wt__g.path);

@@ -104,13 +104,15 @@ typedef struct wt__tstate {
     struct wt__tstate *next; /* immutable once published */
 } wt__tstate;
 
+#define WT__SUMMARY_FLAT 2 /* WALLTIME_SUMMARY=flat: the seed's table at exit */
+
 enum { WT__ST_UNINIT = 0, WT__ST_OPEN, WT__ST_CLOSED, WT__ST_DISABLED, WT__ST_FAILED };
 
 typedef struct wt__rec {
     atomic_int on;    /* the hot path's one check: 1 while recording */
     atomic_int state; /* WT__ST_* */
     /* configuration, from the environment at the first call */
-    int summary, signals, force_monotonic, zstd_level;
+    int summary, signals, force_monotonic, zstd_level; /* summary: 0, 1, WT__SUMMARY_FLAT */
     uint32_t ring_entries;
     char *path_template;
     /* the open file */
@@ -186,7 +188,20 @@ void wt__fail_reset(void);
 /* write() until done (EINTR retried); 0 or -1 with errno. Async-signal-safe. */
 int wt__write_all(int fd, const uint8_t *p, size_t n);
 
-/* rec_ledger.c: flat per-category aggregates, fed by the writer. */
+/* rec_ledger.c: the exit ledger's aggregates, fed by the writer: the flat view per span or
+ * per run (wt__agg_span, wt__agg_run, wt__agg_miss) and the reconciled view per span, in
+ * batches, in the order the thread ended them (wt__agg_nest). */
+typedef struct wt__agg_item {
+    uint32_t cat, depth;
+    wt_cached cached;
+    int64_t end, dur; /* ns */
+    int64_t bytes;    /* 0: none */
+    int unclosed;     /* ended at exit, crash or its parent's end, not by its own end */
+} wt__agg_item;
+void wt__agg_nest(uint64_t tid, const wt__agg_item *items, size_t n);
+/* Thread `tid` exited and all its events are written: it will start no more spans, so it no
+ * longer holds back the folding of the coverage set (its spans in progress still count). */
+void wt__agg_thread_gone(uint64_t tid);
 void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count);
 /* A run of spans of category `cat`: the end of its first span (ends within a thread's run
@@ -197,6 +212,9 @@ void wt__agg_miss(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns)
 void wt__agg_reset(void);
 void wt__agg_lock(void);
 void wt__agg_unlock(void);
+/* The END record's time: from then on the printed wall ends there (as the analyzer's does),
+ * not at the `wall` wt__agg_print() is given. */
+void wt__agg_end(int64_t end_ns);
 void wt__agg_print(const char *title, double wall);
 int wt__agg_empty(void);
 

@@ -200,8 +200,10 @@ static int drain(void)
     for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
          ts = ts->next) {
         if (atomic_load_explicit(&ts->status, memory_order_acquire) == WT__TS_DEAD &&
-            atomic_load(&ts->tail) == atomic_load(&ts->head))
+            atomic_load(&ts->tail) == atomic_load(&ts->head)) {
+            wt__agg_thread_gone(ts->tid); /* before the state can be recycled */
             atomic_store_explicit(&ts->status, WT__TS_FREE, memory_order_release);
+        }
     }
     return 0;
 fail:
@@ -212,7 +214,9 @@ fail:
 
 static int write_end(void)
 {
-    TRY(wt__enc_end(&W.sink.enc, wt__mono_ns(), WT__END_CLEAN, 0));
+    const int64_t now = wt__mono_ns();
+    wt__agg_end(now); /* the exit ledger's wall ends where the trace's does */
+    TRY(wt__enc_end(&W.sink.enc, now, WT__END_CLEAN, 0));
     return wflush(&W.sink);
 }
 

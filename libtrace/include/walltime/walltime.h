@@ -145,8 +145,11 @@ WT_API int wt_enabled(void);
  * wt_close(). */
 WT_API const char *wt_trace_path(void);
 
-/* Prints the seed's ledger of what was recorded so far (flat arithmetic, from in-memory
- * per-category aggregates) to stderr, titled `title`. The same print runs at exit. */
+/* Prints the ledger of what was recorded so far to stderr, titled `title`, from in-memory
+ * aggregates: the reconciled one (self and inclusive time, each instant of wall once, as
+ * walltime-analyze ledger; spans whose parent has not ended yet count as if it ended with
+ * them), or the seed's flat table with WALLTIME_SUMMARY=flat or 0. The same print runs at
+ * exit unless WALLTIME_SUMMARY=0. */
 WT_API void wt_print_ledger(const char *title);
 
 /* ---- Scope spans for C -------------------------------------------------------------
