@@ -59,6 +59,8 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
         int64_t start = kind == WT__K_SPAN_MEASURED ? end - (int64_t)e->t0 : wt__tick_ns(c, e->t0);
         if (start > end)
             start = end;
+        if (start < 0)
+            start = 0; /* a span cannot start before the clock's zero (boot): the reader refuses it */
         const wt__span_rec r = {
             .start = start,
             .end = end,
@@ -221,9 +223,11 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
                 break;
             const int64_t end = ns0 + (int64_t)((double)(int64_t)(e->t1 - tick0) * npt);
             const int64_t ticks = (int64_t)(e->t1 - e->t0);
-            const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
+            int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
             /* times within a chunk never go backwards; the span keeps its duration */
             const int64_t clamped = end < prev ? prev : end;
+            if (__builtin_expect(dur > clamped, 0))
+                dur = clamped; /* never before the clock's zero: the reader refuses that */
             const uint32_t cached = WT__B_CACHED(b), depth = WT__B_DEPTH(b);
             size_t n = 2;
             p[0] = WT__R_SPAN;
