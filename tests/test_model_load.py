@@ -156,6 +156,24 @@ def check_misses(name, trace, n, detail):
     bad = [a["detail"] for a in misses if not (a["detail"] or "").startswith(detail)]
     check(not bad, "%s: miss details should start %r, got %r" % (name, detail, bad[:2]))
     check(an["counts"]["repeat-miss"] == 0, "%s: a REPEATED MISS with one label per tensor" % name)
+    if "groups" in an:  # grouped anomalies (issue 9): one group per rule and category
+        check_miss_group(name, an, misses, n)
+
+
+def check_miss_group(name, an, misses, n):
+    """The misses form one group, in convert, of n lines, its cost the sum of theirs, with the
+    10 most costly listed (all of them with --all)."""
+    groups = [g for g in an["groups"] if g["kind"] == "miss"]
+    check(len(groups) == (1 if n else 0), "%s: %d miss groups, %d expected" % (name, len(groups), 1 if n else 0))
+    if not groups or not n:
+        return
+    g = groups[0]
+    check((g["category"], g["count"]) == ("convert", n),
+          "%s: miss group %s/%s, convert/%d expected" % (name, g["category"], g["count"], n))
+    check(len(g["lines"]) == min(10, n), "%s: %d lines listed, %d expected" % (name, len(g["lines"]), min(10, n)))
+    if len(misses) == n:
+        cost = sum(a["cost_s"] for a in misses)
+        check(abs(g["cost_s"] - cost) <= 1e-6, "%s: group cost %.9f, its misses' sum %.9f" % (name, g["cost_s"], cost))
 
 
 def check_single_load(name, trace, esize, hits, misses, detail, prepare=False):
