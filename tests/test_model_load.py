@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """samples/model_load end to end: the sample is run with small options (no cache directory,
 cold, warm, a changed cache key, keep/skip rounds) and what walltime-analyze says about each
-trace is checked against what those options imply, worked out below by hand from the sample's
+trace (ledger, grouped anomalies, counters, compare's rows and HIT/MISS per configuration) is
+checked against what those options imply, worked out below by hand from the sample's
 documented shape -- never against the analyzer's own output.
 
     test_model_load.py SAMPLE ANALYZE     (ctest passes both paths)
@@ -156,8 +157,7 @@ def check_misses(name, trace, n, detail):
     bad = [a["detail"] for a in misses if not (a["detail"] or "").startswith(detail)]
     check(not bad, "%s: miss details should start %r, got %r" % (name, detail, bad[:2]))
     check(an["counts"]["repeat-miss"] == 0, "%s: a REPEATED MISS with one label per tensor" % name)
-    if "groups" in an:  # grouped anomalies (issue 9): one group per rule and category
-        check_miss_group(name, an, misses, n)
+    check_miss_group(name, an, misses, n)  # grouped anomalies: one group per rule and category
 
 
 def check_miss_group(name, an, misses, n):
@@ -233,8 +233,17 @@ def scenario_rounds(work):
     spans = rounds * sum(1 + LAYERS + 2 * t + 1 + STEPS for t in (TENSORS, SKIP_TENSORS))
     check(cmp["spans"]["in_rounds"] == spans and cmp["spans"]["outside_rounds"] == 0,
           "rounds: spans in/outside rounds %s, expected %d/0" % (cmp["spans"], spans))
-    stages = {s["name"] for s in cmp["stages"]}
+    stages = {s["name"]: s for s in cmp["stages"]}
     check("load/from_pretrained" in stages, "rounds: compare lost the whole-build stage: %s" % sorted(stages)[:8])
+    # --by auto (the default): convert has a label per tensor, more than 8, so it is one row,
+    # with HIT/MISS per configuration: keep misses every tensor in round 0 and hits after;
+    # skip (after keep 0) hits every tensor it loads
+    conv = {p["config"]: p for p in stages.get("convert/*", {}).get("per_config", [])}
+    want = {"keep": ((rounds - 1) * TENSORS, TENSORS), "skip": (rounds * SKIP_TENSORS, 0)}
+    for cfg, (hits, misses) in want.items():
+        got = (conv.get(cfg, {}).get("hits"), conv.get(cfg, {}).get("misses"))
+        check(got == (hits, misses), "rounds: compare's convert/* %s HIT/MISS %s, (%d, %d) expected"
+              % (cfg, got, hits, misses))
 
 
 def scenario_default_exit_output(work):
