@@ -1,5 +1,6 @@
 /* The recorder's environment (libtrace/src/rec_env.c): the words that turn recording off and
- * on, and the one warning line a value or a WALLTIME_* name it does not know gets at start.
+ * on, what a host asking the library (wt_env_recording, wt_env_summary, wt_summary_handover)
+ * gets, and the one warning line a value or a WALLTIME_* name it does not know gets at start.
  * Each case runs in a forked child with exactly the variables it names (every other WALLTIME_*
  * is removed first); the expected words and lines are the ones the header documents. */
 #include <setjmp.h>
@@ -129,6 +130,73 @@ static void test_rec_env_summary_false_word_prints_no_ledger(void **state)
     assert_null(strstr(err, "ignoring"));
 }
 
+/* The environment as a host asks for it: wt_env_recording()*10 + wt_env_summary() as the exit
+ * code, 99 when the asking opened a trace (it must not). With `handover` the child records a
+ * span and hands the exit print over instead, exiting 0. */
+typedef struct ask_case {
+    env_case env;
+    int handover;
+} ask_case;
+
+static int child_ask(void *arg)
+{
+    const ask_case *a = arg;
+    const env_case *c = &a->env;
+    clear_walltime_env();
+    setenv("WALLTIME_TRACE", path, 1);
+    for (int i = 0; c->vars[i]; i++) {
+        char name[64];
+        const char *eq = strchr(c->vars[i], '=');
+        snprintf(name, sizeof name, "%.*s", (int)(eq - c->vars[i]), c->vars[i]);
+        setenv(name, eq + 1, 1);
+    }
+    if (a->handover) {
+        wt_span h = wt_begin("load", "a");
+        wt_end(h, WT_CACHED_HIT, 1, NULL);
+        wt_summary_handover();
+        return 0;
+    }
+    const int code = wt_env_recording() * 10 + (int)wt_env_summary();
+    return rt_exists(path) ? 99 : code;
+}
+
+static int ask(const char *a, const char *b)
+{
+    const ask_case c = { .env = { .vars = { a, b, NULL } } };
+    char err[600];
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const int st = rt_run(child_ask, (void *)&c, err, NULL);
+    unlink(err);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static void test_rec_env_a_host_asks_without_opening(void **state)
+{
+    assert_int_equal(ask(NULL, NULL), 10 + WT_SUMMARY_RECONCILED);
+    assert_int_equal(ask("WALLTIME_SUMMARY=FLAT", NULL), 10 + WT_SUMMARY_FLAT);
+    assert_int_equal(ask("WALLTIME_SUMMARY=no", NULL), 10 + WT_SUMMARY_NONE);
+    assert_int_equal(ask("WALLTIME=yes", "WALLTIME_SUMMARY=flat"), 10 + WT_SUMMARY_FLAT);
+    assert_int_equal(ask("WALLTIME=Off", NULL), 0 + WT_SUMMARY_NONE);
+    assert_int_equal(ask("TT_WALLTIME=false", "WALLTIME_SUMMARY=flat"), 0 + WT_SUMMARY_NONE);
+}
+
+static void test_rec_env_handover_silences_the_exit_print(void **state)
+{
+    for (int flat = 0; flat < 2; flat++) {
+        const ask_case c = { .env = { .vars = { flat ? "WALLTIME_SUMMARY=flat" : NULL, NULL } },
+                             .handover = 1 };
+        char err[600];
+        snprintf(err, sizeof err, "%s/stderr", dir);
+        const int st = rt_run(child_ask, (void *)&c, err, NULL);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        assert_true(rt_exists(path)); /* still recorded */
+        unlink(path);
+        assert_string_equal(rt_slurp(err), ""); /* neither a ledger nor the trace line */
+        unlink(err);
+    }
+}
+
 static void test_rec_env_unknown_value_warns_once_and_keeps_recording(void **state)
 {
     const env_case c = { .vars = { "WALLTIME=maybe", "WALLTIME_SUMMARY=0", NULL }, .reopen = 1 };
@@ -201,6 +269,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rec_env_false_words_turn_recording_off_quietly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_true_words_record_without_warning, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_summary_false_word_prints_no_ledger, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rec_env_a_host_asks_without_opening, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rec_env_handover_silences_the_exit_print, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_unknown_value_warns_once_and_keeps_recording, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_each_bad_value_gets_one_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_good_tuning_values_pass_silently, setup, teardown),
