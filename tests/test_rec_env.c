@@ -36,9 +36,9 @@ static void clear_walltime_env(void)
     }
 }
 
-static int child_env(void *arg)
+/* In a child: exactly the case's variables, and the trace path. */
+static void set_case_env(const env_case *c)
 {
-    const env_case *c = arg;
     clear_walltime_env();
     setenv("WALLTIME_TRACE", path, 1);
     for (int i = 0; c->vars[i]; i++) {
@@ -47,6 +47,12 @@ static int child_env(void *arg)
         snprintf(name, sizeof name, "%.*s", (int)(eq - c->vars[i]), c->vars[i]);
         setenv(name, eq + 1, 1);
     }
+}
+
+static int child_env(void *arg)
+{
+    const env_case *c = arg;
+    set_case_env(c);
     wt_span h = wt_begin("load", "a");
     wt_end(h, WT_CACHED_HIT, 1, NULL);
     if (c->reopen) {
@@ -142,14 +148,7 @@ static int child_ask(void *arg)
 {
     const ask_case *a = arg;
     const env_case *c = &a->env;
-    clear_walltime_env();
-    setenv("WALLTIME_TRACE", path, 1);
-    for (int i = 0; c->vars[i]; i++) {
-        char name[64];
-        const char *eq = strchr(c->vars[i], '=');
-        snprintf(name, sizeof name, "%.*s", (int)(eq - c->vars[i]), c->vars[i]);
-        setenv(name, eq + 1, 1);
-    }
+    set_case_env(c);
     if (a->handover) {
         wt_span h = wt_begin("load", "a");
         wt_end(h, WT_CACHED_HIT, 1, NULL);
