@@ -12,6 +12,7 @@
 #include "json.h"
 #include "ledger.h"
 #include "source.h"
+#include "table_cmd.h"
 
 static void usage(FILE *out)
 {
@@ -21,7 +22,9 @@ static void usage(FILE *out)
             "Writes the timeline of the trace files (several files: one process each, on one\n"
             "timeline) for ui.perfetto.dev, chrome://tracing or speedscope.\n"
             "\n"
-            "  -f, --format FMT         perfetto (protobuf, the default) or chrome (Trace Event JSON)\n"
+            "  -f, --format FMT         perfetto (protobuf, the default), chrome (Trace Event JSON)\n"
+            "                           or table (runs/spans/counters tables for DuckDB, ClickHouse,\n"
+            "                           Spark: -o DIR, docs/FLEET.md)\n"
             "  -o, --output OUT         the output file ('-': stdout); default: the first input\n"
             "                           with .pftrace (perfetto) or .json (chrome) for .wtrace\n"
             "      --no-analysis        skip the ledger and anomalies (no totals, no anomaly events)\n"
@@ -107,7 +110,7 @@ int cmd_export(int argc, char **argv)
     const char *output = NULL, *v;
     char *owned = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    int json = 0, nfiles = 0, status = WT_EXIT_USAGE, only_files = 0;
+    int json = 0, nfiles = 0, status = WT_EXIT_USAGE, only_files = 0, table = 0;
     if (!files) {
         wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
         status = WT_EXIT_FAIL;
@@ -129,8 +132,10 @@ int cmd_export(int argc, char **argv)
                 o.format = WT_EXPORT_PERFETTO;
             } else if (!strcmp(v, "chrome") || !strcmp(v, "json")) {
                 o.format = WT_EXPORT_CHROME;
+            } else if (!strcmp(v, "table")) {
+                table = 1;
             } else {
-                wt_cli_error("export: unknown format '%s' (perfetto or chrome)", v);
+                wt_cli_error("export: unknown format '%s' (perfetto, chrome or table)", v);
                 goto out;
             }
         } else if (!err && (v = opt_value(argc, argv, &i, "-o", "--output", &err))) {
@@ -152,6 +157,10 @@ int cmd_export(int argc, char **argv)
     if (nfiles == 0) {
         wt_cli_error("export: no trace file given");
         usage(stderr);
+        goto out;
+    }
+    if (table) {
+        status = wt_table_command(files, nfiles, output, json);
         goto out;
     }
     status = WT_EXIT_FAIL;
