@@ -12,43 +12,19 @@
 
 #include <cmocka.h>
 
-#include "cli_run.h"
 #include "tracebuild.h"
+#define FLEET_TMP_PREFIX "fleet_hosts"
+#include "fleet_cli.h"
 
 #define S(x) ((int64_t)((x) * 1e9 + 0.5))
 #define ORIGIN 1772323200000000000LL /* 2026-03-01T00:00:00Z */
 #define HOSTS 8
 #define RANKS 8
 
-static int setup(void **state)
-{
-    (void)state;
-    return tb_tmpdir_enter("fleet_hosts");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tb_tmpdir_leave();
-}
-
-static char *abs_in(const char *name)
-{
-    static char buf[2][4096];
-    static int k;
-    k ^= 1;
-    char *dir = realpath(tb_tmpdir(), NULL);
-    assert_non_null(dir);
-    snprintf(buf[k], sizeof buf[k], "%s%s%s", dir, name ? "/" : "", name ? name : "");
-    free(dir);
-    return buf[k];
-}
 
 static int run(const char *args, char **out, char **err)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", abs_in(NULL));
-    int st = cli_run(dir, args, abs_in("out.txt"), abs_in("err.txt"));
+    int st = fleet_cli(args);
     *out = cli_slurp(abs_in("out.txt"));
     *err = cli_slurp(abs_in("err.txt"));
     assert_non_null(*out);

@@ -12,25 +12,15 @@
 
 #include <cmocka.h>
 
-#include "cli_run.h"
 #include "tracebuild.h"
+#define FLEET_TMP_PREFIX "fleet_table"
+#include "fleet_cli.h"
 
 #define S(x) ((int64_t)((x) * 1e9 + 0.5))
 /* the UTC of the traces below: monotonic + this (2026-03-01T00:00:00Z) */
 #define ORIGIN 1772323200000000000LL
 #define RUN_A "0123456789abcdef0123456789abcdef"
 
-static int setup(void **state)
-{
-    (void)state;
-    return tb_tmpdir_enter("fleet_table");
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tb_tmpdir_leave();
-}
 
 /* The decompressed contents of a .zst file, NUL-terminated (caller frees). */
 static char *read_zst(const char *path)
@@ -94,31 +84,11 @@ static int lines(const char *text)
     return n;
 }
 
-/* The test's directory and files in it as absolute paths (cli_run changes directory). */
-static char *abs_in(const char *name)
-{
-    static char buf[2][4096];
-    static int k;
-    k ^= 1;
-    char *dir = realpath(tb_tmpdir(), NULL);
-    assert_non_null(dir);
-    snprintf(buf[k], sizeof buf[k], "%s%s%s", dir, name ? "/" : "", name ? name : "");
-    free(dir);
-    return buf[k];
-}
-
-static int run(const char *args)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", abs_in(NULL));
-    return cli_run(dir, args, abs_in("out.txt"), abs_in("err.txt"));
-}
-
 static int export_tables(const char *files)
 {
     char args[1024];
     snprintf(args, sizeof args, "export --format table -o tables %s", files);
-    return run(args);
+    return fleet_cli(args);
 }
 
 /* Run A on host "h1": main thread: load 1-9 s holding read 2-4 (holding open 2.5-3, depth 2)
@@ -246,9 +216,9 @@ static void test_table_needs_a_directory(void **state)
 {
     (void)state;
     make_run_a(tb_path_in("a.wtrace"));
-    assert_int_equal(run("export --format table a.wtrace"), 2);
+    assert_int_equal(fleet_cli("export --format table a.wtrace"), 2);
     tb_write_file(tb_path_in("afile"), (const unsigned char *)"x", 1);
-    assert_int_equal(run("export --format table -o afile a.wtrace"), 1);
+    assert_int_equal(fleet_cli("export --format table -o afile a.wtrace"), 1);
 }
 
 int main(void)
