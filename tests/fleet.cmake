@@ -8,3 +8,4 @@ add_test(NAME test_fleet_duckdb
                  $<TARGET_FILE:walltime-analyze> $<TARGET_FILE_DIR:hello_load>
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/fleet_duckdb)
 set_tests_properties(test_fleet_duckdb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+wt_add_test(test_fleet_trend SOURCES test_fleet_trend.c LABELS threads)
