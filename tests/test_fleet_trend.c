@@ -84,7 +84,7 @@ static void test_trend_finds_the_planted_regression_only(void **state)
 {
     (void)state;
     make_fleet(1);
-    assert_int_equal(trend("--group host --json --fail-on regression"), 3);
+    assert_int_equal(trend("--group host --json --fail-on regression --svg chart.svg"), 3);
     char *out = cli_slurp(abs_in("out.txt"));
     assert_non_null(out);
     const char *ch = strstr(out, "\"changes\": [");
@@ -103,6 +103,14 @@ static void test_trend_finds_the_planted_regression_only(void **state)
     assert_true(change > 0.5 && change < 0.7);
     assert_non_null(strstr(out, "\"runs_in_series\": 1000"));
     free(out);
+    /* one chart: the 50 runs of node-3 before the change, its 3, and the 47 left after them
+     * (node-3 has 125 runs, 75 before 603) */
+    char *svg = cli_slurp(abs_in("chart.svg"));
+    assert_non_null(svg);
+    assert_int_equal(count(svg, "<circle"), 50 + 3 + 47);
+    assert_non_null(strstr(svg, "host=node-3 \xC2\xB7 load: "));
+    assert_non_null(strstr(svg, "at run 603, node-3 0000000000000000000000000000025c</text>"));
+    free(svg);
 }
 
 static void test_trend_noise_and_a_damaged_file(void **state)

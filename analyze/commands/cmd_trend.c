@@ -24,6 +24,7 @@ static void usage(FILE *out)
             "      --persist N          runs in a row that must be beyond (3)\n"
             "  -j, --threads N          files read at once (default: one per core)\n"
             "      --json               the series and changes as JSON (walltime-trend/1)\n"
+            "      --svg FILE           a small chart per change (the first %d) into FILE\n"
             "      --fail-on regression exit 3 when some category got slower\n"
             "  -h, --help               this text\n"
             "\n"
@@ -31,7 +32,8 @@ static void usage(FILE *out)
             "all more than K x max(1.4826 MAD, F x median, 1 us) from the median of the window of\n"
             "runs before it, on one side; the window then restarts at that run.\n"
             "Exit: 0; 1 nothing readable; 2 usage; 3 --fail-on matched; 4 a file was damaged or\n"
-            "unreadable (named on stderr, left out of the series).\n");
+            "unreadable (named on stderr, left out of the series).\n",
+            WT_TREND_MAX_CHARTS);
 }
 
 /* Splits "a,b,c" (modified in place) into o->keys. 0 or -1 (reported). */
@@ -64,6 +66,7 @@ int cmd_trend(int argc, char **argv)
     wt_cp_opts_default(&o.cp);
     char **files = calloc((size_t)argc + 1, sizeof *files);
     char *keys = NULL;
+    const char *svg = NULL;
     int nfiles = 0, status = WT_EXIT_USAGE, fail_regression = 0;
     wt_trend *t = NULL;
     if (!files) {
@@ -104,6 +107,8 @@ int cmd_trend(int argc, char **argv)
         } else if (!err && (v = wt_args_match(argc, argv, &i, "--floor", 1, &err))) {
             if (wt_args_double("--floor", v, &o.cp.floor) < 0)
                 goto out;
+        } else if (!err && (v = wt_args_match(argc, argv, &i, "--svg", 1, &err))) {
+            svg = v;
         } else if (!err && wt_args_match(argc, argv, &i, "--json", 0, &err)) {
             o.json = 1;
         } else if (!err && (v = wt_args_match(argc, argv, &i, "--fail-on", 1, &err))) {
@@ -147,6 +152,16 @@ int cmd_trend(int argc, char **argv)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         wt_cli_error("trend: cannot write the output");
         goto out;
+    }
+    if (svg) {
+        FILE *f = fopen(svg, "w");
+        int src = f ? wt_trend_svg_write(r, f) : WT_EOPEN;
+        if (f && fclose(f) != 0)
+            src = WT_EIO;
+        if (src < 0) {
+            wt_cli_error("cannot write '%s': %s", svg, wt_strerror(src));
+            goto out;
+        }
     }
     status = r->src.files_ok == 0 ? WT_EXIT_FAIL
              : fail_regression && r->regressions ? WT_EXIT_GATE

@@ -60,12 +60,20 @@ static double at(const wt_cp *c, size_t i) { return c->hist[(c->head + i) % c->c
 double wt_cp_level(const wt_cp *c)
 {
     double tmp[WT_CP_MAX_WINDOW + WT_CP_MAX_PERSIST];
-    size_t n = c->n;
+    const size_t n = c->since, first = c->n - c->since;
     if (n == 0)
         return 0;
     for (size_t i = 0; i < n; i++)
-        tmp[i] = at(c, i);
+        tmp[i] = at(c, first + i);
     return median(tmp, n);
+}
+
+size_t wt_cp_recent(const wt_cp *c, double *out, size_t max)
+{
+    const size_t n = c->n < max ? c->n : max;
+    for (size_t i = 0; i < n; i++)
+        out[i] = at(c, c->n - n + i);
+    return n;
 }
 
 int wt_cp_push(wt_cp *c, double value, int64_t ref, wt_cp_change *out)
@@ -74,19 +82,22 @@ int wt_cp_push(wt_cp *c, double value, int64_t ref, wt_cp_change *out)
     if (c->n == c->cap) { /* drop the oldest */
         c->head = (c->head + 1) % c->cap;
         c->n--;
+        if (c->since > c->n)
+            c->since = c->n;
     }
     size_t slot = (c->head + c->n) % c->cap;
     c->hist[slot] = value;
     c->refs[slot] = ref;
     c->n++;
+    c->since++;
     c->runs++;
-    /* the candidate is the run P - 1 back; its window the runs before it */
-    if (c->n < P + (size_t)c->o.min_runs)
+    /* the candidate is the run P - 1 back; its window the runs of its segment before it */
+    if (c->since < P + (size_t)c->o.min_runs)
         return 0;
-    const size_t cand = c->n - P, wn = cand < W ? cand : W;
+    const size_t first = c->n - c->since, cand = c->since - P, wn = cand < W ? cand : W;
     double win[WT_CP_MAX_WINDOW], dev[WT_CP_MAX_WINDOW], tail[WT_CP_MAX_PERSIST];
     for (size_t i = 0; i < wn; i++)
-        win[i] = at(c, cand - wn + i);
+        win[i] = at(c, first + cand - wn + i);
     const double m = median(win, wn);
     for (size_t i = 0; i < wn; i++)
         dev[i] = fabs(win[i] - m);
@@ -98,16 +109,17 @@ int wt_cp_push(wt_cp *c, double value, int64_t ref, wt_cp_change *out)
         s = 1e-6;
     int side = 0;
     for (size_t i = 0; i < P; i++) {
-        double x = at(c, cand + i), d = x - m;
+        double x = at(c, first + cand + i), d = x - m;
         int sd = d > c->o.k * s ? 1 : d < -c->o.k * s ? -1 : 0;
         if (sd == 0 || (side && sd != side))
             return 0;
         side = sd;
         tail[i] = x;
     }
-    *out = (wt_cp_change){ c->refs[(c->head + cand) % c->cap], m, median(tail, P), s, (int)wn };
-    /* restart the window at the change: forget the runs before it */
-    c->head = (c->head + cand) % c->cap;
-    c->n -= cand;
+    *out = (wt_cp_change){ c->refs[(c->head + first + cand) % c->cap], m, median(tail, P), s,
+                           (int)wn };
+    /* a new segment from the change: the runs before it no longer set the level (they stay in
+     * the ring for wt_cp_recent) */
+    c->since = P;
     return 1;
 }

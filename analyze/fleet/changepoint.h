@@ -9,7 +9,7 @@
  *   level is learned, not reported again.
  *
  * Defaults W 50, M 10, K 5, F 0.01, P 3: a single outlier (a slow disk once) is not a change; a
- * step that lasts is found at its first run. Memory: W + P values and P run references. */
+ * step that lasts is found at its first run. Memory: W + P values and their references. */
 #ifndef WT_FLEET_CHANGEPOINT_H
 #define WT_FLEET_CHANGEPOINT_H
 
@@ -46,8 +46,9 @@ typedef struct wt_cp {
     wt_cp_opts o;
     double *hist;    /* ring: the runs since the last change, the last W + P - 1 */
     int64_t *refs;   /* ring: their references */
-    size_t cap, n;   /* ring size (W + P), runs in it since the restart */
+    size_t cap, n;   /* ring size (W + P), values in it */
     size_t head;     /* index of the oldest */
+    size_t since;    /* the last `since` values are the segment since the last change */
     int64_t runs;    /* values pushed */
 } wt_cp;
 
@@ -59,7 +60,12 @@ void wt_cp_release(wt_cp *c);
  * before this one is a change, else 0; WT_ENOMEM never (no allocation). */
 int wt_cp_push(wt_cp *c, double value, int64_t ref, wt_cp_change *out);
 
-/* The median of the values in the current window (the reference level now), or 0. */
+/* The median of the values since the last change (the level now, of the last up to W + P
+ * runs), or 0. */
 double wt_cp_level(const wt_cp *c);
+
+/* The last up to `max` values pushed (across changes), oldest first, into out; returns how
+ * many (at most W + P). Right after a change, the last P of them are the change's runs. */
+size_t wt_cp_recent(const wt_cp *c, double *out, size_t max);
 
 #endif

@@ -128,7 +128,8 @@ static int read_rounds(tbl_ctx *c, const char *path)
         c->rounds[c->n_rounds++] = (tbl_round){ ev.ts, ev.ts + dur, ev.count, cfg };
     }
     wt_reader_free(r);
-    qsort(c->rounds, c->n_rounds, sizeof *c->rounds, round_cmp);
+    if (c->n_rounds > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(c->rounds, c->n_rounds, sizeof *c->rounds, round_cmp);
     return rc;
 }
 

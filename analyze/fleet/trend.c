@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
 #include "json.h"
 #include "ledger.h"
 #include "spanstat.h"
@@ -48,17 +47,16 @@ typedef struct run_head {
     int order; /* its place on the command line: ties of start keep it */
 } run_head;
 
-typedef struct meta_ctx {
+/* One run's pass: the ledger (spans straight to its direct path, as analysis.c does when
+ * nothing else wants them) and the --group metadata. */
+typedef struct run_ctx {
     const wt_trend_opts *o;
     run_result *r;
-} meta_ctx;
+    wt_ledger_calc *lc;
+} run_ctx;
 
-static int meta_event(void *ctx, int fi, const wt_event *ev)
+static int keep_value(run_ctx *m, const wt_event *ev)
 {
-    (void)fi;
-    meta_ctx *m = ctx;
-    if (ev->kind != WT_EV_META || !ev->name)
-        return 0;
     for (int k = 0; k < m->o->n_keys; k++)
         if (!strcmp(ev->name, m->o->keys[k])) {
             char *v = strdup(ev->detail ? ev->detail : "");
@@ -70,21 +68,51 @@ static int meta_event(void *ctx, int fi, const wt_event *ev)
     return 0;
 }
 
+static int run_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    (void)fi;
+    return wt_ledger_calc_file_begin(((run_ctx *)ctx)->lc, path, info);
+}
+
+static int run_event(void *ctx, int fi, const wt_event *ev)
+{
+    (void)fi;
+    run_ctx *m = ctx;
+    if (ev->kind == WT_EV_SPAN) {
+        uint32_t *peer;
+        return wt__ledger_calc_span(m->lc, ev, &peer);
+    }
+    int rc = ev->kind == WT_EV_META && ev->name ? keep_value(m, ev) : 0;
+    return rc ? rc : wt_ledger_calc_event(m->lc, ev);
+}
+
+static int run_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    (void)fi;
+    wt_ledger_calc_damage(((run_ctx *)ctx)->lc, off, msg);
+    return 0;
+}
+
+static int run_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    (void)fi;
+    return wt_ledger_calc_file_end(((run_ctx *)ctx)->lc, st);
+}
+
 static int compute_run(const wt_trend_opts *o, const char *path, run_result *r)
 {
-    static const wt_source_ops meta_ops = { NULL, meta_event, NULL, NULL };
-    meta_ctx mc = { o, r };
-    wt_analysis_pair pair = { NULL, NULL, &meta_ops, &mc };
+    static const wt_source_ops ops = { run_begin, run_event, run_damage, run_end };
+    run_ctx m = { o, r, NULL };
     char *paths[1] = { (char *)path };
-    int rc = wt_ledger_calc_create(NULL, &pair.lc);
+    int rc = wt_ledger_calc_create(NULL, &m.lc);
     if (rc == 0)
-        rc = wt_source_run(paths, 1, wt_analysis_pair_ops(), &pair, &r->src);
+        rc = wt_source_run(paths, 1, &ops, &m, &r->src);
     if (rc == 0 && r->src.files_ok == 0) {
         r->skipped = 1;
         r->failed = r->src.files_damaged == 0;
     }
-    if (rc == 0 && !r->skipped && (rc = wt_ledger_calc_finish(pair.lc)) == 0) {
-        const wt_ledger_result *lr = wt_ledger_calc_result(pair.lc);
+    if (rc == 0 && !r->skipped && (rc = wt_ledger_calc_finish(m.lc)) == 0) {
+        const wt_ledger_result *lr = wt_ledger_calc_result(m.lc);
         r->cats = calloc(lr->n_cats ? lr->n_cats : 1, sizeof *r->cats);
         if (!r->cats)
             rc = WT_ENOMEM;
@@ -98,7 +126,7 @@ static int compute_run(const wt_trend_opts *o, const char *path, run_result *r)
             r->n_cats++;
         }
     }
-    wt_ledger_calc_free(pair.lc);
+    wt_ledger_calc_free(m.lc);
     return rc;
 }
 
@@ -106,6 +134,7 @@ static int compute_run(const wt_trend_opts *o, const char *path, run_result *r)
 
 typedef struct series {
     wt_cp cp;
+    size_t chart;  /* 1 + index of the chart still taking values, or 0 */
     int64_t runs, changes;
     double sum_self, sum_flat;
 } series;
@@ -130,6 +159,8 @@ struct wt_trend {
     size_t n_cats, cap_cats;
     wt_trend_change *changes;
     size_t cap_changes;
+    wt_trend_chart charts[WT_TREND_MAX_CHARTS];
+    size_t n_charts;
     wt_trend_result res;
     /* the reorder ring between workers and the consumer */
     pthread_mutex_t mu;
@@ -290,6 +321,24 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     return 0;
 }
 
+/* A change was just listed (or not, past WT_TREND_MAX_CHANGES): its chart starts with the
+ * series' recent values, the change's runs last. */
+static int open_chart(wt_trend *t, series *s)
+{
+    s->chart = 0;
+    if (t->n_charts >= WT_TREND_MAX_CHARTS || t->res.changes_dropped)
+        return 0;
+    const size_t P = (size_t)t->o->cp.persist, before = (size_t)t->o->cp.window + P;
+    wt_trend_chart *ch = &t->charts[t->n_charts];
+    if (!(ch->v = malloc((before + WT_TREND_CHART_AFTER) * sizeof *ch->v)))
+        return WT_ENOMEM;
+    ch->change = t->res.n_changes - 1;
+    ch->n = wt_cp_recent(&s->cp, ch->v, before);
+    ch->at = ch->n - P;
+    s->chart = ++t->n_charts;
+    return 0;
+}
+
 /* The consumer: run `k` (start order) into its group's series. */
 static int consume(wt_trend *t, int k, run_result *r)
 {
@@ -334,8 +383,13 @@ static int consume(wt_trend *t, int k, run_result *r)
         wt_cp_change c;
         if (wt_cp_push(&s->cp, r->cats[i].self_s, k, &c)) {
             s->changes++;
-            if (add_change(t, g, ci, &c) < 0)
+            if (add_change(t, g, ci, &c) < 0 || open_chart(t, s) < 0)
                 return WT_ENOMEM;
+        } else if (s->chart) {
+            wt_trend_chart *ch = &t->charts[s->chart - 1];
+            ch->v[ch->n++] = r->cats[i].self_s;
+            if (ch->n >= ch->at + (size_t)t->o->cp.persist + WT_TREND_CHART_AFTER)
+                s->chart = 0;
         }
         if (t->o->json) {
             wt_json_object_begin(&t->j, r->cats[i].name);
@@ -548,6 +602,8 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
     t->res.groups = (int64_t)t->n_groups;
     t->res.categories = (int64_t)t->n_cats;
     t->res.changes = t->changes;
+    t->res.charts = t->charts;
+    t->res.n_charts = t->n_charts;
     if (o->json)
         write_json_tail(t);
     else
@@ -579,6 +635,8 @@ void wt_trend_free(wt_trend *t)
     }
     free(t->heads);
     free(t->changes);
+    for (size_t i = 0; i < t->n_charts; i++)
+        free(t->charts[i].v);
     free(t->ring);
     free(t->ready);
     pthread_mutex_destroy(&t->mu);

@@ -44,6 +44,15 @@ typedef struct wt_trend_change {
     double before_s, after_s, scale_s;
 } wt_trend_change;
 
+/* The chart of one change (--svg): the series' values around it, the change's run at `at`. */
+#define WT_TREND_MAX_CHARTS 32      /* changes charted (the first ones) */
+#define WT_TREND_CHART_AFTER 100    /* runs after a change's P runs that its chart shows */
+typedef struct wt_trend_chart {
+    size_t change;        /* index in the result's changes */
+    double *v;            /* self seconds of consecutive runs of the series */
+    size_t n, at;
+} wt_trend_chart;
+
 typedef struct wt_trend_result {
     wt_source_result src;    /* files: ok, damaged (skipped), failed (skipped) */
     int64_t runs;            /* runs in the series */
@@ -53,6 +62,8 @@ typedef struct wt_trend_result {
     size_t n_changes;
     int64_t changes_dropped;
     int64_t regressions;     /* changes upwards (slower) */
+    const wt_trend_chart *charts;
+    size_t n_charts;
 } wt_trend_result;
 
 typedef struct wt_trend wt_trend;
@@ -65,6 +76,11 @@ typedef struct wt_trend wt_trend;
 int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **t);
 
 const wt_trend_result *wt_trend_result_get(const wt_trend *t);
+
+/* The --svg charts of a finished trend: one small chart per change (the first
+ * WT_TREND_MAX_CHARTS): the category's self seconds per run before and after, the change's run
+ * marked, the levels before and after as lines. Self-contained SVG 1.1. Returns 0 or WT_EIO. */
+int wt_trend_svg_write(const wt_trend_result *r, FILE *out);
 
 /* NULL is a no-op. */
 void wt_trend_free(wt_trend *t);
