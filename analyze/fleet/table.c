@@ -15,6 +15,7 @@
 
 #include "json.h"
 #include "procname.h"
+#include "selftime.h"
 #include "spanstat.h"
 #include "zfile.h"
 
@@ -209,18 +210,11 @@ static int write_span(tbl_ctx *c, const wt_event *ev)
     tbl_thread *t = thread_of(c, ev->tid);
     if (!t)
         return WT_ENOMEM;
-    const uint32_t d = ev->depth < WT_TABLE_MAX_DEPTH ? ev->depth : WT_TABLE_MAX_DEPTH - 1;
+    const uint32_t d = wt__self_depth(ev->depth);
     if (thread_depth(t, (size_t)d + 2) < 0)
         return WT_ENOMEM;
-    /* the ledger's self time: children (depth d+1) arrive before their parent */
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
-    int64_t self = dur - t->child_sum[d + 1];
-    if (self < 0)
-        self = 0;
-    t->child_sum[d + 1] = 0;
-    t->child_sum[d] = wt__sat_add_i64(t->child_sum[d], dur);
-    if (d == 0)
-        t->child_sum[0] = 0;
+    const int64_t self = wt__self_time(t->child_sum, d, dur);
     /* ids: a child reserves its parent's id before the parent arrives */
     int64_t id = t->pend_id[d] ? t->pend_id[d] : ++c->next_id;
     t->pend_id[d] = 0;

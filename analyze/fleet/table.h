@@ -25,8 +25,6 @@
 #define WT_TABLE_MAX_ROUNDS 20000
 /* Metadata pairs of one file in its runs row; later distinct keys are counted and left out. */
 #define WT_TABLE_MAX_META 256
-/* Nesting depths tracked for self time and parent ids (as the ledger: deeper counts as 255). */
-#define WT_TABLE_MAX_DEPTH 256
 
 /* What an export wrote and what it could not. */
 typedef struct wt_table_report {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "ledger.h"
+#include "runsum.h"
 #include "spanstat.h"
 #include "table.h"
 
@@ -47,12 +47,11 @@ typedef struct run_head {
     int order; /* its place on the command line: ties of start keep it */
 } run_head;
 
-/* One run's pass: the ledger (spans straight to its direct path, as analysis.c does when
- * nothing else wants them) and the --group metadata. */
+/* One run's pass: its per-category seconds (runsum.h) and the --group metadata. */
 typedef struct run_ctx {
     const wt_trend_opts *o;
     run_result *r;
-    wt_ledger_calc *lc;
+    wt_runsum *rs;
 } run_ctx;
 
 static int keep_value(run_ctx *m, const wt_event *ev)
@@ -68,65 +67,45 @@ static int keep_value(run_ctx *m, const wt_event *ev)
     return 0;
 }
 
-static int run_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
-{
-    (void)fi;
-    return wt_ledger_calc_file_begin(((run_ctx *)ctx)->lc, path, info);
-}
-
 static int run_event(void *ctx, int fi, const wt_event *ev)
 {
     (void)fi;
     run_ctx *m = ctx;
-    if (ev->kind == WT_EV_SPAN) {
-        uint32_t *peer;
-        return wt__ledger_calc_span(m->lc, ev, &peer);
-    }
-    int rc = ev->kind == WT_EV_META && ev->name ? keep_value(m, ev) : 0;
-    return rc ? rc : wt_ledger_calc_event(m->lc, ev);
+    if (ev->kind == WT_EV_SPAN)
+        return wt_runsum_span(m->rs, ev);
+    return ev->kind == WT_EV_META && ev->name ? keep_value(m, ev) : 0;
 }
 
-static int run_damage(void *ctx, int fi, int64_t off, const char *msg)
+/* Copies the run's categories out: the runsum's strings die at its next reset. */
+static int run_cats(run_result *r, const wt_runsum *rs)
 {
-    (void)fi;
-    wt_ledger_calc_damage(((run_ctx *)ctx)->lc, off, msg);
+    const size_t n = wt_runsum_count(rs);
+    r->cats = calloc(n ? n : 1, sizeof *r->cats);
+    if (!r->cats)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (!(r->cats[i].name = strdup(wt_runsum_name(rs, i))))
+            return WT_ENOMEM;
+        r->cats[i].self_s = (double)wt_runsum_self_ns(rs, i) * 1e-9;
+        r->cats[i].flat_s = (double)wt_runsum_flat_ns(rs, i) * 1e-9;
+        r->n_cats++;
+    }
     return 0;
 }
 
-static int run_end(void *ctx, int fi, const wt_reader_stats *st)
+static int compute_run(const wt_trend_opts *o, const char *path, run_result *r, wt_runsum *rs)
 {
-    (void)fi;
-    return wt_ledger_calc_file_end(((run_ctx *)ctx)->lc, st);
-}
-
-static int compute_run(const wt_trend_opts *o, const char *path, run_result *r)
-{
-    static const wt_source_ops ops = { run_begin, run_event, run_damage, run_end };
-    run_ctx m = { o, r, NULL };
+    static const wt_source_ops ops = { NULL, run_event, NULL, NULL };
+    run_ctx m = { o, r, rs };
     char *paths[1] = { (char *)path };
-    int rc = wt_ledger_calc_create(NULL, &m.lc);
-    if (rc == 0)
-        rc = wt_source_run(paths, 1, &ops, &m, &r->src);
+    wt_runsum_reset(rs);
+    int rc = wt_source_run(paths, 1, &ops, &m, &r->src);
     if (rc == 0 && r->src.files_ok == 0) {
         r->skipped = 1;
         r->failed = r->src.files_damaged == 0;
     }
-    if (rc == 0 && !r->skipped && (rc = wt_ledger_calc_finish(m.lc)) == 0) {
-        const wt_ledger_result *lr = wt_ledger_calc_result(m.lc);
-        r->cats = calloc(lr->n_cats ? lr->n_cats : 1, sizeof *r->cats);
-        if (!r->cats)
-            rc = WT_ENOMEM;
-        for (size_t i = 0; rc == 0 && i < lr->n_cats; i++) {
-            if (!(r->cats[i].name = strdup(lr->cats[i].name))) {
-                rc = WT_ENOMEM;
-                break;
-            }
-            r->cats[i].self_s = lr->cats[i].self_seconds;
-            r->cats[i].flat_s = lr->cats[i].flat_seconds;
-            r->n_cats++;
-        }
-    }
-    wt_ledger_calc_free(m.lc);
+    if (rc == 0 && !r->skipped)
+        rc = run_cats(r, rs);
     return rc;
 }
 
@@ -410,6 +389,8 @@ static int consume(wt_trend *t, int k, run_result *r)
 static void *worker(void *arg)
 {
     wt_trend *t = arg;
+    wt_runsum *rs = NULL;
+    int rs_rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (!t->stop && t->next < t->n_heads && t->next >= t->consumed + t->ring_n)
@@ -421,8 +402,10 @@ static void *worker(void *arg)
         run_result r;
         memset(&r, 0, sizeof r);
         int rc = 0;
-        if (t->heads[k].ok) {
-            rc = compute_run(t->o, t->heads[k].path, &r);
+        if (rs_rc < 0) {
+            rc = rs_rc;
+        } else if (t->heads[k].ok) {
+            rc = compute_run(t->o, t->heads[k].path, &r, rs);
         } else {
             /* unreadable: let the source driver name it */
             wt_source_ops none = { 0 };
@@ -438,6 +421,7 @@ static void *worker(void *arg)
         pthread_cond_broadcast(&t->cv);
     }
     pthread_mutex_unlock(&t->mu);
+    wt_runsum_free(rs);
     return NULL;
 }
 

@@ -4,10 +4,11 @@
  * Each file is a run. Runs are grouped by metadata keys of the user's choice (`host` and
  * `command` name the header's fields when no metadata of that name exists) and taken in order
  * of their start on UTC. Per group and category: the per-run self seconds (the ledger's self
- * time) and flat seconds (every span's full duration) through the change-point rule, on self.
+ * time, runsum.h) and flat seconds (every span's full duration) through the change-point rule,
+ * on self.
  *
  * Reading: a first pass opens every header (start time, run id, host) and orders the runs;
- * then worker threads (one per core) each compute one run's ledger at a time, in that order,
+ * then worker threads (one per core) each compute one run's seconds at a time, in that order,
  * and hand it over through a bounded reorder ring, so the rule sees runs in start order while
  * all cores read. Memory: groups x categories x the rule's window, the ring, and the files'
  * headers (paths, start times); never spans. */
