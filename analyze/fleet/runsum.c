@@ -8,7 +8,7 @@
 #include "spanstat.h"
 #include "walltime/error.h"
 
-#define CACHE 64 /* category pointers (the reader's, stable within a file) -> index */
+#define CACHE 64 /* category pointers (the reader's, stable within a file) -> index; 2^6 */
 
 typedef struct rs_thread {
     uint64_t pid, tid;
@@ -75,7 +75,8 @@ static int cat_of(wt_runsum *s, const char *name, uint32_t *idx)
 {
     if (!name)
         name = "";
-    const size_t h = ((uintptr_t)name >> 4) % CACHE;
+    /* Fibonacci hashing: the reader packs strings byte to byte, so low bits collide */
+    const size_t h = (size_t)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15ULL) >> 58);
     if (s->cache[h].p == name) {
         *idx = s->cache[h].idx;
         return 0;
