@@ -132,18 +132,21 @@ static void test_trend_noise_and_a_damaged_file(void **state)
     free(err);
 }
 
-/* analyze_a (test_cli_sample.c): by hand, weights 2.0 + 0.5 + 2.0 + 0.2 = 4.7 s self and flat;
- * generate 4.0 s flat, 2.0 s self (decode 1.0 + 1.0 inside); decode 2.0 s. */
+/* analyze_a (test_cli_sample.c): by hand, weights 2.0 + 0.5 + 2.0 + 0.2 = 4.7 s inclusive, self
+ * and flat; generate 4.0 s inclusive and flat, 2.0 s self (decode 1.0 + 1.0 inside); decode
+ * 2.0 s. */
 static void test_trend_seconds_are_the_ledgers(void **state)
 {
     (void)state;
     assert_int_equal(fleet_cli("trend --json " WT_TEST_DATA_DIR "/analyze_a.wtrace"), 0);
     char *out = cli_slurp(abs_in("out.txt"));
-    assert_non_null(strstr(out, "\"weights\": {\n          \"self_s\": 4.700000000,\n"
+    assert_non_null(strstr(out, "\"weights\": {\n          \"inclusive_s\": 4.700000000,\n"
+                                "          \"self_s\": 4.700000000,\n"
                                 "          \"flat_s\": 4.700000000"));
-    assert_non_null(strstr(out, "\"generate\": {\n          \"self_s\": 2.000000000,\n"
+    assert_non_null(strstr(out, "\"generate\": {\n          \"inclusive_s\": 4.000000000,\n"
+                                "          \"self_s\": 2.000000000,\n"
                                 "          \"flat_s\": 4.000000000"));
-    assert_non_null(strstr(out, "\"decode\": {\n          \"self_s\": 2.000000000,"));
+    assert_non_null(strstr(out, "\"decode\": {\n          \"inclusive_s\": 2.000000000,"));
     free(out);
 }
 

@@ -7,6 +7,7 @@
 #include "selftime.h"
 #include "spanstat.h"
 #include "walltime/error.h"
+#include "walltime/ledger.h"
 
 #define CACHE 64 /* category pointers (the reader's, stable within a file) -> index; 2^6 */
 
@@ -14,11 +15,12 @@ typedef struct rs_thread {
     uint64_t pid, tid;
     int64_t *cs;
     size_t cap;
+    wt_ledger_nest nest; /* inclusive time, as the ledger's */
 } rs_thread;
 
 typedef struct rs_cat {
     const char *name; /* the strmap's copy */
-    int64_t self, flat;
+    int64_t self, flat, incl;
 } rs_cat;
 
 struct wt_runsum {
@@ -40,8 +42,25 @@ int wt_runsum_create(wt_runsum **out)
     return *out ? 0 : WT_ENOMEM;
 }
 
+static void add_incl(void *ctx, uint32_t cat, int64_t ns)
+{
+    wt_runsum *s = ctx;
+    if (cat < s->n_cats)
+        s->cats[cat].incl = wt__sat_add_i64(s->cats[cat].incl, ns);
+}
+
+static void drop_incl(void *ctx, uint32_t cat, int64_t ns) { (void)ctx, (void)cat, (void)ns; }
+
+void wt_runsum_finish(wt_runsum *s)
+{
+    for (size_t i = 0; i < s->n_threads; i++)
+        wt_ledger_nest_flush(&s->threads[i].nest, add_incl, s);
+}
+
 void wt_runsum_reset(wt_runsum *s)
 {
+    for (size_t i = 0; i < s->n_threads; i++) /* empty again, its memory kept */
+        wt_ledger_nest_flush(&s->threads[i].nest, drop_incl, NULL);
     wt__strmap_release(&s->names);
     memset(&s->names, 0, sizeof s->names);
     s->n_cats = 0;
@@ -65,7 +84,7 @@ static int new_cat(wt_runsum *s, const char *name, uint32_t *idx)
         if (!nc)
             return WT_ENOMEM;
         s->cats = nc;
-        s->cats[s->n_cats++] = (rs_cat){ kept, 0, 0 };
+        s->cats[s->n_cats++] = (rs_cat){ kept, 0, 0, 0 };
     }
     *idx = v;
     return 0;
@@ -139,21 +158,24 @@ int wt_runsum_span(wt_runsum *s, const wt_event *ev)
     rs_cat *c = &s->cats[ci];
     c->self = wt__sat_add_i64(c->self, wt__self_time(t->cs, d, dur));
     c->flat = wt__sat_add_i64(c->flat, dur);
-    return 0;
+    return wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_incl, s);
 }
 
 size_t wt_runsum_count(const wt_runsum *s) { return s->n_cats; }
 const char *wt_runsum_name(const wt_runsum *s, size_t i) { return s->cats[i].name; }
 int64_t wt_runsum_self_ns(const wt_runsum *s, size_t i) { return s->cats[i].self; }
 int64_t wt_runsum_flat_ns(const wt_runsum *s, size_t i) { return s->cats[i].flat; }
+int64_t wt_runsum_incl_ns(const wt_runsum *s, size_t i) { return s->cats[i].incl; }
 
 void wt_runsum_free(wt_runsum *s)
 {
     if (!s)
         return;
     wt__strmap_release(&s->names);
-    for (size_t i = 0; i < s->cap_threads; i++)
+    for (size_t i = 0; i < s->cap_threads; i++) {
         free(s->threads[i].cs);
+        wt_ledger_nest_release(&s->threads[i].nest);
+    }
     free(s->threads);
     free(s->cats);
     free(s);

@@ -15,7 +15,7 @@
 
 typedef struct run_cat {
     char *name;
-    double self_s, flat_s;
+    double self_s, incl_s, flat_s;
 } run_cat;
 
 typedef struct run_result {
@@ -88,6 +88,7 @@ static int run_cats(run_result *r, const wt_runsum *rs)
             return WT_ENOMEM;
         r->cats[i].self_s = (double)wt_runsum_self_ns(rs, i) * 1e-9;
         r->cats[i].flat_s = (double)wt_runsum_flat_ns(rs, i) * 1e-9;
+        r->cats[i].incl_s = (double)wt_runsum_incl_ns(rs, i) * 1e-9;
         r->n_cats++;
     }
     return 0;
@@ -104,8 +105,10 @@ static int compute_run(const wt_trend_opts *o, const char *path, run_result *r, 
         r->skipped = 1;
         r->failed = r->src.files_damaged == 0;
     }
-    if (rc == 0 && !r->skipped)
+    if (rc == 0 && !r->skipped) {
+        wt_runsum_finish(rs);
         rc = run_cats(r, rs);
+    }
     return rc;
 }
 
@@ -115,7 +118,7 @@ typedef struct series {
     wt_cp cp;
     size_t chart;  /* 1 + index of the chart still taking values, or 0 */
     int64_t runs, changes;
-    double sum_self, sum_flat;
+    double sum_self, sum_incl, sum_flat;
 } series;
 
 typedef struct group {
@@ -359,19 +362,21 @@ static int consume(wt_trend *t, int k, run_result *r)
         s->runs++;
         s->sum_self += r->cats[i].self_s;
         s->sum_flat += r->cats[i].flat_s;
+        s->sum_incl += r->cats[i].incl_s;
         wt_cp_change c;
-        if (wt_cp_push(&s->cp, r->cats[i].self_s, k, &c)) {
+        if (wt_cp_push(&s->cp, r->cats[i].incl_s, k, &c)) {
             s->changes++;
             if (add_change(t, g, ci, &c) < 0 || open_chart(t, s) < 0)
                 return WT_ENOMEM;
         } else if (s->chart) {
             wt_trend_chart *ch = &t->charts[s->chart - 1];
-            ch->v[ch->n++] = r->cats[i].self_s;
+            ch->v[ch->n++] = r->cats[i].incl_s;
             if (ch->n >= ch->at + (size_t)t->o->cp.persist + WT_TREND_CHART_AFTER)
                 s->chart = 0;
         }
         if (t->o->json) {
             wt_json_object_begin(&t->j, r->cats[i].name);
+            wt_json_fixed(&t->j, "inclusive_s", r->cats[i].incl_s, 9);
             wt_json_fixed(&t->j, "self_s", r->cats[i].self_s, 9);
             wt_json_fixed(&t->j, "flat_s", r->cats[i].flat_s, 9);
             wt_json_object_end(&t->j);
@@ -486,9 +491,10 @@ static void write_json_tail(wt_trend *t)
             wt_json_string(j, "group", t->groups[g].name);
             wt_json_string(j, "category", t->cat_names[c]);
             wt_json_int(j, "runs", s->runs);
+            wt_json_fixed(j, "mean_inclusive_s", s->sum_incl / (double)s->runs, 9);
             wt_json_fixed(j, "mean_self_s", s->sum_self / (double)s->runs, 9);
             wt_json_fixed(j, "mean_flat_s", s->sum_flat / (double)s->runs, 9);
-            wt_json_fixed(j, "level_self_s", wt_cp_level(&s->cp), 9);
+            wt_json_fixed(j, "level_inclusive_s", wt_cp_level(&s->cp), 9);
             wt_json_int(j, "changes", s->changes);
             wt_json_object_end(j);
         }
@@ -526,18 +532,18 @@ static void write_text(wt_trend *t)
     FILE *o = t->out;
     fprintf(o, "trend: %lld runs in %zu group(s), %zu categories; %zu change(s)\n\n",
             (long long)t->res.runs, t->n_groups, t->n_cats, t->res.n_changes);
-    fprintf(o, "%-32s %-20s %6s %12s %12s %8s\n", "GROUP", "CATEGORY", "RUNS", "MEAN SELF s",
-            "NOW SELF s", "CHANGES");
+    fprintf(o, "%-32s %-20s %6s %12s %12s %12s %8s\n", "GROUP", "CATEGORY", "RUNS", "MEAN INCL s",
+            "MEAN SELF s", "NOW INCL s", "CHANGES");
     for (size_t g = 0; g < t->n_groups; g++)
         for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++) {
             const series *s = t->groups[g].by_cat[c];
             if (s)
-                fprintf(o, "%-32s %-20s %6lld %12.6f %12.6f %8lld\n", t->groups[g].name,
-                        t->cat_names[c], (long long)s->runs, s->sum_self / (double)s->runs,
-                        wt_cp_level(&s->cp), (long long)s->changes);
+                fprintf(o, "%-32s %-20s %6lld %12.6f %12.6f %12.6f %8lld\n", t->groups[g].name,
+                        t->cat_names[c], (long long)s->runs, s->sum_incl / (double)s->runs,
+                        s->sum_self / (double)s->runs, wt_cp_level(&s->cp), (long long)s->changes);
         }
     if (t->res.n_changes)
-        fprintf(o, "\nCHANGES (self seconds per run against the median of the runs before)\n");
+        fprintf(o, "\nCHANGES (inclusive seconds per run against the median of the runs before)\n");
     for (size_t i = 0; i < t->res.n_changes; i++) {
         const wt_trend_change *c = &t->changes[i];
         double d = c->after_s - c->before_s;

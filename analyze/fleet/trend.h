@@ -3,9 +3,9 @@
  *
  * Each file is a run. Runs are grouped by metadata keys of the user's choice (`host` and
  * `command` name the header's fields when no metadata of that name exists) and taken in order
- * of their start on UTC. Per group and category: the per-run self seconds (the ledger's self
- * time, runsum.h) and flat seconds (every span's full duration) through the change-point rule,
- * on self.
+ * of their start on UTC. Per group and category: the per-run inclusive, self and flat seconds
+ * (the ledger's, runsum.h); the change-point rule runs on inclusive seconds, as the ledger's
+ * budgets do.
  *
  * Reading: a first pass opens every header (start time, run id, host) and orders the runs;
  * then worker threads (one per core) each compute one run's seconds at a time, in that order,
@@ -50,7 +50,7 @@ typedef struct wt_trend_change {
 #define WT_TREND_CHART_AFTER 100    /* runs after a change's P runs that its chart shows */
 typedef struct wt_trend_chart {
     size_t change;        /* index in the result's changes */
-    double *v;            /* self seconds of consecutive runs of the series */
+    double *v;            /* inclusive seconds of consecutive runs of the series */
     size_t n, at;
 } wt_trend_chart;
 

@@ -1,5 +1,5 @@
 /* trend --svg (trend.h): a column of small charts, one per change. Each: x the runs of the
- * series in order, y self seconds from 0 to the largest shown; dots per run, the change's run
+ * series in order, y inclusive seconds from 0 to the largest shown; dots per run, the change's run
  * marked by a red line, the level before (grey) and after (red) as dashed lines, and a title
  * with what changed where. No scripts or external references. */
 #include "trend.h"
