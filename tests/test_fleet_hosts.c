@@ -93,6 +93,20 @@ static void test_hosts_align_on_utc(void **state)
     free(out);
     free(err);
 
+    /* the text ledger adds the stragglers by host and rank: 64 rows, node-5's rank 43 the
+     * slowest of all in load, each other host's slowest rank (all 2 s: every rank ties) '+' */
+    assert_int_equal(run("ledger r*.wtrace", &out, &err), 0);
+    const char *tab = strstr(out, "STRAGGLERS BY HOST AND RANK");
+    assert_non_null(tab);
+    assert_non_null(strstr(tab, "node-5                     43       1043"));
+    const char *row = strstr(tab, "node-5                     43");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "*"));
+    assert_true(strstr(row, "*") < strchr(row, '\n'));
+    assert_non_null(strstr(tab, "node-0                      0       1000"));
+    free(out);
+    free(err);
+
     /* the same 64 on one Perfetto timeline */
     snprintf(args, sizeof args, "export -o all.pftrace r*.wtrace");
     assert_int_equal(run(args, &out, &err), 0);

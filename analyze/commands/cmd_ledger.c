@@ -9,6 +9,7 @@
 #include "args.h"
 #include "source.h"
 #include "commands.h"
+#include "hostrank.h"
 #include "ledger.h"
 
 static void usage(FILE *out)
@@ -146,6 +147,8 @@ int cmd_ledger(int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             lines[i] = list[i].text;
         wrc = wt_ledger_calc_render_text(lc, stdout, lines, n);
+        if (wrc == 0) /* several hosts: stragglers by host and rank (docs/FLEET.md) */
+            wrc = wt_hostrank_render(wt_ledger_calc_result(lc), stdout);
     }
     if (fflush(stdout) != 0 || wrc < 0) {
         wt_cli_error("cannot write the ledger to stdout");
