@@ -1,4 +1,5 @@
 /* `walltime-analyze trend`: options and exit status; the trend itself is analyze/fleet/trend.c. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +40,10 @@ static void usage(FILE *out)
 /* Splits "a,b,c" (modified in place) into o->keys. 0 or -1 (reported). */
 static int parse_keys(char *s, wt_trend_opts *o)
 {
+    o->n_keys = 0;
     for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
         if (o->n_keys >= WT_TREND_MAX_KEYS) {
-            wt_cli_error("trend: at most %d --group keys", WT_TREND_MAX_KEYS);
+            wt_usage_error("--group: at most %d keys", WT_TREND_MAX_KEYS);
             return -1;
         }
         o->keys[o->n_keys++] = tok;
@@ -52,8 +54,10 @@ static int parse_keys(char *s, wt_trend_opts *o)
 static int int_opt(const char *name, const char *v, int *out)
 {
     long long x;
-    if (wt_args_int(name, v, &x) < 0 || x < 0 || x > 1000000) {
-        wt_cli_error("trend: %s: '%s' is out of range", name, v);
+    if (wt_args_int(name, v, &x) < 0)
+        return -1;
+    if (x < 0 || x > 1000000) {
+        wt_usage_error("%s: '%s' is out of range", name, v);
         return -1;
     }
     *out = (int)x;
@@ -69,71 +73,73 @@ int cmd_trend(int argc, char **argv)
     const char *svg = NULL;
     int nfiles = 0, status = WT_EXIT_USAGE, fail_regression = 0;
     wt_trend *t = NULL;
+    wt_args_set_command("trend");
     if (!files) {
         wt_cli_error("trend: %s", wt_strerror(WT_ENOMEM));
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        int err = 0;
-        const char *a = argv[i], *v;
-        if (a[0] != '-' || !a[1]) {
-            files[nfiles++] = argv[i];
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    enum { OPT_WINDOW = WT_OPT_FIRST_FREE, OPT_MIN_RUNS, OPT_PERSIST, OPT_K, OPT_FLOOR, OPT_SVG,
+           OPT_JSON, OPT_FAIL_ON };
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "group", required_argument, NULL, 'g' },
+        { "threads", required_argument, NULL, 'j' },
+        { "window", required_argument, NULL, OPT_WINDOW },
+        { "min-runs", required_argument, NULL, OPT_MIN_RUNS },
+        { "persist", required_argument, NULL, OPT_PERSIST },
+        { "k", required_argument, NULL, OPT_K },
+        { "floor", required_argument, NULL, OPT_FLOOR },
+        { "svg", required_argument, NULL, OPT_SVG },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+        { NULL, 0, NULL, 0 },
+    };
+    int c, bad = 0;
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while (!bad && (c = getopt_long(argc, argv, ":hg:j:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        } else if ((v = wt_args_match(argc, argv, &i, "--group", 1, &err)) ||
-                   (!err && (v = wt_args_match(argc, argv, &i, "-g", 1, &err)))) {
+        case 'g':
             free(keys);
-            if (!(keys = strdup(v)) || parse_keys(keys, &o) < 0)
-                goto out;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--window", 1, &err))) {
-            if (int_opt("--window", v, &o.cp.window) < 0)
-                goto out;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--min-runs", 1, &err))) {
-            if (int_opt("--min-runs", v, &o.cp.min_runs) < 0)
-                goto out;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--persist", 1, &err))) {
-            if (int_opt("--persist", v, &o.cp.persist) < 0)
-                goto out;
-        } else if (!err && ((v = wt_args_match(argc, argv, &i, "--threads", 1, &err)) ||
-                            (!err && (v = wt_args_match(argc, argv, &i, "-j", 1, &err))))) {
-            if (int_opt("--threads", v, &o.threads) < 0)
-                goto out;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--k", 1, &err))) {
-            if (wt_args_double("--k", v, &o.cp.k) < 0)
-                goto out;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--floor", 1, &err))) {
-            if (wt_args_double("--floor", v, &o.cp.floor) < 0)
-                goto out;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--svg", 1, &err))) {
-            svg = v;
-        } else if (!err && wt_args_match(argc, argv, &i, "--json", 0, &err)) {
-            o.json = 1;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--fail-on", 1, &err))) {
-            if (strcmp(v, "regression") != 0) {
-                wt_cli_error("trend: --fail-on: '%s' is not 'regression'", v);
-                goto out;
+            bad = !(keys = strdup(optarg)) || parse_keys(keys, &o) < 0;
+            break;
+        case 'j': bad = int_opt("--threads", optarg, &o.threads) < 0; break;
+        case OPT_WINDOW: bad = int_opt("--window", optarg, &o.cp.window) < 0; break;
+        case OPT_MIN_RUNS: bad = int_opt("--min-runs", optarg, &o.cp.min_runs) < 0; break;
+        case OPT_PERSIST: bad = int_opt("--persist", optarg, &o.cp.persist) < 0; break;
+        case OPT_K: bad = wt_args_double("--k", optarg, &o.cp.k) < 0; break;
+        case OPT_FLOOR: bad = wt_args_double("--floor", optarg, &o.cp.floor) < 0; break;
+        case OPT_SVG: svg = optarg; break;
+        case OPT_JSON: o.json = 1; break;
+        case OPT_FAIL_ON:
+            if (strcmp(optarg, "regression") != 0) {
+                wt_usage_error("--fail-on: '%s' is not 'regression'", optarg);
+                bad = 1;
             }
             fail_regression = 1;
-        } else {
-            if (!err) {
-                wt_cli_error("trend: unknown option '%s'", a);
-                usage(stderr);
-            }
-            goto out;
+            break;
+        default:
+            wt_args_getopt_error(c, argv);
+            bad = 1;
         }
     }
+    if (bad)
+        goto out;
+    for (int i = optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (nfiles == 0) {
-        wt_cli_error("trend: no trace file given");
-        usage(stderr);
+        wt_args_no_file("trend");
         goto out;
     }
     if (wt_cp_opts_check(&o.cp) < 0) {
-        wt_cli_error("trend: the rule's options are out of range (1 <= --min-runs <= --window <= "
-                     "%d, 1 <= --persist <= %d, --k > 0, --floor >= 0)",
-                     WT_CP_MAX_WINDOW, WT_CP_MAX_PERSIST);
+        wt_usage_error("the rule's options are out of range (1 <= --min-runs <= --window <= %d, "
+                       "1 <= --persist <= %d, --k > 0, --floor >= 0)",
+                       WT_CP_MAX_WINDOW, WT_CP_MAX_PERSIST);
         goto out;
     }
     status = WT_EXIT_FAIL;
