@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zstd.h>
+
+#include "encode.h"
 
 #include "format.h"
 #include "tracebuild.h"
@@ -482,6 +485,95 @@ static void test_reader_error_cap_counts_bad_records(void **state)
     assert_true(o.stats.errors <= 1000);
 }
 
+/* A header, then frames built from the parts: `spans` of one thread each in frame k when
+ * parts[k] > 0, an empty frame (0 bytes of records) when parts[k] == 0 (compressed by libzstd:
+ * the 13 bytes `zstd` writes for empty input; or raw with `raw`), a skippable frame of
+ * -parts[k] - 1 bytes when parts[k] < 0. Returns the file's length. */
+static size_t build_framed(const char *path, const int *parts, int n_parts, int raw)
+{
+    unsigned char *file = malloc(1 << 20);
+    size_t len = HDR_LEN;
+    memcpy(file, worked_example, HDR_LEN);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    uint8_t recs[4096];
+    int64_t t = 2000;
+    for (int k = 0; k < n_parts; k++) {
+        if (parts[k] < 0) {
+            wt__put_le32(file + len, 0x184D2A50u + (unsigned)k % 16);
+            const size_t skip = (size_t)-parts[k] - 1;
+            wt__put_le32(file + len + 4, (uint32_t)skip);
+            memset(file + len + 8, 0xAB, skip);
+            len += 8 + skip;
+            continue;
+        }
+        wt__enc e;
+        wt__enc_reset(&e, recs, sizeof recs);
+        if (parts[k] > 0 && t == 2000) {
+            assert_int_equal(wt__enc_string(&e, 1, "cat", 3), 0);
+            assert_int_equal(wt__enc_string(&e, 2, "lab", 3), 0);
+        }
+        for (int i = 0; i < parts[k]; i++, t += 100) {
+            wt__span_rec sp = { .start = t, .end = t + 50, .category = 1, .label = 2, .count = 1 };
+            assert_int_equal(wt__enc_span(&e, 9, &sp), 0);
+        }
+        size_t n = raw ? wt__frame_raw(file + len, 1 << 16, recs, e.len)
+                       : wt__frame_compress(cctx, file + len, 1 << 16, recs, e.len);
+        assert_true(n > 0);
+        len += n;
+    }
+    tb_write_file(path, file, len);
+    ZSTD_freeCCtx(cctx);
+    free(file);
+    return len;
+}
+
+/* Issue 10, item 9: a valid header followed by an empty zstd frame (13 bytes that `zstd -t`
+ * accepts) crashed every command (a load through the empty frame's NULL buffer). An empty
+ * frame holds no record: it is intact, delivers nothing, and whatever follows is read. */
+static void test_reader_empty_frames_are_intact_and_empty(void **state)
+{
+    const char *path = tmp("emptyframe");
+    static const int only[] = { 0 }, first[] = { 0, 3 }, between[] = { 2, 0, 0, 3, 0 };
+    const struct { const int *parts; int n, spans, frames; } cases[] = {
+        { only, 1, 0, 1 }, { first, 2, 3, 2 }, { between, 5, 5, 5 } };
+    for (int raw = 0; raw < 2; raw++)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            size_t len = build_framed(path, cases[c].parts, cases[c].n, raw);
+            if (!raw && c == 0)
+                assert_int_equal(len, HDR_LEN + 13); /* the frame of the report */
+            readout o;
+            read_all(path, &o);
+            assert_int_equal(o.open_rc, 0);
+            assert_int_equal(o.errors, 0);
+            assert_int_equal(o.events, cases[c].spans);
+            assert_int_equal(o.stats.frames, cases[c].frames);
+            assert_int_equal(o.stats.frames_damaged, 0);
+            for (int i = 0; i < o.events; i++) {
+                assert_int_equal(o.ev[i].ts, 2000 + 100 * i);
+                assert_string_equal(o.ev[i].label, "lab");
+            }
+        }
+    unlink(path);
+}
+
+/* Skippable frames of any size (0 included) between data frames are passed over: zstd
+ * ignores them, so does the reader, without calling them damage. */
+static void test_reader_skippable_frames_between_frames_are_skipped(void **state)
+{
+    const char *path = tmp("skippable");
+    static const int parts[] = { -1, 2, -2, -300, 2, 0, -8 }; /* skippable 0, 1, 299, 7 B */
+    size_t len = build_framed(path, parts, 7, 0);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 0);
+    assert_int_equal(o.events, 4);
+    assert_int_equal(o.stats.frames, 3); /* two of spans, one empty */
+    assert_int_equal(o.stats.bytes_skipped, 0);
+    assert_int_equal(o.stats.file_bytes, len);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +590,8 @@ int main(void)
         cmocka_unit_test(test_reader_span_count_below_one_reads_as_one),
         cmocka_unit_test(test_reader_cut_skippable_frame_reported_once),
         cmocka_unit_test(test_reader_error_cap_counts_bad_records),
+        cmocka_unit_test(test_reader_empty_frames_are_intact_and_empty),
+        cmocka_unit_test(test_reader_skippable_frames_between_frames_are_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
