@@ -138,6 +138,8 @@ typedef struct wt_reader_stats {
     uint64_t errors;          /* errors returned by wt_reader_next() */
     wt_trace_end end;         /* how the trace ended (WT_END_NONE until the end record) */
     int end_signal;           /* the signal number for WT_END_SIGNAL */
+    uint64_t records_skipped; /* records dropped alone for invalid values (the frame went on) */
+    uint64_t unknown_strings; /* string ids met without a definition, read as "(unknown string N)" */
 } wt_reader_stats;
 
 WT_API void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out);
