@@ -2,7 +2,9 @@
 #include "source.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,11 +51,78 @@ static void progress_clear(progress *p)
     p->shown = 0;
 }
 
+/* What makes two paths the same trace: the same file (device and inode), or the same
+ * recording (every header field equal: a copy of the file). */
+typedef struct seen_file {
+    dev_t dev;
+    ino_t ino;
+    int have_ino;
+    wt_trace_info info; /* strings point into `text` */
+    char *text;
+    const char *path;
+} seen_file;
+
+static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static int same_recording(const wt_trace_info *a, const wt_trace_info *b)
+{
+    return a->format_major == b->format_major && a->format_minor == b->format_minor &&
+           a->pid == b->pid && a->process_start_ns == b->process_start_ns &&
+           a->open_ns == b->open_ns && a->anchor_mono_ns == b->anchor_mono_ns &&
+           a->anchor_real_ns == b->anchor_real_ns && a->tsc_hz == b->tsc_hz &&
+           same_str(a->clock, b->clock) && same_str(a->host, b->host) &&
+           same_str(a->cmdline, b->cmdline) && same_str(a->recorder, b->recorder);
+}
+
+/* Copies the header's strings into one allocation owned by *f. Returns 0 or -1. */
+static int keep_info(seen_file *f, const wt_trace_info *info)
+{
+    const char *src[4] = { info->clock, info->host, info->cmdline, info->recorder };
+    size_t len = 0;
+    for (int k = 0; k < 4; k++)
+        len += src[k] ? strlen(src[k]) + 1 : 0;
+    f->info = *info;
+    f->text = malloc(len ? len : 1);
+    if (!f->text)
+        return -1;
+    const char **dst[4] = { &f->info.clock, &f->info.host, &f->info.cmdline, &f->info.recorder };
+    char *p = f->text;
+    for (int k = 0; k < 4; k++) {
+        if (!src[k])
+            continue;
+        const size_t n = strlen(src[k]) + 1;
+        memcpy(p, src[k], n);
+        *dst[k] = p;
+        p += n;
+    }
+    return 0;
+}
+
+/* The earlier path that is the same trace as this one, or NULL; says so on stderr. */
+static const char *duplicate_of(const seen_file *seen, int n_seen, const seen_file *f)
+{
+    for (int k = 0; k < n_seen; k++) {
+        const int same_file = f->have_ino && seen[k].have_ino && seen[k].dev == f->dev &&
+                              seen[k].ino == f->ino;
+        if (same_file || same_recording(&seen[k].info, &f->info)) {
+            wt_cli_error("'%s' is the same trace as '%s' (%s): counted once", f->path,
+                         seen[k].path, same_file ? "the same file" : "an identical header: a copy");
+            return seen[k].path;
+        }
+    }
+    return NULL;
+}
+
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res)
 {
-    int rc = 0, index = 0;
+    int rc = 0, index = 0, n_seen = 0;
     memset(res, 0, sizeof *res);
+    seen_file *seen = n > 0 ? calloc((size_t)n, sizeof *seen) : NULL;
+    if (n > 0 && !seen) {
+        wt_cli_error("out of memory");
+        return WT_ENOMEM;
+    }
     for (int i = 0; i < n && rc == 0; i++) {
         wt_reader *r = NULL;
         int orc = wt_reader_open(paths[i], &r);
@@ -66,6 +135,28 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             res->files_failed++;
             continue;
         }
+        seen_file *f = &seen[n_seen];
+        struct stat sb;
+        f->path = paths[i];
+        if (stat(paths[i], &sb) == 0) {
+            f->dev = sb.st_dev;
+            f->ino = sb.st_ino;
+            f->have_ino = 1;
+        }
+        if (keep_info(f, wt_reader_info(r)) < 0) {
+            wt_cli_error("out of memory");
+            wt_reader_free(r);
+            rc = WT_ENOMEM;
+            break;
+        }
+        if (duplicate_of(seen, n_seen, f)) {
+            free(f->text);
+            memset(f, 0, sizeof *f);
+            wt_reader_free(r);
+            res->files_duplicate++;
+            continue;
+        }
+        n_seen++;
         int fi = index++;
         if (ops->file_begin)
             rc = ops->file_begin(ctx, fi, paths[i], wt_reader_info(r));
@@ -93,6 +184,24 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
         progress_clear(&pg);
         wt_reader_stats st;
         wt_reader_get_stats(r, &st);
+        if (st.strings_past_limit)
+            wt_cli_error("'%s': %llu strings past the reader's limit of %u strings and %u MiB "
+                         "read as \"(string past the reader's limit)\"", paths[i],
+                         (unsigned long long)st.strings_past_limit, WT_READER_MAX_STRINGS,
+                         WT_READER_MAX_STRING_BYTES >> 20);
+        if (rc == 0 && !damaged && st.frames + st.frames_damaged == 0 && st.end == WT_END_NONE) {
+            /* a header and nothing after it: the recorder writes its first frame soon after
+             * the first event, so the process died before that (issue 10, item 13) */
+            char msg[600];
+            snprintf(msg, sizeof msg,
+                     "'%s': at byte %llu: only a header, no data: the recording was probably "
+                     "killed early, before its first write", paths[i],
+                     (unsigned long long)st.file_bytes);
+            damaged = 1;
+            wt_cli_error("%s", msg);
+            if (ops->damage)
+                rc = ops->damage(ctx, fi, (int64_t)st.file_bytes, msg);
+        }
         if (st.end == WT_END_NONE)
             res->files_no_end++;
         if (damaged)
@@ -103,6 +212,9 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             rc = ops->file_end(ctx, fi, &st);
         wt_reader_free(r);
     }
+    for (int k = 0; k < n_seen; k++)
+        free(seen[k].text);
+    free(seen);
     return rc;
 }
 

@@ -46,11 +46,17 @@ typedef struct wt_source_result {
     int files_failed;  /* could not be read at all */
     int files_damaged; /* read, with damage */
     int files_no_end;  /* no end record: the writer died or the file is cut */
+    int files_duplicate; /* the same trace as an earlier path (same file, or identical header):
+                            warned about and read once */
 } wt_source_result;
 
 /* Streams every event of the files `paths[0..n)`, in order, into `ops`. Problems are reported
  * on stderr as "walltime-analyze: 'PATH': at byte N: PROBLEM" and the run goes on with the next
- * intact frame or file. On a terminal, a progress line for files that take over a second.
+ * intact frame or file. A path that is the same trace as an earlier one (the same file by
+ * device and inode, or a copy: every header field equal) is said on stderr and skipped, so a
+ * trace given twice counts once. A trace with a header and no frame (killed before its first
+ * write) is damaged: reported, through `damage` too, with "probably killed early". On a
+ * terminal, a progress line for files that take over a second.
  * Returns 0 or the first non-zero callback value; *res says what happened to the files. */
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res);
