@@ -51,6 +51,7 @@ struct wt_anomalies {
     wt__strmap key_map;       /* "category\x1flabel" -> index in keys */
     an_key *keys;
     size_t n_keys, cap_keys;
+    size_t label_key_bytes; /* of the labels of the keys (bounded as in the ledger) */
     wt__strmap cat_map;       /* category -> index in cat_hits */
     wt__reservoir *cat_hits;
     size_t n_cats, cap_cats;
@@ -202,7 +203,8 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         !wt__strmap_get(&a->cat_map, c, strlen(c), &idx))
         c = WT_OTHER_CATEGORIES;
     size_t n = key_text(buf, sizeof buf, c, l);
-    if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS) &&
+    if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS ||
+                    a->label_key_bytes + strlen(l) > WT_MAX_LABEL_KEY_BYTES) &&
         !wt__strmap_get(&a->key_map, buf, n, &idx)) {
         l = WT_OTHER_LABELS;
         n = key_text(buf, sizeof buf, c, l);
@@ -215,6 +217,7 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
             return NULL;
         an_key *k = &a->keys[a->n_keys++];
         memset(k, 0, sizeof *k);
+        a->label_key_bytes += strlen(l); /* as the ledger counts them: the same spans fold */
         k->floor_slow = k->floor_slow_hits = -1;
         k->category = intern(a, c);
         k->label = intern(a, l);

@@ -32,10 +32,10 @@
 #include "reader_src.h"
 #include "walltime/reader.h"
 
-#define MAX_STRINGS (4u << 20)
+#define MAX_STRINGS WT_READER_MAX_STRINGS
 /* 64 MiB of string bytes and 32 MiB of slots: with the frame buffers and zstd the reader stays
  * near 128 MiB whatever the file, half of what a command may use (docs/RELIABILITY.md) */
-#define MAX_STRING_BYTES (64u << 20)
+#define MAX_STRING_BYTES WT_READER_MAX_STRING_BYTES
 /* what a string past those limits reads as: its definition is counted, not kept */
 #define PAST_LIMIT_STRING "(string past the reader's limit)"
 #define MAX_THREADS 65536u
@@ -100,7 +100,6 @@ struct wt_reader {
     const char **str;
     uint32_t nstr, str_cap;
     uint64_t ids_defined; /* the highest id defined, past the limit too */
-    int limit_reported;
     arena_block *arena;
     size_t arena_bytes;
 
@@ -517,15 +516,15 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
     if (id > r->ids_defined)
         r->ids_defined = id;
     if (id > MAX_STRINGS || r->arena_bytes + len + 1 > MAX_STRING_BYTES) {
-        /* counted, not kept; said once per file (not damage: the trace is intact) */
+        /* counted, not kept (not damage: the trace is intact; the caller says it from the
+         * stats) */
         r->stats.strings++;
+        r->stats.strings_past_limit++;
         r->frame_pos = (size_t)(c->p - r->cur.p);
-        if (r->limit_reported)
-            return 0;
-        r->limit_reported = 1;
-        return fail(r, WT_ELIMIT, r->cur.off,
-                    "more strings than the reader holds (%u, %u bytes): the rest read as \"%s\"",
-                    MAX_STRINGS, MAX_STRING_BYTES, PAST_LIMIT_STRING);
+        /* within the slots' limit the slot says so (8 bytes, bounded like the slots) */
+        if (id <= MAX_STRINGS && str_slots(r, (uint32_t)id) == 0 && !r->str[id - 1])
+            r->str[id - 1] = PAST_LIMIT_STRING;
+        return 0;
     }
     if (str_slots(r, (uint32_t)id) < 0)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
