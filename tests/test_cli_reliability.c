@@ -334,6 +334,79 @@ static void test_cli_header_only_trace_is_damaged(void **state)
     }
 }
 
+/* The analyzer's allocation-failure sweep (issue 10, "Smaller"): on a small trace with every
+ * record type and keep/skip rounds, each command is run once to count its allocations, then
+ * once per allocation with that one failing (tests/failalloc.c, preloaded). Every run exits
+ * 0 (the failure was absorbed: a smaller buffer, a sample not kept) or 1 with a message on
+ * stderr; never a crash, a hang, another status or silence. */
+static void test_cli_allocation_failure_sweep(void **state)
+{
+    if (SANITIZED)
+        skip(); /* the sanitizers replace malloc themselves */
+    tb *b = tb_create(tb_path_in("small.wtrace"), 4242, 1000, 5000);
+    int64_t t = 10000000;
+    tb_thread_name(b, 1, t, "main");
+    tb_meta(b, 1, t, "model", "tiny");
+    for (int r = 0; r < 6; r++, t += 2000000) {
+        const char *config = r % 2 ? "skip" : "keep";
+        tb_span_desc leaf = { .tid = 1, .start = t + 200000, .end = t + 500000, .depth = 1,
+                              .category = "load", .label = "w0", .detail = "/w0.bin",
+                              .cached = r % 2 ? WT_CACHED_HIT : WT_CACHED_MISS, .count = 3,
+                              .bytes = 4096 };
+        tb_span_ex(b, &leaf);
+        tb_span(b, 2, t + 100000, t + 900000, 0, "io", "read");
+        tb_counter(b, 1, t + 950000, "rss", 1000 + r);
+        tb_mark(b, 1, t + 960000, "phase", "warm", NULL);
+        tb_span(b, 1, t, t + 1000000, 0, "step", config);
+        tb_round(b, 1, t, t + 1500000, config, r / 2);
+        tb_sync(b, t + 1500000);
+        tb_frame(b);
+    }
+    tb_dropped(b, 1, t, 2);
+    tb_close(b, TB_END_CLEAN, t + 1000, 0);
+
+    static const char *const runs[] = {
+        "ledger small.wtrace",          "ledger --json small.wtrace",
+        "anomalies small.wtrace",       "info small.wtrace",
+        "info --json small.wtrace",     "dump small.wtrace",
+        "dump --json small.wtrace",     "export -o out.pftrace small.wtrace",
+        "export -f chrome -o out.json small.wtrace", "compare small.wtrace",
+        "compare --json small.wtrace",  "compare small.wtrace small.wtrace",
+    };
+    long bad = 0, total_runs = 0;
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        char *err = NULL;
+        char sh[1400];
+        snprintf(sh, sizeof sh, "cd '%s' && WT_FAIL_ALLOC_COUNT=1 LD_PRELOAD='%s' '%s' %s "
+                 ">/dev/null 2>count.txt", tb_tmpdir(), WT_FAILALLOC_LIB, WT_ANALYZE_BIN, runs[k]);
+        const int base = system(sh);
+        assert_true(WIFEXITED(base) && WEXITSTATUS(base) == 0);
+        char *counted = cli_slurp(tb_path_in("count.txt"));
+        const char *at = counted ? strstr(counted, "failalloc: ") : NULL;
+        const long n = at ? atol(at + 11) : 0;
+        free(counted);
+        assert_true(n > 0);
+        for (long i = 1; i <= n; i++) {
+            snprintf(sh, sizeof sh, "cd '%s' && WT_FAIL_ALLOC_AT=%ld LD_PRELOAD='%s' timeout 20 "
+                     "'%s' %s >/dev/null 2>err.txt", tb_tmpdir(), i, WT_FAILALLOC_LIB,
+                     WT_ANALYZE_BIN, runs[k]);
+            const int st = system(sh);
+            err = cli_slurp(tb_path_in("err.txt"));
+            const int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            const int ok = rc == 0 || (rc == 1 && err && strstr(err, "walltime-analyze"));
+            total_runs++;
+            if (!ok) {
+                if (bad++ < 20)
+                    fprintf(stderr, "reliability: '%s' with allocation %ld of %ld failing: exit "
+                            "%d, stderr: %.200s\n", runs[k], i, n, rc, err ? err : "");
+            }
+            free(err);
+        }
+    }
+    fprintf(stderr, "reliability: allocation-failure sweep: %ld runs, %ld bad\n", total_runs, bad);
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_cli_same_trace_twice_counts_once),
         cmocka_unit_test(test_cli_header_only_trace_is_damaged),
         cmocka_unit_test(test_cli_memory_is_bounded_on_crafted_files),
+        cmocka_unit_test(test_cli_allocation_failure_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

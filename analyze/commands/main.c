@@ -1,5 +1,6 @@
 /* walltime-analyze: replays .wtrace files into a ledger, anomalies, comparisons and exports.
  * This file only dispatches: each subcommand lives in cmd_<name>.c with its own usage. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,16 @@ static void usage(FILE *out)
                  "3 a --fail-on gate matched; 4 a file was damaged (results cover what was readable)\n");
 }
 
+/* Runs a command. A failure that no message explained (a command that ran out of memory
+ * where it did not say so) still gets one: exit 1 is never silent (docs/RELIABILITY.md). */
+static int run(int (*fn)(int, char **), int argc, char **argv)
+{
+    const int status = fn(argc, argv);
+    if (status == WT_EXIT_FAIL && !wt_cli_said())
+        wt_cli_error("%s: %s", argv[0], errno == ENOMEM ? "out of memory" : "failed");
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -46,15 +57,15 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
+            return run(commands[i].fn, argc - 1, argv + 1);
     if (argv[1][0] == '-' && argv[1][1] != '\0') {
         /* an option first: the default command gets everything */
         argv[0] = "ledger";
-        return cmd_ledger(argc, argv);
+        return run(cmd_ledger, argc, argv);
     }
     if (strstr(argv[1], ".wtrace") || strchr(argv[1], '/')) {
         argv[0] = "ledger";
-        return cmd_ledger(argc, argv);
+        return run(cmd_ledger, argc, argv);
     }
     wt_cli_error("'%s' is not a command; see '" WT_PROG " --help'", argv[1]);
     return WT_EXIT_USAGE;

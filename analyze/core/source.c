@@ -8,9 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 
+static int said; /* wt_cli_error() was called */
+
+int wt_cli_said(void) { return said; }
+
 void wt_cli_error(const char *fmt, ...)
 {
     va_list ap;
+    said = 1;
     fputs(WT_PROG ": ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -126,6 +131,12 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
     for (int i = 0; i < n && rc == 0; i++) {
         wt_reader *r = NULL;
         int orc = wt_reader_open(paths[i], &r);
+        if (orc == WT_ENOMEM) {
+            wt_cli_error("%s", r && *wt_reader_error(r) ? wt_reader_error(r) : "out of memory");
+            wt_reader_free(r);
+            rc = WT_ENOMEM;
+            break;
+        }
         if (orc < 0) {
             if (r)
                 wt_cli_error("%s", wt_reader_error(r));
@@ -168,6 +179,13 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             int nrc = wt_reader_next(r, &ev);
             if (nrc == 0)
                 break;
+            if (nrc == WT_ENOMEM) {
+                /* not damage: the file may be whole; the run cannot go on (exit 1) */
+                progress_clear(&pg);
+                wt_cli_error("%s", wt_reader_error(r));
+                rc = WT_ENOMEM;
+                break;
+            }
             if (nrc < 0) {
                 progress_clear(&pg);
                 damaged = 1;

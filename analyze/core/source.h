@@ -28,6 +28,8 @@
 
 /* "walltime-analyze: <message>\n" on stderr. */
 void wt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether wt_cli_error() was called in this process (main says something on a silent exit 1). */
+int wt_cli_said(void);
 
 /* Callbacks of the source driver; any may be NULL. `ctx` is the caller's. A callback returning
  * non-zero stops the run (wt_source_run() then returns that value). */
@@ -50,7 +52,8 @@ typedef struct wt_source_result {
                             warned about and read once */
 } wt_source_result;
 
-/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Problems are reported
+/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Out of memory (in the
+ * reader too) is said and stops the run: it returns WT_ENOMEM. Problems are reported
  * on stderr as "walltime-analyze: 'PATH': at byte N: PROBLEM" and the run goes on with the next
  * intact frame or file. A path that is the same trace as an earlier one (the same file by
  * device and inode, or a copy: every header field equal) is said on stderr and skipped, so a

@@ -808,7 +808,7 @@ int wt_reader_open(const char *path, wt_reader **out)
     int rc = wt__src_open(&r->src, r->path);
     if (rc == 0)
         rc = parse_header(r);
-    else if (rc == WT_EOPEN) {
+    else if (rc == WT_EOPEN || r->src.err[0]) {
         memcpy(r->err, r->src.err, sizeof r->err);
         r->src_errors = r->src.errors;
     } else {
