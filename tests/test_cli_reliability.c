@@ -33,7 +33,8 @@
 /* The peak a command may reach on any input (docs/RELIABILITY.md). */
 #define PEAK_LIMIT_KB (256L * 1024)
 
-static const char *const commands[] = { "ledger", "anomalies", "info", "dump", "export", "compare" };
+static const char *const commands[] = { "ledger", "anomalies", "info", "dump", "export", "compare",
+                                        "compare-runs" };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 /* The arguments that run `cmd` on `files` (space separated, in the test's directory). */
@@ -43,6 +44,8 @@ static void command_args(char *out, size_t cap, const char *cmd, const char *fil
         snprintf(out, cap, "export -o out.pftrace %s", files);
     else if (!strcmp(cmd, "dump"))
         snprintf(out, cap, "dump %s", files);
+    else if (!strcmp(cmd, "compare-runs")) /* two runs, side against side: A and B */
+        snprintf(out, cap, "compare --a %s --b %s", files, files);
     else
         snprintf(out, cap, "%s %s", cmd, files);
 }
