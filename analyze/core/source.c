@@ -57,7 +57,7 @@ static void progress_clear(progress *p)
 }
 
 /* What makes two paths the same trace: the same file (device and inode), or the same
- * recording (every header field equal: a copy of the file). */
+ * recording (every header field equal, the 1.1 run id included: a copy of the file). */
 typedef struct seen_file {
     dev_t dev;
     ino_t ino;
@@ -76,23 +76,26 @@ static int same_recording(const wt_trace_info *a, const wt_trace_info *b)
            a->open_ns == b->open_ns && a->anchor_mono_ns == b->anchor_mono_ns &&
            a->anchor_real_ns == b->anchor_real_ns && a->tsc_hz == b->tsc_hz &&
            same_str(a->clock, b->clock) && same_str(a->host, b->host) &&
-           same_str(a->cmdline, b->cmdline) && same_str(a->recorder, b->recorder);
+           same_str(a->cmdline, b->cmdline) && same_str(a->recorder, b->recorder) &&
+           a->parent_pid == b->parent_pid && !strcmp(a->run_id, b->run_id) &&
+           same_str(a->boot_id, b->boot_id) && a->anchor_err_ns == b->anchor_err_ns;
 }
 
 /* Copies the header's strings into one allocation owned by *f. Returns 0 or -1. */
 static int keep_info(seen_file *f, const wt_trace_info *info)
 {
-    const char *src[4] = { info->clock, info->host, info->cmdline, info->recorder };
+    const char *src[5] = { info->clock, info->host, info->cmdline, info->recorder, info->boot_id };
     size_t len = 0;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         len += src[k] ? strlen(src[k]) + 1 : 0;
     f->info = *info;
     f->text = malloc(len ? len : 1);
     if (!f->text)
         return -1;
-    const char **dst[4] = { &f->info.clock, &f->info.host, &f->info.cmdline, &f->info.recorder };
+    const char **dst[5] = { &f->info.clock, &f->info.host, &f->info.cmdline, &f->info.recorder,
+                            &f->info.boot_id };
     char *p = f->text;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         if (!src[k])
             continue;
         const size_t n = strlen(src[k]) + 1;

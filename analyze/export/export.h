@@ -2,11 +2,12 @@
  * (export_perfetto.c) or a Chrome Trace Event Format JSON file (export_chrome.c), for
  * ui.perfetto.dev, chrome://tracing and speedscope.
  *
- * The driver (wt_export_stream / wt_export_to_path, in cmd_export.c) streams every event of the
- * files once into a sink of the chosen format and, alongside, into the analyzer's ledger and
- * anomalies. Spans are written as they arrive; what is known only at the end of the run (the
- * ledger's totals, the run metadata and the anomalies) is written last, so memory does not grow
- * with the number of events. docs/EXPORT.md describes what a user sees.
+ * The driver (wt_export_stream in export_driver.c, wt_export_to_path in export_output.c; the
+ * command is commands/cmd_export.c) streams every event of the files once into a sink of the
+ * chosen format and, alongside, into the analyzer's ledger and anomalies. Spans are written as
+ * they arrive (Perfetto: as their thread's tree completes, bounded); what is known only at the
+ * end of the run (the ledger's totals, the run metadata and the anomalies) is written last, so
+ * memory does not grow with the number of events. docs/EXPORT.md describes what a user sees.
  */
 #ifndef WT_EXPORT_H
 #define WT_EXPORT_H
@@ -25,17 +26,21 @@ typedef enum wt_export_format {
     WT_EXPORT_CHROME = 1    /* Trace Event Format JSON */
 } wt_export_format;
 
-/* Perfetto: spans deeper than this on one thread go to the deepest track and are counted. */
+/* Perfetto: spans deeper than this on one thread are counted and treated as this deep. */
 #define WT_EXPORT_MAX_DEPTH 64
-/* Perfetto: a span that overlaps the previous span of its depth (a wt_record() span measured
- * longer than the gap before it) goes to an extra "overlap" track of that depth, at most this
- * many per depth; past them it is put on the last one and counted as misplaced. */
-#define WT_EXPORT_MAX_LANES 4
-/* Perfetto: keep/skip rounds shown again aligned at t=0 (a second pass over the files), at most
- * this many; later rounds are counted, not aligned. */
+/* Perfetto: spans that cannot nest on their thread's track (a wt_record() span that overlaps
+ * spans not containing it, damaged input) go to "overlap N" tracks of the thread, at most this
+ * many per thread; past them a span goes on the lane that ends first and is counted as
+ * misplaced. */
+#define WT_EXPORT_MAX_LANES 256
+/* Perfetto: threads with a track of their own; the spans of later threads share one "other
+ * threads" track per process, on lanes, and are counted (a thread costs ~150 bytes). */
+#define WT_EXPORT_MAX_THREADS (1 << 18)
+/* Perfetto --aligned-rounds: keep/skip rounds shown again aligned at t=0 (a second pass over the
+ * files), at most this many; later rounds are counted, not aligned. */
 #define WT_EXPORT_MAX_ALIGNED 256
 /* Perfetto: track groups of the aligned view, one per (round, thread, depth), each of up to
- * WT_EXPORT_MAX_LANES tracks; spans past them are counted, not aligned. */
+ * 4 tracks; spans past them are counted, not aligned. */
 #define WT_EXPORT_MAX_ALIGNED_TRACKS 4096
 /* Run metadata (META events) kept per file for the run's annotations; the rest are counted. */
 #define WT_EXPORT_MAX_META 256
@@ -68,14 +73,17 @@ typedef struct wt_export_sink_stats {
     int64_t depth_clamped; /* spans deeper than WT_EXPORT_MAX_DEPTH (Perfetto) */
     int64_t lanes_extra;   /* spans put on an overlap track (Perfetto) */
     int64_t misplaced;     /* spans that overlap on their track past WT_EXPORT_MAX_LANES */
+    int64_t early;         /* spans written before their root ended: its tree was larger than
+                              the nesting buffer, or the file was cut (Perfetto) */
+    int64_t spans_folded;  /* spans of threads past WT_EXPORT_MAX_THREADS (Perfetto) */
     int64_t aligned_rounds;  /* rounds shown aligned at t=0 (Perfetto) */
     int64_t aligned_spans;   /* spans shown again inside them */
     int64_t aligned_dropped; /* rounds past WT_EXPORT_MAX_ALIGNED, spans past the track cap */
     uint64_t bytes;        /* bytes written */
 } wt_export_sink_stats;
 
-/* One output format. The driver calls file_begin, then event for each event of that file,
- * for every file in turn; then, when the sink has pass2_begin and it returns 1, reads the files
+/* One output format. The driver calls file_begin, then event for each event of that file, then
+ * file_end (may be NULL; the file's event strings are still valid), for every file in turn; then, when the sink has pass2_begin and it returns 1, reads the files
  * a second time: pass2_file, then pass2_event for each event of that file; then anomaly for
  * each anomaly (in time order), proc_end for each file, and finish, which completes the
  * document. Every call returns 0 or a negative WT_E* (WT_ENOMEM; WT_EIO when writing failed).
@@ -84,6 +92,7 @@ typedef struct wt_export_sink {
     void *self;
     int (*file_begin)(void *self, int file_index, const char *path, const wt_trace_info *info);
     int (*event)(void *self, int file_index, const wt_event *ev);
+    int (*file_end)(void *self, int file_index);
     int (*anomaly)(void *self, int file_index, const wt_anomaly *a);
     int (*proc_end)(void *self, const wt_export_proc *p);
     int (*finish)(void *self);
@@ -94,22 +103,22 @@ typedef struct wt_export_sink {
     int (*pass2_event)(void *self, int file_index, const wt_event *ev);
 } wt_export_sink;
 
-/* Makes a sink writing to `out` (not closed by the sink). Returns 0 or WT_ENOMEM. */
-int wt__export_perfetto_create(FILE *out, wt_export_sink *sink);
-int wt__export_chrome_create(FILE *out, wt_export_sink *sink);
-/* Perfetto: pack span packets with protobuf-c instead of the fast path (same bytes). */
-void wt__export_perfetto_reference(wt_export_sink *sink, int on);
-
 typedef struct wt_export_opts {
     wt_export_format format;
-    int no_analysis; /* skip the ledger and anomalies (no totals, no anomaly instants) */
-    int reference;   /* tests: pack every Perfetto packet with protobuf-c (no fast path) */
+    int no_analysis;    /* skip the ledger and anomalies (no totals, no anomaly instants) */
+    int aligned_rounds; /* Perfetto: show the keep/skip rounds again aligned at t=0 */
+    int reference;      /* tests: pack every Perfetto packet with protobuf-c (no fast path) */
     /* the anomaly options of the command line (thresholds, budgets, --fail-on), as `ledger`
      * and `anomalies` take them; NULL: the defaults */
     const wt_anomaly_args *anomaly;
     /* the --baseline trace's ledger (the baseline rule), or NULL */
     const wt_ledger_result *baseline;
 } wt_export_opts;
+
+/* Makes a sink writing to `out` (not closed by the sink), with the options of `o` that concern
+ * it (NULL: none). Returns 0 or WT_ENOMEM. */
+int wt__export_perfetto_create(FILE *out, const wt_export_opts *o, wt_export_sink *sink);
+int wt__export_chrome_create(FILE *out, wt_export_sink *sink);
 
 /* What an export did: the files' fate, what the sink wrote, what was lost. */
 typedef struct wt_export_report {
@@ -121,6 +130,7 @@ typedef struct wt_export_report {
     int gate;         /* WT_EXIT_GATE when opts.anomaly's --fail-on matched, else 0 */
     int pass2_failed; /* files that could not be read a second time (aligned rounds) */
     int written;                            /* wt_export_to_path: the output was written */
+    int same_as_input; /* wt_export_to_path refused: the output is input [same_as_input - 1] */
 } wt_export_report;
 
 /* Exports `paths[0..n)` to the open stream `out`. Damage in a file is reported on stderr and
@@ -130,8 +140,11 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
                      wt_export_report *rep);
 
 /* Exports to `out_path` through a temporary file in the same directory, renamed over it at the
- * end, so a failed export leaves no half file. "-" writes to stdout. Returns 0, WT_EOPEN (the
- * output cannot be created; errno says why), WT_EIO or WT_ENOMEM; nothing is left behind on
+ * end, so a failed export leaves no half file. "-" writes to stdout; a device or FIFO is written
+ * in place; a symbolic link is followed, so the file it points to gets the export and the link
+ * stays. An output that is one of the inputs (same device and inode) is refused: WT_EEXIST with
+ * rep->same_as_input set, nothing read or written. Returns 0, WT_EEXIST, WT_EOPEN (the output
+ * cannot be created; errno says why), WT_EIO or WT_ENOMEM; nothing is left behind on
  * failure. When no input could be read at all, returns 0 without touching `out_path`
  * (rep->written 0), so an existing timeline is not replaced by an empty one. */
 int wt_export_to_path(char *const *paths, int n, const wt_export_opts *o, const char *out_path,

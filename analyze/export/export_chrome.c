@@ -289,7 +289,8 @@ int wt__export_chrome_create(FILE *out, wt_export_sink *sink)
     wt_json_object_begin(&c->j, NULL);
     wt_json_string(&c->j, "displayTimeUnit", "ns");
     wt_json_array_begin(&c->j, "traceEvents");
-    *sink = (wt_export_sink){ c, ch_file_begin, ch_event, ch_anomaly, ch_proc_end, ch_finish,
-                              ch_get_stats, ch_free, NULL, NULL, NULL };
+    *sink = (wt_export_sink){ .self = c, .file_begin = ch_file_begin, .event = ch_event,
+                              .anomaly = ch_anomaly, .proc_end = ch_proc_end,
+                              .finish = ch_finish, .get_stats = ch_get_stats, .free = ch_free };
     return 0;
 }

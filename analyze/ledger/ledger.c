@@ -564,6 +564,9 @@ int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
             p->first_ts = ev->ts;
     }
     switch (ev->kind) {
+    case WT_EV_META:
+        wt_procname_event(&p->who, ev);
+        return 0;
     case WT_EV_SYNC:
         if (ev->ts - WT_SYNC_SLACK_NS > p->sync_wm)
             p->sync_wm = ev->ts - WT_SYNC_SLACK_NS;
@@ -627,6 +630,7 @@ int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_tra
     if (wt__strmap_put(&lc->detail_map, pp, strlen(pp), 0, &dummy, &p->path) < 0)
         return WT_ENOMEM;
     p->pid = info ? info->pid : 0;
+    wt_procname_init(&p->who, p->pid);
     p->start = info ? info->process_start_ns : 0;
     if (p->start <= 0 && info)
         p->start = info->open_ns;

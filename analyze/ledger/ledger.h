@@ -79,6 +79,7 @@ typedef struct wt_ledger_cat {
     int64_t bytes;       /* sum of span bytes */
     double gbps;         /* bytes / flat_seconds / 1e9 when bytes > 0, else 0 */
     double straggler;    /* several files: max - median of per-process seconds, else 0 */
+    size_t straggler_proc; /* several files: the index in procs of the max, else 0 */
     wt_ledger_stat st;
     const wt_ledger_label *labels; /* top labels then the rest (by_label only) */
     size_t n_labels;
@@ -93,6 +94,9 @@ typedef struct wt_ledger_thread {
 
 typedef struct wt_ledger_process {
     uint64_t pid;
+    const char *name;            /* "rank N (pid P)" or "pid P" (procname.h) */
+    int has_rank;
+    int64_t rank;                /* the `rank` metadata, when has_rank */
     const char *path;
     double wall;                 /* this process's wall */
     const double *cat_seconds;   /* per category of the run (index as cats), self seconds */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ledger.h"
+#include "procname.h"
 #include "spanstat.h"
 
 /* Nesting deeper than this is counted as this depth (a hostile depth cannot allocate). */
@@ -69,6 +70,8 @@ typedef struct lc_proc {
     wt_trace_end end;
     int signo, no_end, damaged;
     int64_t dropped, unclosed, late;
+    wt_procname who; /* pid, and rank from the `rank` metadata */
+    char name[WT_PROCNAME_MAX];
     int64_t *cat_self;
     size_t cap_cat;
     double *cat_seconds; /* result */

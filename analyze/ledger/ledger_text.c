@@ -154,8 +154,10 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
                 vals[p] = p < lc->n_procs && i < lc->procs[p].cap_cat
                               ? (double)lc->procs[p].cat_self[i] * NS
                               : 0.0;
-                if (vals[p] > mx)
+                if (vals[p] > mx) {
                     mx = vals[p];
+                    o->straggler_proc = p;
+                }
             }
             qsort(vals, lc->n_procs, sizeof *vals, cmp_double);
             size_t n = lc->n_procs;
@@ -190,7 +192,9 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         for (size_t k = 0; k < lc->n_cats; k++)
             if (lc->cat_order[k] < p->cap_cat)
                 p->cat_seconds[k] = (double)p->cat_self[lc->cat_order[k]] * NS;
-        lc->out_procs[i] = (wt_ledger_process){ p->pid, p->path, (double)(p->stop - p->start) * NS,
+        wt_procname_format(&p->who, p->name, sizeof p->name);
+        lc->out_procs[i] = (wt_ledger_process){ p->pid, p->name, p->who.has_rank, p->who.rank,
+                                                p->path, (double)(p->stop - p->start) * NS,
                                                 p->cat_seconds, p->end, p->signo, p->no_end,
                                                 p->damaged, p->dropped, p->unclosed, p->late };
         if (p->no_end)
@@ -274,18 +278,28 @@ static void print_sections(FILE *out, void *ctx)
     }
     if (r->n_procs > 1) {
         section_rule(out);
-        fprintf(out, "%-18s%10s%8s%8s   %s\n", "process", "wall", "", "end", "file");
+        /* the first column fits the longest process name ("rank N (pid P)" may pass 18) */
+        int w = 18;
+        for (size_t i = 0; i < r->n_procs; i++)
+            if ((int)strlen(r->procs[i].name) + 2 > w)
+                w = (int)strlen(r->procs[i].name) + 2;
+        fprintf(out, "%-*s%10s%8s%8s   %s\n", w, "process", "wall", "", "end", "file");
         for (size_t i = 0; i < r->n_procs; i++) {
             const wt_ledger_process *p = &r->procs[i];
-            char pid[32];
-            snprintf(pid, sizeof pid, "%llu", (unsigned long long)p->pid);
             const char *end = p->end == WT_END_CLEAN ? "clean"
                               : p->end == WT_END_SIGNAL ? "signal" : "none";
-            fprintf(out, "%-18s%10.1f%8s%8s   %s\n", pid, p->wall, "", end, p->path);
+            fprintf(out, "%-*s%10.1f%8s%8s   %s\n", w, p->name, p->wall, "", end, p->path);
         }
-        fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "", "per category, over processes");
-        for (size_t i = 0; i < r->n_cats; i++)
-            fprintf(out, "%-18s%10.1f\n", r->cats[i].name, r->cats[i].straggler);
+        fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "",
+                "per category, over processes: the slowest");
+        for (size_t i = 0; i < r->n_cats; i++) {
+            const wt_ledger_cat *c = &r->cats[i];
+            if (c->straggler > 0)
+                fprintf(out, "%-18s%10.1f%8s%8s   %s\n", c->name, c->straggler, "", "",
+                        r->procs[c->straggler_proc].name);
+            else
+                fprintf(out, "%-18s%10.1f\n", c->name, c->straggler);
+        }
     }
     if (lc->opts.by_label) {
         section_rule(out);
@@ -437,8 +451,10 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
             json_s(j, "gbps", c->gbps);
         else
             wt_json_null(j, "gbps");
-        if (r->n_procs > 1)
+        if (r->n_procs > 1) {
             json_s(j, "straggler_s", c->straggler);
+            wt_json_string(j, "straggler_process", c->straggler > 0 ? r->procs[c->straggler_proc].name : NULL);
+        }
         json_stat(j, &c->st);
         if (lc->opts.by_label) {
             wt_json_array_begin(j, "labels");
@@ -471,6 +487,11 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         wt_json_object_begin(j, NULL);
         wt_json_string(j, "path", p->path);
         wt_json_uint(j, "pid", p->pid);
+        wt_json_string(j, "name", p->name);
+        if (p->has_rank)
+            wt_json_int(j, "rank", p->rank);
+        else
+            wt_json_null(j, "rank");
         json_s(j, "wall_s", p->wall);
         wt_json_string(j, "end", end_name(p->end));
         if (p->end == WT_END_SIGNAL)

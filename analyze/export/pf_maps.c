@@ -1,13 +1,10 @@
-/* The Perfetto sink's lookup tables: string interning (content -> iid, one table per iid
- * space: event names, categories) with a pointer cache in front, since the reader hands out one
- * pointer per distinct string of a file and most lookups hit it; and a map from two 64-bit keys
- * to an index (threads, counter tracks, round configurations). Both open addressing, grown at
- * half full; nothing is ever removed.
- */
+/* The Perfetto sink's lookup tables and UTF-8 repair (pf_maps.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_perfetto.h"
+#include "json.h"
+#include "pf_maps.h"
+#include "walltime/error.h"
 
 static uint64_t hash_str(const char *s)
 {
@@ -17,7 +14,7 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-static int itab_grow(itab *t)
+static int itab_grow(pf_itab *t)
 {
     size_t ncap = t->scap ? t->scap * 2 : 256;
     uint32_t *ns = calloc(ncap, sizeof *ns);
@@ -36,9 +33,9 @@ static int itab_grow(itab *t)
 }
 
 /* The iid of `s`; *is_new is set when it was just added (it must be sent in this packet). */
-int wt__pf_itab_get(itab *t, const char *s, uint32_t *iid, int *is_new)
+int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
 {
-    size_t c = ((uintptr_t)s >> 3) & (PTR_CACHE - 1);
+    size_t c = ((uintptr_t)s >> 3) & (PF_PTR_CACHE - 1);
     *is_new = 0;
     if (t->cache[c].p == s) {
         *iid = t->cache[c].iid;
@@ -49,7 +46,7 @@ int wt__pf_itab_get(itab *t, const char *s, uint32_t *iid, int *is_new)
     uint64_t h = hash_str(s);
     size_t j = h & (t->scap - 1);
     for (; t->slots[j]; j = (j + 1) & (t->scap - 1)) {
-        const istr *e = &t->v[t->slots[j] - 1];
+        const pf_istr *e = &t->v[t->slots[j] - 1];
         if (e->h == h && !strcmp(e->s, s)) {
             *iid = t->slots[j];
             goto found;
@@ -57,13 +54,19 @@ int wt__pf_itab_get(itab *t, const char *s, uint32_t *iid, int *is_new)
     }
     if (t->n == t->vcap) {
         size_t nc = t->vcap ? t->vcap * 2 : 256;
-        istr *nv = realloc(t->v, nc * sizeof *nv);
+        pf_istr *nv = realloc(t->v, nc * sizeof *nv);
         if (!nv)
             return WT_ENOMEM;
         t->v = nv;
         t->vcap = nc;
     }
-    char *copy = strdup(s);
+    size_t len = strlen(s);
+    char *copy = NULL;
+    size_t ccap = 0;
+    if (wt__pf_utf8_ok(s, len))
+        copy = strdup(s);
+    else if (!wt__pf_utf8_fix(s, len, &copy, &ccap))
+        copy = NULL;
     if (!copy)
         return WT_ENOMEM;
     t->v[t->n].s = copy;
@@ -77,13 +80,16 @@ found:
     return 0;
 }
 
-void wt__pf_itab_release(itab *t)
+void wt__pf_itab_forget_pointers(pf_itab *t) { memset(t->cache, 0, sizeof t->cache); }
+
+void wt__pf_itab_release(pf_itab *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i].s);
     free(t->v);
     free(t->slots);
 }
+
 static size_t kmix(uint64_t a, uint64_t b)
 {
     uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
@@ -92,7 +98,7 @@ static size_t kmix(uint64_t a, uint64_t b)
     return (size_t)(x ^ (x >> 29));
 }
 
-uint32_t wt__pf_kmap_get(const kmap *m, uint64_t a, uint64_t b)
+uint32_t wt__pf_kmap_get(const pf_kmap *m, uint64_t a, uint64_t b)
 {
     if (!m->cap)
         return 0;
@@ -102,11 +108,11 @@ uint32_t wt__pf_kmap_get(const kmap *m, uint64_t a, uint64_t b)
     return 0;
 }
 
-int wt__pf_kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t v)
+int wt__pf_kmap_put(pf_kmap *m, uint64_t a, uint64_t b, uint32_t v)
 {
     if ((m->n + 1) * 2 > m->cap) {
         size_t nc = m->cap ? m->cap * 2 : 64;
-        kslot *ns = calloc(nc, sizeof *ns);
+        pf_kslot *ns = calloc(nc, sizeof *ns);
         if (!ns)
             return WT_ENOMEM;
         for (size_t i = 0; i < m->cap; i++) {
@@ -124,7 +130,61 @@ int wt__pf_kmap_put(kmap *m, uint64_t a, uint64_t b, uint32_t v)
     size_t j = kmix(a, b) & (m->cap - 1);
     while (m->s[j].v)
         j = (j + 1) & (m->cap - 1);
-    m->s[j] = (kslot){ a, b, v };
+    m->s[j] = (pf_kslot){ a, b, v };
     m->n++;
     return 0;
+}
+
+void wt__pf_kmap_release(pf_kmap *m)
+{
+    free(m->s);
+    m->s = NULL;
+    m->cap = m->n = 0;
+}
+
+int wt__pf_utf8_ok(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = wt_json_utf8_len(u + i, n - i);
+        if (!len)
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+char *wt__pf_utf8_fix(const char *s, size_t n, char **buf, size_t *cap)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    /* at most 3 bytes out per byte in (U+FFFD), plus the NUL */
+    if (n > (SIZE_MAX - 1) / 3)
+        return NULL;
+    size_t need = 3 * n + 1, o = 0;
+    if (need > *cap) {
+        char *nb = realloc(*buf, need);
+        if (!nb)
+            return NULL;
+        *buf = nb;
+        *cap = need;
+    }
+    char *out = *buf;
+    for (size_t i = 0; i < n;) {
+        size_t len = u[i] < 0x80 ? 1 : wt_json_utf8_len(u + i, n - i);
+        if (len) {
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = '\0';
+    return out;
 }

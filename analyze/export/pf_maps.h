@@ -1,0 +1,67 @@
+/* The Perfetto sink's lookup tables, the bottom layer of the sink (no other export header
+ * below it):
+ *
+ * - itab: string interning, content -> iid (1..), one table per iid space (event names,
+ *   categories). The stored copy of each string is valid UTF-8 (bytes that are not become
+ *   U+FFFD, as in the JSON outputs), so whatever is written from the table is a valid proto
+ *   string. A pointer cache sits in front: the reader hands out one pointer per distinct string
+ *   of a file, so most lookups never hash; the cache must be cleared whenever those pointers may
+ *   be reused (a new reader).
+ * - kmap: two 64-bit keys -> a non-zero 32-bit value (threads, counter tracks, rounds).
+ *
+ * Both are open addressing grown at half full; nothing is ever removed.
+ */
+#ifndef WT_PF_MAPS_H
+#define WT_PF_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PF_PTR_CACHE 1024
+
+typedef struct pf_istr {
+    char *s; /* the string as written: valid UTF-8 */
+    uint64_t h;
+} pf_istr;
+
+typedef struct pf_itab {
+    pf_istr *v;      /* v[iid - 1] */
+    size_t n, vcap;
+    uint32_t *slots; /* iid, 0 = empty */
+    size_t scap;     /* power of two */
+    struct { const char *p; uint32_t iid; } cache[PF_PTR_CACHE];
+} pf_itab;
+
+/* The iid of `s` (1..), added when new; *is_new is set when it was just added (it must then be
+ * sent in the packet that uses it). Returns 0 or WT_ENOMEM. */
+int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
+/* The string of `iid`, as written (valid UTF-8). */
+static inline const char *wt__pf_itab_str(const pf_itab *t, uint32_t iid) { return t->v[iid - 1].s; }
+/* Forgets the pointer cache (the strings it points to may be gone). */
+void wt__pf_itab_forget_pointers(pf_itab *t);
+void wt__pf_itab_release(pf_itab *t);
+
+typedef struct pf_kslot {
+    uint64_t a, b;
+    uint32_t v; /* 0 = empty */
+} pf_kslot;
+
+typedef struct pf_kmap {
+    pf_kslot *s;
+    size_t cap, n;
+} pf_kmap;
+
+/* The value stored for (a, b), 0 when absent. */
+uint32_t wt__pf_kmap_get(const pf_kmap *m, uint64_t a, uint64_t b);
+/* Stores v (non-zero) for (a, b), which is not present yet. Returns 0 or WT_ENOMEM. */
+int wt__pf_kmap_put(pf_kmap *m, uint64_t a, uint64_t b, uint32_t v);
+void wt__pf_kmap_release(pf_kmap *m);
+
+/* A copy of s[0..n) with every byte that does not start a valid UTF-8 sequence replaced by
+ * U+FFFD, NUL-terminated, in *buf (grown as needed, *cap its size). Returns the copy, or NULL
+ * (WT_ENOMEM) when it cannot grow. */
+char *wt__pf_utf8_fix(const char *s, size_t n, char **buf, size_t *cap);
+/* 1 when s[0..n) is valid UTF-8 (the common case: one pass, no copy). */
+int wt__pf_utf8_ok(const char *s, size_t n);
+
+#endif

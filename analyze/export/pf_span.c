@@ -1,0 +1,204 @@
+/* The Perfetto sink's span packets (pf_span.h): encoded directly, or by protobuf-c in the
+ * writer's reference mode and for strings longer than FAST_STR. Fields go in field-number
+ * order, proto2 repeated fields unpacked, as protobuf-c writes them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pf_span.h"
+
+#define FAST_STR 4096u
+
+void wt__pf_span_of(pf_span *s, const wt_event *ev)
+{
+    int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    s->ts = ev->ts;
+    s->end = ev->ts > INT64_MAX - dur ? INT64_MAX : ev->ts + dur;
+    s->count = ev->count;
+    s->bytes = ev->bytes;
+    s->label = ev->label ? ev->label : "(none)";
+    s->cat = ev->category ? ev->category : "(none)";
+    s->detail = ev->detail;
+    s->seq = s->lo = 0;
+    s->depth = ev->depth;
+    s->flags = ev->flags;
+    s->cached = (uint8_t)ev->cached;
+    s->lane = 0;
+}
+
+static size_t put_len_field(uint8_t *b, uint8_t tag, const char *s, size_t len)
+{
+    size_t n = 0;
+    b[n++] = tag;
+    n += wt__pfw_varint(b + n, len);
+    memcpy(b + n, s, len);
+    return n + len;
+}
+
+/* DebugAnnotation (TrackEvent field 4) with name_iid (1) and one value field. */
+static size_t put_ann_str(uint8_t *b, unsigned name, const char *s, size_t len)
+{
+    size_t n = 0;
+    b[n++] = 0x22;
+    n += wt__pfw_varint(b + n, 2 + 1 + wt__pfw_varint_len(len) + len);
+    b[n++] = 0x08;
+    b[n++] = (uint8_t)name;
+    return n + put_len_field(b + n, 0x32, s, len); /* string_value = 6 */
+}
+
+static size_t put_ann_int(uint8_t *b, unsigned name, int64_t v)
+{
+    size_t n = 0;
+    b[n++] = 0x22;
+    b[n++] = (uint8_t)(2 + 1 + wt__pfw_varint_len((uint64_t)v));
+    b[n++] = 0x08;
+    b[n++] = (uint8_t)name;
+    b[n++] = 0x20; /* int_value = 4 */
+    return n + wt__pfw_varint(b + n, (uint64_t)v);
+}
+
+static size_t put_ann_bool(uint8_t *b, unsigned name)
+{
+    b[0] = 0x22;
+    b[1] = 4;
+    b[2] = 0x08;
+    b[3] = (uint8_t)name;
+    b[4] = 0x10; /* bool_value = 2 */
+    b[5] = 1;
+    return 6;
+}
+
+/* EventCategory / EventName entry of InternedData: iid (1), name (2). */
+static size_t put_interned(uint8_t *b, uint8_t tag, uint32_t iid, const char *s, size_t len)
+{
+    size_t n = 0;
+    b[n++] = tag;
+    n += wt__pfw_varint(b + n, 1 + wt__pfw_varint_len(iid) + 1 + wt__pfw_varint_len(len) + len);
+    b[n++] = 0x08;
+    n += wt__pfw_varint(b + n, iid);
+    return n + put_len_field(b + n, 0x12, s, len);
+}
+
+int wt__pf_span_end(pf_writer *w, int64_t ts, uint64_t track)
+{
+    if (w->reference)
+        return wt__pfw_end_slice(w, ts, track);
+    uint8_t b[48];
+    size_t n = 0;
+    b[n++] = 0x40; /* timestamp = 8 */
+    n += wt__pfw_varint(b + n, (uint64_t)(ts < 0 ? 0 : ts));
+    b[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
+    b[n++] = PF_SEQ_ID;
+    b[n++] = 0x5A; /* track_event = 11 */
+    b[n++] = (uint8_t)(2 + 1 + wt__pfw_varint_len(track));
+    b[n++] = 0x48; /* type = 9 */
+    b[n++] = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    b[n++] = 0x58; /* track_uuid = 11 */
+    n += wt__pfw_varint(b + n, track);
+    b[n++] = 0x68; /* sequence_flags = 13 */
+    b[n++] = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+    return wt__pfw_packet(w, b, n);
+}
+
+/* The BEGIN packed by protobuf-c: the reference, and the way for very long strings. */
+static int begin_reference(pf_writer *w, const pf_span *s, int64_t ts, uint64_t track)
+{
+    pf_tev t;
+    int rc;
+    wt__pfw_tev_init(w, &t, ts, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, track);
+    if ((rc = wt__pfw_tev_name(w, &t, s->label, s->cat)) < 0)
+        return rc;
+    if (s->cached == WT_CACHED_HIT)
+        wt__pfw_ann_str(w, &t, AN_CACHED, "HIT");
+    else if (s->cached == WT_CACHED_MISS)
+        wt__pfw_ann_str(w, &t, AN_CACHED, "MISS");
+    wt__pfw_ann_int(w, &t, AN_COUNT, s->count);
+    if (s->bytes)
+        wt__pfw_ann_int(w, &t, AN_BYTES, s->bytes);
+    if (s->detail && *s->detail)
+        wt__pfw_ann_str(w, &t, AN_DETAIL, s->detail);
+    if (s->flags & WT_EVF_UNCLOSED)
+        wt__pfw_ann_bool(w, &t, AN_UNCLOSED);
+    if (s->flags & WT_EVF_MEASURED)
+        wt__pfw_ann_bool(w, &t, AN_MEASURED);
+    return wt__pfw_emit(w, &t.pkt);
+}
+
+int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t track)
+{
+    if (w->reference)
+        return begin_reference(w, s, ts_ns, track);
+    const char *detail = s->detail && *s->detail ? wt__pfw_utf8(w, 0, s->detail) : "";
+    size_t dlen = strlen(detail);
+    uint32_t niid, ciid;
+    int nnew, cnew, rc;
+    if (dlen > FAST_STR || strlen(s->label) > FAST_STR || strlen(s->cat) > FAST_STR)
+        return begin_reference(w, s, ts_ns, track);
+    if ((rc = wt__pf_itab_get(&w->names, s->label, &niid, &nnew)) < 0 ||
+        (rc = wt__pf_itab_get(&w->cats, s->cat, &ciid, &cnew)) < 0)
+        return rc;
+    /* interned strings as stored: repaired to UTF-8, so up to three times the input */
+    const char *name = wt__pf_itab_str(&w->names, niid), *cat = wt__pf_itab_str(&w->cats, ciid);
+    size_t nlen = nnew ? strlen(name) : 0, clen = cnew ? strlen(cat) : 0;
+    uint8_t te[FAST_STR + 256], in[6 * FAST_STR + 64];
+    size_t t = 0, i = 0, n = 0;
+    te[t++] = 0x18; /* category_iids = 3 */
+    t += wt__pfw_varint(te + t, ciid);
+    if (s->cached == WT_CACHED_HIT)
+        t += put_ann_str(te + t, AN_CACHED, "HIT", 3);
+    else if (s->cached == WT_CACHED_MISS)
+        t += put_ann_str(te + t, AN_CACHED, "MISS", 4);
+    t += put_ann_int(te + t, AN_COUNT, s->count);
+    if (s->bytes)
+        t += put_ann_int(te + t, AN_BYTES, s->bytes);
+    if (dlen)
+        t += put_ann_str(te + t, AN_DETAIL, detail, dlen);
+    if (s->flags & WT_EVF_UNCLOSED)
+        t += put_ann_bool(te + t, AN_UNCLOSED);
+    if (s->flags & WT_EVF_MEASURED)
+        t += put_ann_bool(te + t, AN_MEASURED);
+    te[t++] = 0x48; /* type = 9 */
+    te[t++] = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    te[t++] = 0x50; /* name_iid = 10 */
+    t += wt__pfw_varint(te + t, niid);
+    te[t++] = 0x58; /* track_uuid = 11 */
+    t += wt__pfw_varint(te + t, track);
+    if (cnew)
+        i += put_interned(in + i, 0x0A, ciid, cat, clen); /* event_categories = 1 */
+    if (nnew)
+        i += put_interned(in + i, 0x12, niid, name, nlen); /* event_names = 2 */
+
+    /* straight into the output buffer: the packet's size is known from its parts */
+    uint64_t ts = (uint64_t)(ts_ns < 0 ? 0 : ts_ns);
+    size_t size = 1 + wt__pfw_varint_len(ts) + 2 + 1 + wt__pfw_varint_len(t) + t + 2;
+    if (i)
+        size += 1 + wt__pfw_varint_len(i) + i;
+    if (wt__pfw_reserve(w, size + 16) < 0)
+        return WT_EIO;
+    uint8_t *pk = w->ob + w->olen;
+    pk[n++] = 0x0A; /* Trace.packet = 1 */
+    n += wt__pfw_varint(pk + n, size);
+    pk[n++] = 0x40; /* timestamp = 8 */
+    n += wt__pfw_varint(pk + n, ts);
+    pk[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
+    pk[n++] = PF_SEQ_ID;
+    pk[n++] = 0x5A; /* track_event = 11 */
+    n += wt__pfw_varint(pk + n, t);
+    memcpy(pk + n, te, t);
+    n += t;
+    if (i) {
+        pk[n++] = 0x62; /* interned_data = 12 */
+        n += wt__pfw_varint(pk + n, i);
+        memcpy(pk + n, in, i);
+        n += i;
+    }
+    pk[n++] = 0x68; /* sequence_flags = 13 */
+    pk[n++] = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+    w->olen += n;
+    return wt__pfw_done(w);
+}
+
+int wt__pf_span_whole(pf_writer *w, const pf_span *s, int64_t ts, uint64_t track)
+{
+    int rc = wt__pf_span_begin(w, s, ts, track);
+    return rc < 0 ? rc : wt__pf_span_end(w, ts + (s->end - s->ts), track);
+}
