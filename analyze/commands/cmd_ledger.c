@@ -16,21 +16,24 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: " WT_PROG " ledger [OPTIONS] FILE.wtrace...\n"
             "\n"
-            "Where the wall time went: per category seconds, %% of wall, count, HIT/MISS,\n"
-            "untracked, totals, and the anomalies, over the union of the files (several\n"
-            "processes of one run).\n"
+            "Where the wall time went: per category self and inclusive time, %% of wall,\n"
+            "count, HIT/MISS, untracked, totals, and the anomalies, over the union of the\n"
+            "files (several processes of one run).\n"
             "\n"
             "How it counts (docs/ANALYZE.md):\n"
             "  wall      process start (from the OS) to the end record; a trace without one\n"
             "            ends at its last event, said above the table. Several files: from\n"
             "            the earliest start to the latest end.\n"
             "  nesting   a span's row gets its self time (its duration minus its children's),\n"
-            "            so nested spans are counted once.\n"
+            "            so nested spans are counted once. `inclusive`: the wall-clock time a\n"
+            "            span of the category was open (per thread, a category nested in\n"
+            "            itself once), summed over threads.\n"
             "  threads   each instant of wall is counted once: it goes to the first top-level\n"
             "            span (in trace order) that covers it, and is shared among that span's\n"
             "            tree in proportion to self time. Rows + untracked = wall. A second\n"
             "            section lists per-thread busy seconds and the seconds saved by\n"
-            "            running in parallel (busy - covered).\n"
+            "            overlap (busy - waiting - covered: the main thread's time waiting\n"
+            "            on threads that appeared during its span is not work).\n"
             "  flat      --flat: the seed's arithmetic and layout exactly: every span's full\n"
             "            seconds in its category (nesting double-counts), untracked clamped.\n"
             "\n"
@@ -40,6 +43,8 @@ static void usage(FILE *out)
             "                           min, median, max, total seconds of their spans\n"
             "  --top N                  labels per category with --by label (10)\n"
             "  --title TEXT             the table's title (default: the file name)\n"
+            "  --all                    every anomaly line (default: the 10 most costly of\n"
+            "                           each group)\n"
             "  --json                   the walltime-ledger/1 JSON object\n"
             "  -h, --help               this help\n"
             "anomaly options (the ANOMALIES list; see `" WT_PROG " anomalies --help`):\n"
@@ -54,60 +59,67 @@ static void usage(FILE *out)
 int cmd_ledger(int argc, char **argv)
 {
     wt_ledger_opts lo = { 0 };
-    wt_anomaly_args aa;
-    wt_anomaly_args_init(&aa);
+    wt_anomaly_config aa;
+    wt_anomaly_config_init(&aa);
     int json = 0, status = WT_EXIT_USAGE, nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     wt_analysis A = { 0 };
-    const char **lines = NULL;
+    char **lines = NULL;
+    size_t n_lines = 0;
+    int all = 0;
     if (!files) {
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        int err = 0;
-        const char *v;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_FLAT = WT_OPT_FIRST_FREE, OPT_JSON, OPT_ALL, OPT_BY, OPT_TOP, OPT_TITLE };
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },         { "flat", no_argument, NULL, OPT_FLAT },
+        { "json", no_argument, NULL, OPT_JSON },    { "all", no_argument, NULL, OPT_ALL },
+        { "by", required_argument, NULL, OPT_BY },  { "top", required_argument, NULL, OPT_TOP },
+        { "title", required_argument, NULL, OPT_TITLE },
+        WT_ANOMALY_LONGOPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        long long n = 0;
+        if (c == 'h') {
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        }
-        if (wt_args_match(argc, argv, &i, "--flat", 0, &err)) {
+        } else if (c == OPT_FLAT) {
             lo.flat = 1;
-        } else if (wt_args_match(argc, argv, &i, "--json", 0, &err)) {
+        } else if (c == OPT_JSON) {
             json = 1;
-        } else if ((v = wt_args_match(argc, argv, &i, "--by", 1, &err))) {
-            if (strcmp(v, "label") != 0) {
-                wt_cli_error("--by: '%s' is not supported (only 'label')", v);
+        } else if (c == OPT_ALL) {
+            all = 1;
+        } else if (c == OPT_BY) {
+            if (strcmp(optarg, "label") != 0) {
+                wt_usage_error("--by: '%s' is not supported (only 'label')", optarg);
                 goto out;
             }
             lo.by_label = 1;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--top", 1, &err))) {
-            long long n = 0;
-            if (wt_args_int("--top", v, &n) < 0)
+        } else if (c == OPT_TOP) {
+            if (wt_args_int("--top", optarg, &n) < 0)
                 goto out;
             if (n < 1 || n > 100000) {
-                wt_cli_error("--top: '%s' is not between 1 and 100000", v);
+                wt_usage_error("--top: '%s' is not between 1 and 100000", optarg);
                 goto out;
             }
             lo.top = (int)n;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--title", 1, &err))) {
-            lo.title = v;
-        } else if (!err) {
-            int r = wt_anomaly_args_parse(&aa, argc, argv, &i);
-            if (r < 0)
-                goto out;
-            if (r == 0) {
-                if (WT_ARGS_IS_OPTION(argv[i])) {
-                    wt_args_unknown("ledger", argv[i]);
-                    goto out;
-                }
-                files[nfiles++] = argv[i];
-            }
-        }
-        if (err)
+        } else if (c == OPT_TITLE) {
+            lo.title = optarg;
+        } else if (c == ':' || c == '?') {
+            wt_args_getopt_error(c, argv);
             goto out;
+        } else if (wt_anomaly_args_opt(&aa, c, optarg) < 0) {
+            goto out;
+        }
     }
+    for (int i = optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (nfiles == 0) {
         wt_args_no_file("ledger");
         goto out;
@@ -120,9 +132,11 @@ int cmd_ledger(int argc, char **argv)
             wt_cli_error("ledger: out of memory");
         goto out;
     }
+    if (wt_anomaly_args_check(&aa, wt_ledger_calc_result(A.lc)) < 0) {
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     const wt_ledger_calc *lc = A.lc;
-    size_t n;
-    const wt_anomaly *list = wt_anomalies_list(A.an, &n);
     int wrc;
     if (json) {
         wt_json j;
@@ -133,24 +147,21 @@ int cmd_ledger(int argc, char **argv)
     } else if (lo.flat) {
         wrc = wt_ledger_calc_render_text(lc, stdout, NULL, 0);
     } else {
-        lines = calloc(n ? n : 1, sizeof *lines);
-        if (!lines)
+        if (wt_anomalies_lines(A.an, all ? 0 : WT_ANOMALY_TOP, &lines, &n_lines) < 0)
             goto out;
-        for (size_t i = 0; i < n; i++)
-            lines[i] = list[i].text;
-        wrc = wt_ledger_calc_render_text(lc, stdout, lines, n);
+        wrc = wt_ledger_calc_render_text(lc, stdout, (const char *const *)lines, n_lines);
     }
     if (fflush(stdout) != 0 || wrc < 0) {
         wt_cli_error("cannot write the ledger to stdout");
         goto out;
     }
     status = wt_source_exit_status(&A.res);
-    if (wt_anomaly_args_gate(&aa, A.an))
+    if (wt_anomaly_config_status(&aa, A.an))
         status = WT_EXIT_GATE;
 out:
-    free(lines);
+    wt_anomaly_lines_free(lines, n_lines);
     wt_analysis_release(&A);
-    wt_anomaly_args_release(&aa);
+    wt_anomaly_config_release(&aa);
     free(files);
     return status;
 }

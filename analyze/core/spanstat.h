@@ -49,7 +49,7 @@ static inline int64_t wt__sat_add_i64(int64_t a, int64_t b)
  * them a new thread's events count in one WT_OTHER_THREADS thread of its process (tid
  * WT_OTHER_TID) and a new name is not kept. A million threads of one span each once took
  * half a gigabyte (issue 10, item 10). */
-#define WT_MAX_THREADS 65536
+#define WT_MAX_THREADS 16384
 #define WT_MAX_NAME_BYTES (8u << 20)
 #define WT_OTHER_THREADS "(other threads)"
 #define WT_OTHER_TID UINT64_MAX

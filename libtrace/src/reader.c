@@ -33,9 +33,12 @@
 #include "walltime/reader.h"
 
 #define MAX_STRINGS WT_READER_MAX_STRINGS
-/* 64 MiB of string bytes and 32 MiB of slots: with the frame buffers and zstd the reader stays
- * near 128 MiB whatever the file, half of what a command may use (docs/RELIABILITY.md) */
+/* 128 MiB of string bytes and 32 MiB of slots: what the recorder may write (format.h), all
+ * read back; the analyses keep far less (docs/RELIABILITY.md: the 256 MiB peak) */
 #define MAX_STRING_BYTES WT_READER_MAX_STRING_BYTES
+_Static_assert(WT_READER_MAX_STRINGS == WT__STRINGS_MAX &&
+                   WT_READER_MAX_STRING_BYTES == WT__STRING_BYTES_MAX,
+               "the reader holds every string the recorder may write");
 /* what a string past those limits reads as: its definition is counted, not kept */
 #define PAST_LIMIT_STRING "(string past the reader's limit)"
 #define MAX_THREADS 65536u

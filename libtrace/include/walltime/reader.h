@@ -35,7 +35,7 @@ extern "C" {
 /* The reader keeps at most this many strings and bytes of strings (the memory bound); the
  * strings a file defines past them read as "(string past the reader's limit)". */
 #define WT_READER_MAX_STRINGS (4u << 20)
-#define WT_READER_MAX_STRING_BYTES (64u << 20)
+#define WT_READER_MAX_STRING_BYTES (128u << 20)
 
 typedef enum wt_event_kind {
     WT_EV_SPAN = 1,        /* a span: ts/dur, category, label, cached, count, bytes, detail, depth */
