@@ -6,19 +6,7 @@
 # Installs clang and libFuzzer (Debian 12: clang, libclang-rt-14-dev) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/deps.sh
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  echo "walltime: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash tools/deps.sh clang libclang-rt-14-dev
 dir=${BUILD_DIR:-build-fuzz}
 CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWT_FUZZ=ON \
   -DWT_SANITIZE="address;undefined" -DWT_BUILD_TESTS=OFF -DWT_BUILD_BENCH=OFF >/dev/null
