@@ -113,6 +113,55 @@ static void test_export_writes_where_a_symlink_points(void **state)
         free(decode(path_in("out/t.pftrace")));
 }
 
+/* wt_export_opts.check for the test: sees the ledger (1 category, load: 0.1 s) and says no. */
+static int refuse_all(void *ctx, const wt_ledger_result *r)
+{
+    assert_int_equal(r->n_cats, 1);
+    assert_string_equal(r->cats[0].name, "load");
+    (*(int *)ctx)++;
+    return 1;
+}
+
+/* A budget on a category the trace does not have is a usage error in export as in ledger: exit
+ * 2, the categories named, and the output left as it was (no temporary file behind). */
+static void test_export_budget_on_an_unknown_category_is_a_usage_error(void **state)
+{
+    build_small(path_in("a.wtrace"));
+    static const unsigned char old[] = "an earlier timeline";
+    tb_write_file(path_in("t.pftrace"), old, sizeof old);
+    const char *const cases[] = { "export --budget nosuchcat=1 a.wtrace -o t.pftrace",
+                                  "export -f chrome --budget-self=nosuchcat=5% a.wtrace -o t.pftrace",
+                                  "export --budget load=1 --budget nosuchcat=1 a.wtrace -o new.json" };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *err;
+        assert_int_equal(run_cli(cases[i], &err), 2);
+        assert_non_null(strstr(err, "no category 'nosuchcat'; the categories are 'load'"));
+        free(err);
+        assert_unchanged(path_in("t.pftrace"), old, sizeof old);
+    }
+    assert_int_equal(access(path_in("new.json"), F_OK), -1);
+    assert_int_equal(tb_count_files("tmp-"), 0);
+    /* a known category passes and writes; --no-analysis cannot check a budget */
+    char *err;
+    assert_int_equal(run_cli("export --budget load=1 a.wtrace -o t.pftrace", &err), 0);
+    free(err);
+    assert_int_equal(run_cli("export --no-analysis --budget load=1 a.wtrace -o u.pftrace", &err), 2);
+    assert_non_null(strstr(err, "--budget needs the analysis"));
+    free(err);
+    /* the API: the check runs on the finished ledger, and its no stops the export */
+    char *paths[1] = { path_in("a.wtrace") };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .check = refuse_all };
+    wt_export_report rep;
+    int seen = 0;
+    o.check_ctx = &seen;
+    assert_int_equal(wt_export_to_path(paths, 1, &o, path_in("api.pftrace"), &rep), WT_EINVAL);
+    assert_int_equal(rep.check_failed, 1);
+    assert_int_equal(rep.written, 0);
+    assert_int_equal(seen, 1);
+    assert_int_equal(access(path_in("api.pftrace"), F_OK), -1);
+    assert_int_equal(tb_count_files("tmp-"), 0);
+}
+
 /* A trace whose every string has bytes that are not UTF-8: a lone continuation byte, a cut
  * sequence, an overlong encoding, a surrogate. */
 static void build_bad_utf8(const char *path)
@@ -293,6 +342,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_export_refuses_an_output_that_is_an_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_writes_where_a_symlink_points, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_budget_on_an_unknown_category_is_a_usage_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_repairs_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dump_text_repairs_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_folds_threads_past_the_bound, setup, teardown),
