@@ -247,6 +247,68 @@ static void test_dump_text_repairs_strings_that_are_not_utf8(void **state)
     free(out);
 }
 
+/* 1 when the text has no control character but the line ends. */
+static int no_controls(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7F)
+            return 0;
+    return 1;
+}
+
+/* Every text output (ledger, its sections, anomalies, compare, info) repairs the trace's
+ * strings: each byte that is not UTF-8 and each control character becomes U+FFFD, so a label
+ * can neither garble the terminal nor break a table line. */
+static void test_text_outputs_repair_strings_that_are_not_utf8(void **state)
+{
+    static const char *const ff = "\xEF\xBF\xBD"; /* U+FFFD */
+    tb *b = tb_create(path_in("t.wtrace"), 100, 1000 * MS, 1000 * MS);
+    tb_set_cmdline(b, "/bin/pr\xff""og");
+    tb_thread_name(b, 101, 1001 * MS, "worker\xfe");
+    tb_thread_name(b, 102, 1001 * MS, "tab\there");
+    for (int r = 0; r < 4; r++) {
+        const int64_t t0 = (1100 + 200 * r) * MS;
+        tb_round(b, 101, t0, t0 + 90 * MS, r % 2 ? "skip\x1b[31m" : "keep\xff", r / 2);
+        tb_span_ex(b, &(tb_span_desc){ .tid = 101, .start = t0 + MS, .end = t0 + 80 * MS,
+                                       .category = "ca\x80t", .label = "bad\xe2\x82",
+                                       .cached = WT_CACHED_MISS });
+        tb_span_ex(b, &(tb_span_desc){ .tid = 102, .start = t0 + MS, .end = t0 + 50 * MS,
+                                       .category = "up", .label = "two\nlines",
+                                       .cached = WT_CACHED_MISS });
+    }
+    tb_close(b, TB_END_CLEAN, 2000 * MS, 0);
+    static const char *const cmds[] = { "ledger t.wtrace", "ledger --by label t.wtrace",
+                                        "ledger --flat t.wtrace", "anomalies --all t.wtrace",
+                                        "compare t.wtrace", "info t.wtrace" };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *err;
+        assert_int_equal(run_cli(cmds[i], &err), 0);
+        free(err);
+        size_t n;
+        unsigned char *out = tb_read_file(path_in("out.txt"), &n);
+        if (!valid_utf8(out, n) || !no_controls(out, n))
+            fail_msg("'%s': raw bytes in the text:\n%.*s", cmds[i], (int)n, (const char *)out);
+        char want[64];
+        if (i < 5) { /* the category, repaired as a whole word, is in every table */
+            snprintf(want, sizeof want, "ca%st", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+        }
+        if (i == 1 || i == 3 || i == 4) { /* the labels */
+            snprintf(want, sizeof want, "bad%s%s", ff, ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+            snprintf(want, sizeof want, "two%slines", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+        }
+        if (i == 5) {
+            snprintf(want, sizeof want, "worker%s", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+            snprintf(want, sizeof want, "/bin/pr%sog", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+        }
+        free(out);
+    }
+}
+
 static void test_export_folds_threads_past_the_bound(void **state)
 {
     /* one span on each of WT_EXPORT_MAX_THREADS + 1000 threads: the last 1000 share a track */
@@ -345,6 +407,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_budget_on_an_unknown_category_is_a_usage_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_repairs_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dump_text_repairs_strings_that_are_not_utf8, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_outputs_repair_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_folds_threads_past_the_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_of_a_million_threads_stays_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_holds_stay_bounded_over_many_threads, setup, teardown),
