@@ -208,6 +208,10 @@ int cmd_compare(int argc, char **argv)
             goto out;
         }
     }
+    for (int i = optind; i < argc; i++) { /* the files after "--" */
+        const int k = which < 0 ? 0 : which;
+        files[k][nfiles[k]++] = argv[i];
+    }
     const int runs = nfiles[1] || nfiles[2] || (nfiles[0] == 2 && !rounds_mode);
     if (runs && nfiles[0] && (nfiles[1] || nfiles[2])) {
         wt_usage_error("give the runs either as two files or with --a/--b, not both");
