@@ -475,7 +475,7 @@ int cmd_info(int argc, char **argv)
     static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end };
     wt_source_result res;
     status = WT_EXIT_FAIL;
-    if (wt_source_run(files, nfiles, &ops, &c, &res) != 0) {
+    if (wt_source_run_raw(files, nfiles, &ops, &c, &res) != 0) {
         wt_cli_error("info: out of memory");
         goto out;
     }

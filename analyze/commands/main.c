@@ -20,6 +20,7 @@ static const struct command {
     { "anomalies", cmd_anomalies, "cache misses and other things a person would dig out of logs" },
     { "compare", cmd_compare, "keep/skip rounds: paired statistics and verdicts" },
     { "export", cmd_export, "timelines for ui.perfetto.dev (Perfetto protobuf) or Chrome JSON" },
+    { "trend", cmd_trend, "many runs: each category's seconds over time, and where they changed" },
     { "info", cmd_info, "header, counts and integrity of trace files" },
     { "dump", cmd_dump, "every event, as text or JSON lines" },
 };

@@ -1,6 +1,8 @@
 /* The source driver that streams trace files into analyses, and shared diagnostics: see source.h. */
 #include "source.h"
 
+#include "clocks.h"
+
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -49,10 +51,29 @@ static void progress_clear(progress *p)
     p->shown = 0;
 }
 
-int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                  wt_source_result *res)
+/* Which clock the run used and how far it can be trusted, once per process (compare reads
+ * the files several times). */
+static void say_aligned(const wt_source_result *res, int files)
+{
+    static int said;
+    if (said++)
+        return;
+    char err[64];
+    if (res->anchor_err_ns >= 0)
+        snprintf(err, sizeof err, "read within %.1f us", (double)res->anchor_err_ns / 1e3);
+    else
+        snprintf(err, sizeof err, "of unknown uncertainty (files older than format 1.1)");
+    wt_cli_error("%d files of %d clocks (hosts or boots): aligned on UTC through each trace's "
+                 "anchor, %s, plus the hosts' own UTC error (NTP); files of one boot share "
+                 "CLOCK_MONOTONIC, exact",
+                 files, res->clocks, err);
+}
+
+static int source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                      wt_source_result *res, int raw_clocks)
 {
     int rc = 0, index = 0;
+    wt_clocks clk = { 0 };
     memset(res, 0, sizeof *res);
     for (int i = 0; i < n && rc == 0; i++) {
         wt_reader *r = NULL;
@@ -67,8 +88,15 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             continue;
         }
         int fi = index++;
-        if (ops->file_begin)
-            rc = ops->file_begin(ctx, fi, paths[i], wt_reader_info(r));
+        int64_t shift = 0;
+        wt_trace_info shifted;
+        const wt_trace_info *info = wt_reader_info(r);
+        if (!raw_clocks && (rc = wt_clocks_file(&clk, info, &shift)) == 0 && shift) {
+            wt_clocks_shift_info(info, shift, &shifted);
+            info = &shifted;
+        }
+        if (rc == 0 && ops->file_begin)
+            rc = ops->file_begin(ctx, fi, paths[i], info);
         progress pg = { isatty(2), now_s(), 0, 0 };
         uint64_t events = 0;
         wt_event ev;
@@ -87,6 +115,7 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             }
             events++;
             progress_tick(&pg, paths[i], events);
+            ev.ts += shift;
             if (ops->event)
                 rc = ops->event(ctx, fi, &ev);
         }
@@ -103,7 +132,24 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             rc = ops->file_end(ctx, fi, &st);
         wt_reader_free(r);
     }
+    res->clocks = (int)clk.n;
+    res->anchor_err_ns = clk.anchor_err_max;
+    if (wt_clocks_aligned(&clk))
+        say_aligned(res, clk.files);
+    wt_clocks_release(&clk);
     return rc;
+}
+
+int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                  wt_source_result *res)
+{
+    return source_run(paths, n, ops, ctx, res, 0);
+}
+
+int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                      wt_source_result *res)
+{
+    return source_run(paths, n, ops, ctx, res, 1);
 }
 
 int wt_source_exit_status(const wt_source_result *res)

@@ -46,14 +46,21 @@ typedef struct wt_source_result {
     int files_failed;  /* could not be read at all */
     int files_damaged; /* read, with damage */
     int files_no_end;  /* no end record: the writer died or the file is cut */
+    int clocks;        /* distinct clocks (host boots) among the files read (clocks.h) */
+    int64_t anchor_err_ns; /* clocks > 1: the largest UTC anchor uncertainty, -1 unknown */
 } wt_source_result;
 
-/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Problems are reported
+/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Files of several hosts
+ * or boots are put on the first file's clock (clocks.h), said once on stderr: "N files of M
+ * clocks (hosts or boots): aligned on UTC ...". Problems are reported
  * on stderr as "walltime-analyze: 'PATH': at byte N: PROBLEM" and the run goes on with the next
  * intact frame or file. On a terminal, a progress line for files that take over a second.
  * Returns 0 or the first non-zero callback value; *res says what happened to the files. */
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res);
+/* The same with every file's times as recorded (dump, info: what the file says). */
+int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                      wt_source_result *res);
 
 /* The exit status for a run that produced output: WT_EXIT_FAIL when no file could be read,
  * WT_EXIT_DAMAGED when some file was failed or damaged, else WT_EXIT_OK. */
