@@ -306,6 +306,15 @@ static void test_cli_usage_errors_follow_one_pattern(void **state)
         { "anomalies --json=1 bad_good.wtrace", "walltime-analyze: anomalies: option '--json' takes no value; see 'walltime-analyze anomalies --help'" },
         { "anomalies -x bad_good.wtrace", "walltime-analyze: anomalies: unknown option '-x'; see 'walltime-analyze anomalies --help'" },
         { "anomalies bad_good.wtrace --min-cost", "walltime-analyze: anomalies: option '--min-cost' needs a value; see 'walltime-analyze anomalies --help'" },
+        /* compare on the same getopt_long loop and wording */
+        { "compare --bogus bad_good.wtrace", "walltime-analyze: compare: unknown option '--bogus'; see 'walltime-analyze compare --help'" },
+        { "compare bad_good.wtrace --discard", "walltime-analyze: compare: option '--discard' needs a value; see 'walltime-analyze compare --help'" },
+        { "compare --discard x bad_good.wtrace", "walltime-analyze: compare: --discard: 'x' is not an integer; see 'walltime-analyze compare --help'" },
+        { "compare --by=tensor bad_good.wtrace", "walltime-analyze: compare: --by: 'tensor' is not one of auto, label, category; see 'walltime-analyze compare --help'" },
+        { "compare --json=1 bad_good.wtrace", "walltime-analyze: compare: option '--json' takes no value; see 'walltime-analyze compare --help'" },
+        { "compare", "walltime-analyze: compare: no trace file given; see 'walltime-analyze compare --help'" },
+        { "compare -- bad_good.wtrace bad_good.wtrace --x", "walltime-analyze: compare: 3 files: give two runs as BASE NEW or --a/--b, or --rounds for the processes of one run; see 'walltime-analyze compare --help'" },
+        { "compare --a bad_good.wtrace", "walltime-analyze: compare: --a and --b each need at least one file; see 'walltime-analyze compare --help'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         outcome r = run(cases[i][0]);

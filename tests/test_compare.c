@@ -469,6 +469,22 @@ static void test_compare_pure_noise_is_within_noise(void **state)
     wt_compare_free(c);
 }
 
+/* Within noise with a direction: the text says how many more pairs would decide, as the JSON's
+ * more_pairs does. Seven differences of +40 and one of -40: at n = 8 the 95% interval is
+ * [d(1), d(8)] (k = 1) and holds 0; at n = 9, k = 2 > 1 negative: 1 more pair. */
+static void test_compare_within_noise_says_how_many_more_pairs_in_the_text(void **state)
+{
+    const double extra[8] = { 40, 40, 40, -40, 40, 40, 40, 40 };
+    wt_compare *c = eight_rounds(extra, jitter, "keep");
+    const wt_cmp_pair_stage *ps = &c->pairs[0].stage[0];
+    assert_int_equal(ps->paired.verdict, WT_VERDICT_NOISE);
+    assert_int_equal(ps->more_pairs, 1);
+    char *text = text_of(c);
+    assert_non_null(strstr(text, "within noise: 1 more pair would let 95% decide\n"));
+    free(text);
+    wt_compare_free(c);
+}
+
 static void test_compare_warns_first_round_outlier(void **state)
 {
     double extra[8] = { 40, 41, 39, 42, 40, 41, 40, 39 };
@@ -1056,6 +1072,7 @@ int main(void)
         cmocka_unit_test(test_compare_recursion_deep_nesting_and_many_threads_still_count),
         cmocka_unit_test(test_compare_census_bytes_bound_folds_and_keeps_every_span),
         cmocka_unit_test(test_compare_pure_noise_is_within_noise),
+        cmocka_unit_test(test_compare_within_noise_says_how_many_more_pairs_in_the_text),
         cmocka_unit_test(test_compare_warns_first_round_outlier),
         cmocka_unit_test(test_compare_warns_drift_in_paired_differences),
         cmocka_unit_test(test_compare_warns_rounds_not_alternating),

@@ -113,6 +113,55 @@ static void test_export_writes_where_a_symlink_points(void **state)
         free(decode(path_in("out/t.pftrace")));
 }
 
+/* wt_export_opts.check for the test: sees the ledger (1 category, load: 0.1 s) and says no. */
+static int refuse_all(void *ctx, const wt_ledger_result *r)
+{
+    assert_int_equal(r->n_cats, 1);
+    assert_string_equal(r->cats[0].name, "load");
+    (*(int *)ctx)++;
+    return 1;
+}
+
+/* A budget on a category the trace does not have is a usage error in export as in ledger: exit
+ * 2, the categories named, and the output left as it was (no temporary file behind). */
+static void test_export_budget_on_an_unknown_category_is_a_usage_error(void **state)
+{
+    build_small(path_in("a.wtrace"));
+    static const unsigned char old[] = "an earlier timeline";
+    tb_write_file(path_in("t.pftrace"), old, sizeof old);
+    const char *const cases[] = { "export --budget nosuchcat=1 a.wtrace -o t.pftrace",
+                                  "export -f chrome --budget-self=nosuchcat=5% a.wtrace -o t.pftrace",
+                                  "export --budget load=1 --budget nosuchcat=1 a.wtrace -o new.json" };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *err;
+        assert_int_equal(run_cli(cases[i], &err), 2);
+        assert_non_null(strstr(err, "no category 'nosuchcat'; the categories are 'load'"));
+        free(err);
+        assert_unchanged(path_in("t.pftrace"), old, sizeof old);
+    }
+    assert_int_equal(access(path_in("new.json"), F_OK), -1);
+    assert_int_equal(tb_count_files("tmp-"), 0);
+    /* a known category passes and writes; --no-analysis cannot check a budget */
+    char *err;
+    assert_int_equal(run_cli("export --budget load=1 a.wtrace -o t.pftrace", &err), 0);
+    free(err);
+    assert_int_equal(run_cli("export --no-analysis --budget load=1 a.wtrace -o u.pftrace", &err), 2);
+    assert_non_null(strstr(err, "--budget needs the analysis"));
+    free(err);
+    /* the API: the check runs on the finished ledger, and its no stops the export */
+    char *paths[1] = { path_in("a.wtrace") };
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .check = refuse_all };
+    wt_export_report rep;
+    int seen = 0;
+    o.check_ctx = &seen;
+    assert_int_equal(wt_export_to_path(paths, 1, &o, path_in("api.pftrace"), &rep), WT_EINVAL);
+    assert_int_equal(rep.check_failed, 1);
+    assert_int_equal(rep.written, 0);
+    assert_int_equal(seen, 1);
+    assert_int_equal(access(path_in("api.pftrace"), F_OK), -1);
+    assert_int_equal(tb_count_files("tmp-"), 0);
+}
+
 /* A trace whose every string has bytes that are not UTF-8: a lone continuation byte, a cut
  * sequence, an overlong encoding, a surrogate. */
 static void build_bad_utf8(const char *path)
@@ -196,6 +245,68 @@ static void test_dump_text_repairs_strings_that_are_not_utf8(void **state)
     /* the label, its bad tail replaced by one U+FFFD per byte */
     assert_non_null(memmem(out, n, "bad\xEF\xBF\xBD\xEF\xBF\xBD", 9));
     free(out);
+}
+
+/* 1 when the text has no control character but the line ends. */
+static int no_controls(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((s[i] < 0x20 && s[i] != '\n') || s[i] == 0x7F)
+            return 0;
+    return 1;
+}
+
+/* Every text output (ledger, its sections, anomalies, compare, info) repairs the trace's
+ * strings: each byte that is not UTF-8 and each control character becomes U+FFFD, so a label
+ * can neither garble the terminal nor break a table line. */
+static void test_text_outputs_repair_strings_that_are_not_utf8(void **state)
+{
+    static const char *const ff = "\xEF\xBF\xBD"; /* U+FFFD */
+    tb *b = tb_create(path_in("t.wtrace"), 100, 1000 * MS, 1000 * MS);
+    tb_set_cmdline(b, "/bin/pr\xff""og");
+    tb_thread_name(b, 101, 1001 * MS, "worker\xfe");
+    tb_thread_name(b, 102, 1001 * MS, "tab\there");
+    for (int r = 0; r < 4; r++) {
+        const int64_t t0 = (1100 + 200 * r) * MS;
+        tb_round(b, 101, t0, t0 + 90 * MS, r % 2 ? "skip\x1b[31m" : "keep\xff", r / 2);
+        tb_span_ex(b, &(tb_span_desc){ .tid = 101, .start = t0 + MS, .end = t0 + 80 * MS,
+                                       .category = "ca\x80t", .label = "bad\xe2\x82",
+                                       .cached = WT_CACHED_MISS });
+        tb_span_ex(b, &(tb_span_desc){ .tid = 102, .start = t0 + MS, .end = t0 + 50 * MS,
+                                       .category = "up", .label = "two\nlines",
+                                       .cached = WT_CACHED_MISS });
+    }
+    tb_close(b, TB_END_CLEAN, 2000 * MS, 0);
+    static const char *const cmds[] = { "ledger t.wtrace", "ledger --by label t.wtrace",
+                                        "ledger --flat t.wtrace", "anomalies --all t.wtrace",
+                                        "compare t.wtrace", "info t.wtrace" };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *err;
+        assert_int_equal(run_cli(cmds[i], &err), 0);
+        free(err);
+        size_t n;
+        unsigned char *out = tb_read_file(path_in("out.txt"), &n);
+        if (!valid_utf8(out, n) || !no_controls(out, n))
+            fail_msg("'%s': raw bytes in the text:\n%.*s", cmds[i], (int)n, (const char *)out);
+        char want[64];
+        if (i < 5) { /* the category, repaired as a whole word, is in every table */
+            snprintf(want, sizeof want, "ca%st", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+        }
+        if (i == 1 || i == 3 || i == 4) { /* the labels */
+            snprintf(want, sizeof want, "bad%s%s", ff, ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+            snprintf(want, sizeof want, "two%slines", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+        }
+        if (i == 5) {
+            snprintf(want, sizeof want, "worker%s", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+            snprintf(want, sizeof want, "/bin/pr%sog", ff);
+            assert_non_null(memmem(out, n, want, strlen(want)));
+        }
+        free(out);
+    }
 }
 
 static void test_export_folds_threads_past_the_bound(void **state)
@@ -293,8 +404,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_export_refuses_an_output_that_is_an_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_writes_where_a_symlink_points, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_budget_on_an_unknown_category_is_a_usage_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_repairs_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dump_text_repairs_strings_that_are_not_utf8, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_outputs_repair_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_folds_threads_past_the_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_of_a_million_threads_stays_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_holds_stay_bounded_over_many_threads, setup, teardown),

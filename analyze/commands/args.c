@@ -25,26 +25,6 @@ void wt_usage_error(const char *fmt, ...)
     wt_cli_error("%s: %s; see '" WT_PROG " %s --help'", command, msg, command);
 }
 
-const char *wt_args_match(int argc, char **argv, int *i, const char *name, int want_value, int *err)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (!want_value)
-        return a[n] == '\0' ? "" : NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        wt_usage_error("option '%s' needs a value", name);
-        *err = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 int wt_args_double(const char *opt, const char *s, double *out)
 {
     char *end;
@@ -276,23 +256,6 @@ int wt_anomaly_args_opt(wt_anomaly_config *c, int code, const char *v)
     }
 }
 
-static const struct option anomaly_longopts[] = { WT_ANOMALY_LONGOPTS, { NULL, 0, NULL, 0 } };
-
-int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i)
-{
-    for (const struct option *o = anomaly_longopts; o->name; o++) {
-        char name[64];
-        snprintf(name, sizeof name, "--%s", o->name);
-        int err = 0;
-        const char *v = wt_args_match(argc, argv, i, name, 1, &err);
-        if (err)
-            return -1;
-        if (v)
-            return wt_anomaly_args_opt(c, o->val, v) < 0 ? -1 : 1;
-    }
-    return 0;
-}
-
 void wt_args_getopt_error(int rc, char **argv)
 {
     /* ':' a known option without its value; '?' an unknown one, or a flag given a value
@@ -326,12 +289,6 @@ const char wt_anomaly_args_help[] =
     "                           budget, repeat-miss, ..., anomaly for any kind), KIND>N\n"
     "                           (more than N), avoidable>S (the misses' avoidable seconds),\n"
     "                           untracked>P% or untracked>S; quote it: --fail-on='miss>10'\n";
-
-void wt_args_unknown(const char *cmd, const char *opt)
-{
-    wt_args_set_command(cmd);
-    wt_usage_error("unknown option '%s'", opt);
-}
 
 void wt_args_no_file(const char *cmd)
 {

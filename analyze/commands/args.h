@@ -1,6 +1,7 @@
-/* Option helpers shared by the subcommands: `--name=value` and `--name value` forms, numbers
- * with a clear usage error, and the anomaly options (thresholds, --budget, --fail-on) that
- * `ledger`, `anomalies` and `export` accept, into a wt_anomaly_config (analysis.h). Usage errors are reported on stderr here; callers return
+/* Option helpers shared by the subcommands, whose option loops are getopt_long(3): numbers with
+ * a clear usage error, the one form of usage errors, and the anomaly options (thresholds,
+ * --budget, --fail-on) that `ledger`, `anomalies` and `export` accept, into a
+ * wt_anomaly_config (analysis.h). Usage errors are reported on stderr here; callers return
  * WT_EXIT_USAGE. */
 #ifndef WT_ARGS_H
 #define WT_ARGS_H
@@ -10,12 +11,6 @@
 #include <stdio.h>
 
 #include "analysis.h"
-
-/* When argv[*i] is the option `name` ("--flat"): for a flag (want_value 0) returns "" ; for an
- * option with a value returns the value, taken from "--name=value" or from the next argument
- * (then *i is advanced). Returns NULL when argv[*i] is not this option; sets *err to 1 when the
- * value is missing (and reports it). */
-const char *wt_args_match(int argc, char **argv, int *i, const char *name, int want_value, int *err);
 
 /* Parses a finite number; reports "option: 'value' is not a number" and returns -1 on error. */
 int wt_args_double(const char *opt, const char *s, double *out);
@@ -67,11 +62,6 @@ enum {
         { "repeat-miss", required_argument, NULL, WT_OPT_REPEAT_MISS }
 int wt_anomaly_args_opt(wt_anomaly_config *c, int code, const char *value);
 
-/* For the option loops not on getopt_long yet: tries the anomaly options at argv[*i] into c
- * ("--name value" or "--name=value", exact names): 1 when consumed, 0 when not one of them, -1
- * on a usage error (reported). */
-int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i);
-
 /* Reports what getopt_long(3) returned `rc` (':' or '?', with opterr 0 and an optstring that
  * starts with ':') for: "option 'OPT' needs a value" or "unknown option 'OPT'". */
 void wt_args_getopt_error(int rc, char **argv);
@@ -93,8 +83,7 @@ int wt_anomaly_args_check(const wt_anomaly_config *c, const wt_ledger_result *r)
 void wt_args_set_command(const char *cmd);
 /* A usage error of the current subcommand, printf-style, in the form above. */
 void wt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "unknown option 'OPT'" and "no trace file given" for CMD (which becomes the current one). */
-void wt_args_unknown(const char *cmd, const char *opt);
+/* "no trace file given" for CMD (which becomes the current one). */
 void wt_args_no_file(const char *cmd);
 
 /* True when argv[i] looks like an option ("-x", "--x"; a lone "-" is not one). */

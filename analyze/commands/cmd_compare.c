@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "source.h"
 #include "commands.h"
 #include "compare.h"
@@ -123,106 +124,113 @@ int cmd_compare(int argc, char **argv)
     for (int k = 0; k < 3; k++)
         if (!(files[k] = calloc((size_t)argc + 1, sizeof(char *))))
             goto out;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    enum { OPT_JSON = WT_OPT_FIRST_FREE, OPT_ROUNDS, OPT_A, OPT_B, OPT_BY, OPT_SVG, OPT_SVG_SCALE,
+           OPT_SCHEMA, OPT_CONFIDENCE, OPT_DISCARD };
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "rounds", no_argument, NULL, OPT_ROUNDS },
+        { "a", no_argument, NULL, OPT_A },
+        { "b", no_argument, NULL, OPT_B },
+        { "by", required_argument, NULL, OPT_BY },
+        { "svg", required_argument, NULL, OPT_SVG },
+        { "svg-scale", required_argument, NULL, OPT_SVG_SCALE },
+        { "schema", required_argument, NULL, OPT_SCHEMA },
+        { "confidence", required_argument, NULL, OPT_CONFIDENCE },
+        { "discard", required_argument, NULL, OPT_DISCARD },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    status = WT_EXIT_USAGE;
+    wt_args_set_command("compare");
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    /* "-" first: every file comes back in order as code 1, so --a and --b take the files
+     * that follow them, up to the next option */
+    while ((opt = getopt_long(argc, argv, "-:h", longopts, NULL)) != -1) {
+        long long d = 0;
+        char *end = NULL;
+        if (opt == 'h') {
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        } else if (!strcmp(a, "--json")) {
+        } else if (opt == 1) {
+            const int k = which < 0 ? 0 : which;
+            files[k][nfiles[k]++] = optarg;
+        } else if (opt == OPT_JSON) {
             json = 1;
-        } else if (!strcmp(a, "--rounds")) {
+        } else if (opt == OPT_ROUNDS) {
             rounds_mode = 1;
-        } else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
-            which = a[2] == 'a' ? 1 : 2;
-        } else if (!strcmp(a, "--svg") || !strcmp(a, "--confidence") || !strcmp(a, "--discard") ||
-                   !strcmp(a, "--by") || !strcmp(a, "--svg-scale") || !strcmp(a, "--schema")) {
-            if (i + 1 >= argc) {
-                wt_cli_error("compare: '%s' needs a value", a);
-                usage(stderr);
-                status = WT_EXIT_USAGE;
+        } else if (opt == OPT_A || opt == OPT_B) {
+            which = opt == OPT_A ? 1 : 2;
+        } else if (opt == OPT_BY) {
+            if (!strcmp(optarg, "auto"))
+                by = WT_CMP_BY_AUTO;
+            else if (!strcmp(optarg, "label"))
+                by = WT_CMP_BY_LABEL;
+            else if (!strcmp(optarg, "category"))
+                by = WT_CMP_BY_CATEGORY;
+            else {
+                wt_usage_error("--by: '%s' is not one of auto, label, category", optarg);
                 goto out;
             }
-            const char *v = argv[++i];
-            char *end = NULL;
-            if (!strcmp(a, "--by")) {
-                if (!strcmp(v, "auto"))
-                    by = WT_CMP_BY_AUTO;
-                else if (!strcmp(v, "label"))
-                    by = WT_CMP_BY_LABEL;
-                else if (!strcmp(v, "category"))
-                    by = WT_CMP_BY_CATEGORY;
-                else {
-                    wt_cli_error("compare: '--by %s': not one of auto, label, category", v);
-                    status = WT_EXIT_USAGE;
-                    goto out;
-                }
-            } else if (!strcmp(a, "--svg-scale")) {
-                if (strcmp(v, "stage") && strcmp(v, "shared")) {
-                    wt_cli_error("compare: '--svg-scale %s': not one of stage, shared", v);
-                    status = WT_EXIT_USAGE;
-                    goto out;
-                }
-                shared = !strcmp(v, "shared");
-            } else if (!strcmp(a, "--schema")) {
-                if (strcmp(v, WT_CMP_SCHEMA) && strcmp(v, WT_GR00T_SCHEMA)) {
-                    wt_cli_error("compare: '--schema %s': not one of " WT_CMP_SCHEMA ", " WT_GR00T_SCHEMA, v);
-                    status = WT_EXIT_USAGE;
-                    goto out;
-                }
-                gr00t = !strcmp(v, WT_GR00T_SCHEMA);
-            } else if (a[2] == 's') {
-                svg = v;
-            } else if (a[2] == 'c') {
-                confidence = strtod(v, &end);
-                if (*end || !(confidence >= 0.5 && confidence < 1)) {
-                    wt_cli_error("compare: '--confidence %s': not a number in [0.5, 1)", v);
-                    status = WT_EXIT_USAGE;
-                    goto out;
-                }
-            } else {
-                long d = strtol(v, &end, 10);
-                if (*end || d < 0 || d > 1000000) {
-                    wt_cli_error("compare: '--discard %s': not a round count", v);
-                    status = WT_EXIT_USAGE;
-                    goto out;
-                }
-                discard = (int)d;
+        } else if (opt == OPT_SVG) {
+            svg = optarg;
+        } else if (opt == OPT_SVG_SCALE) {
+            if (strcmp(optarg, "stage") && strcmp(optarg, "shared")) {
+                wt_usage_error("--svg-scale: '%s' is not one of stage, shared", optarg);
+                goto out;
             }
-        } else if (a[0] == '-' && a[1]) {
-            wt_cli_error("compare: unknown option '%s'", a);
-            usage(stderr);
-            status = WT_EXIT_USAGE;
-            goto out;
+            shared = !strcmp(optarg, "shared");
+        } else if (opt == OPT_SCHEMA) {
+            if (strcmp(optarg, WT_CMP_SCHEMA) && strcmp(optarg, WT_GR00T_SCHEMA)) {
+                wt_usage_error("--schema: '%s' is not one of " WT_CMP_SCHEMA ", " WT_GR00T_SCHEMA,
+                               optarg);
+                goto out;
+            }
+            gr00t = !strcmp(optarg, WT_GR00T_SCHEMA);
+        } else if (opt == OPT_CONFIDENCE) {
+            confidence = strtod(optarg, &end);
+            if (end == optarg || *end || !(confidence >= 0.5 && confidence < 1)) {
+                wt_usage_error("--confidence: '%s' is not a number in [0.5, 1)", optarg);
+                goto out;
+            }
+        } else if (opt == OPT_DISCARD) {
+            if (wt_args_int("--discard", optarg, &d) < 0)
+                goto out;
+            if (d < 0 || d > 1000000) {
+                wt_usage_error("--discard: '%s' is not a round count (0 to 1000000)", optarg);
+                goto out;
+            }
+            discard = (int)d;
         } else {
-            const int k = which < 0 ? 0 : which;
-            files[k][nfiles[k]++] = argv[i];
+            wt_args_getopt_error(opt, argv);
+            goto out;
         }
+    }
+    for (int i = optind; i < argc; i++) { /* the files after "--" */
+        const int k = which < 0 ? 0 : which;
+        files[k][nfiles[k]++] = argv[i];
     }
     const int runs = nfiles[1] || nfiles[2] || (nfiles[0] == 2 && !rounds_mode);
     if (runs && nfiles[0] && (nfiles[1] || nfiles[2])) {
-        wt_cli_error("compare: give the runs either as two files or with --a/--b, not both");
-        status = WT_EXIT_USAGE;
+        wt_usage_error("give the runs either as two files or with --a/--b, not both");
         goto out;
     }
     if (runs ? (nfiles[0] == 0 && (!nfiles[1] || !nfiles[2])) : nfiles[0] == 0) {
-        wt_cli_error(runs ? "compare: --a and --b each need at least one file"
-                          : "compare: no trace file given");
-        usage(stderr);
-        status = WT_EXIT_USAGE;
+        wt_usage_error(runs ? "--a and --b each need at least one file" : "no trace file given");
         goto out;
     }
     if (!runs && nfiles[0] > 1 && !rounds_mode) {
-        wt_cli_error("compare: %d files: give two runs as BASE NEW or --a/--b, or --rounds for the "
-                     "processes of one run", nfiles[0]);
-        status = WT_EXIT_USAGE;
+        wt_usage_error("%d files: give two runs as BASE NEW or --a/--b, or --rounds for the "
+                       "processes of one run", nfiles[0]);
         goto out;
     }
     if (gr00t && !json) {
-        wt_cli_error("compare: '--schema %s' needs --json", WT_GR00T_SCHEMA);
-        status = WT_EXIT_USAGE;
+        wt_usage_error("--schema: '%s' needs --json", WT_GR00T_SCHEMA);
         goto out;
     }
+    status = WT_EXIT_FAIL;
     wt_compare_opts o = { .confidence = confidence, .discard = discard, .runs = runs, .by = by };
     if (runs && nfiles[0] == 2) {
         /* BASE NEW: name the sides after the files, unless that does not tell them apart */
@@ -270,8 +278,8 @@ int cmd_compare(int argc, char **argv)
     for (size_t k = 0; k < wt_compare_n_configs(c); k++)
         if (c->configs[k].n_rounds == 0 && c->configs[k].n_discarded > 0) {
             /* an empty table would look like a result */
-            wt_cli_error("compare: '--discard %d' leaves no rounds of '%s' (it has %zu)", discard,
-                         c->configs[k].name, c->configs[k].n_discarded);
+            wt_usage_error("--discard: '%d' leaves no rounds of '%s' (it has %zu)", discard,
+                           c->configs[k].name, c->configs[k].n_discarded);
             status = WT_EXIT_USAGE;
             goto out;
         }

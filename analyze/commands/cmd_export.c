@@ -90,6 +90,12 @@ static char *default_output(const char *in, wt_export_format fmt)
 }
 
 /* "-o VALUE", "-oVALUE", "--output VALUE" or "--output=VALUE": the value, else NULL. */
+/* wt_export_opts.check: every --budget names a category of the trace (args.h). */
+static int check_budgets(void *ctx, const wt_ledger_result *r)
+{
+    return wt_anomaly_args_check(ctx, r) < 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     wt_anomaly_config aa;
@@ -175,9 +181,18 @@ int cmd_export(int argc, char **argv)
             goto out;
         o.baseline = wt_ledger_calc_result(base);
     }
+    if (aa.opts.n_budgets && o.no_analysis) {
+        wt_usage_error("--budget needs the analysis (drop --no-analysis)");
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    o.check = check_budgets; /* a typo in a budget must not let a gate pass */
+    o.check_ctx = &aa;
     wt_export_report rep;
     int rc = wt_export_to_path(files, nfiles, &o, output, &rep);
-    if (rc == WT_EEXIST && rep.same_as_input) {
+    if (rc == WT_EINVAL && rep.check_failed) {
+        status = WT_EXIT_USAGE; /* reported by the check; the output was not replaced */
+    } else if (rc == WT_EEXIST && rep.same_as_input) {
         wt_cli_error("export: refusing to write '%s': it is the input '%s' (the same file); "
                      "choose another output with -o",
                      output, files[rep.same_as_input - 1]);

@@ -255,11 +255,17 @@ static const char *end_name(wt_trace_end e)
     return e == WT_END_CLEAN ? "clean" : e == WT_END_SIGNAL ? "signal" : "none";
 }
 
-/* Untrusted text on one line: control characters and backslashes escaped (\n, \xHH). */
+/* Untrusted text on one line: control characters and backslashes escaped (\n, \xHH), a byte
+ * that does not start valid UTF-8 as U+FFFD (as wt_text_safe, json.h). */
 static void print_plain(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '\\')
+        size_t len = *p < 0x80 ? 1 : wt_json_utf8_len(p, strlen((const char *)p));
+        if (len == 0)
+            fputs("\xEF\xBF\xBD", stdout);
+        else if (len > 1)
+            fwrite(p, 1, len, stdout), p += len - 1;
+        else if (*p == '\\')
             fputs("\\\\", stdout);
         else if (*p == '\n')
             fputs("\\n", stdout);
@@ -270,23 +276,24 @@ static void print_plain(const char *s)
     }
 }
 
+
 static void print_text(const info_file *f)
 {
-    char buf[128];
+    char buf[128], safe[WT_TEXT_SAFE_MAX]; /* the trace's strings as safe text (json.h) */
     const int64_t base = f->process_start > 0 ? f->process_start : f->open;
-    printf("file            %s\n", f->path);
+    printf("file            %s\n", WT_TEXT_SAFE(safe, f->path));
     printf("format          %u.%u\n", f->major, f->minor);
     printf("pid             %llu\n", (unsigned long long)f->pid);
     if (f->parent_pid)
         printf("parent pid      %llu\n", (unsigned long long)f->parent_pid);
     if (f->run_id[0])
-        printf("run id          %s\n", f->run_id);
-    printf("host            %s\n", f->host ? f->host : "");
+        printf("run id          %s\n", WT_TEXT_SAFE(safe, f->run_id));
+    printf("host            %s\n", WT_TEXT_SAFE(safe, f->host));
     if (f->boot_id)
-        printf("boot id         %s\n", f->boot_id);
-    printf("command         %s\n", f->cmdline ? f->cmdline : "");
-    printf("recorder        %s\n", f->recorder ? f->recorder : "");
-    printf("clock           %s", f->clock ? f->clock : "");
+        printf("boot id         %s\n", WT_TEXT_SAFE(safe, f->boot_id));
+    printf("command         %s\n", WT_TEXT_SAFE(safe, f->cmdline));
+    printf("recorder        %s\n", WT_TEXT_SAFE(safe, f->recorder));
+    printf("clock           %s", WT_TEXT_SAFE(safe, f->clock));
     if (f->tsc_hz > 0)
         printf(" (%.0f Hz)", f->tsc_hz);
     putchar('\n');
@@ -338,7 +345,7 @@ static void print_text(const info_file *f)
         printf("  %-14llu%lld events, %lld spans", (unsigned long long)t->tid,
                (long long)t->events, (long long)t->spans);
         if (t->name)
-            printf(", '%s'", t->name);
+            printf(", '%s'", WT_TEXT_SAFE(safe, t->name));
         putchar('\n');
     }
     if (f->damage_total) {

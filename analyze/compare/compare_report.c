@@ -21,6 +21,7 @@ const char *wt_compare_fmt_ms(char *buf, size_t n, double ms)
     return buf;
 }
 
+
 static int is_bytes(const char *name)
 {
     const size_t n = strlen(name);
@@ -42,30 +43,37 @@ static const char *fmt_ctr(char *buf, size_t n, const char *name, double v)
 static const char *verdict_words(char *buf, size_t n, const wt_compare *c, const wt_cmp_pair *p,
                                  const wt_cmp_pair_stage *ps)
 {
-    const char *b = c->configs[p->b].name;
+    char safe[WT_TEXT_SAFE_MAX];
+    const char *b = wt_text_safe(c->configs[p->b].name, safe, sizeof safe);
     switch (ps->paired.verdict) {
     case WT_VERDICT_FASTER: snprintf(buf, n, "%s faster", b); break;
     case WT_VERDICT_SLOWER: snprintf(buf, n, "%s slower", b); break;
-    case WT_VERDICT_NOISE: snprintf(buf, n, "within noise"); break;
-    case WT_VERDICT_TOO_FEW:
+    case WT_VERDICT_NOISE:
+    case WT_VERDICT_TOO_FEW: {
+        /* no verdict yet: with a direction, how many more pairs would give one */
+        const char *what = ps->paired.verdict == WT_VERDICT_NOISE ? "within noise" : "too few rounds";
         if (ps->more_pairs > 0)
-            snprintf(buf, n, "too few rounds: %ld more pair%s would let %.0f%% decide", ps->more_pairs,
+            snprintf(buf, n, "%s: %ld more pair%s would let %.0f%% decide", what, ps->more_pairs,
                      ps->more_pairs == 1 ? "" : "s", 100 * c->opt.confidence);
         else
-            snprintf(buf, n, "too few rounds");
+            snprintf(buf, n, "%s", what);
         break;
+    }
     case WT_VERDICT_NONE: snprintf(buf, n, "not comparable"); break;
     }
     return buf;
 }
 
-/* The name a row shows: the display name, with the label count of a category row. */
+/* The name a row shows: the display name (safe text, json.h), with the label count of a
+ * category row. */
 static const char *row_name(char *buf, size_t n, const wt_cmp_stage *st)
 {
+    char safe[WT_TEXT_SAFE_MAX];
+    const char *d = wt_text_safe(st->display, safe, sizeof safe);
     if (st->kind == WT_CMP_STAGE_ROLLUP || st->kind == WT_CMP_STAGE_CATEGORY)
-        snprintf(buf, n, "%s (%zu label%s)", st->display, st->n_labels, st->n_labels == 1 ? "" : "s");
+        snprintf(buf, n, "%s (%zu label%s)", d, st->n_labels, st->n_labels == 1 ? "" : "s");
     else
-        snprintf(buf, n, "%s", st->display);
+        snprintf(buf, n, "%s", d);
     return buf;
 }
 
@@ -79,7 +87,7 @@ static int indent_of(const wt_cmp_stage *st)
 #define NAME_COL_MAX 72
 static int name_width(const wt_compare *c)
 {
-    char buf[1024];
+    char buf[WT_TEXT_SAFE_MAX + 64];
     int w = 10;
     for (size_t o = 0; o < c->n_order; o++) {
         const wt_cmp_stage *st = &c->stages[c->stage_order[o]];
@@ -91,8 +99,8 @@ static int name_width(const wt_compare *c)
 
 static void write_stage_name(FILE *out, const wt_cmp_stage *st, int width)
 {
-    char buf[1024];
-    const char *name = st->kind == WT_CMP_STAGE_LABEL ? st->display : row_name(buf, sizeof buf, st);
+    char buf[WT_TEXT_SAFE_MAX + 64];
+    const char *name = row_name(buf, sizeof buf, st);
     const int indent = indent_of(st), len = (int)strlen(name);
     if (indent + len > width)
         fprintf(out, "%*s%s\n%-*s", indent, "", name, width, "");
@@ -113,17 +121,20 @@ static const char *by_words(const wt_compare *c)
 int wt_compare_write_text(const wt_compare *c, FILE *out)
 {
     const size_t ns = c->stage_keys.n, nc = c->config_keys.n;
-    char b1[32], b2[32], b3[32], b4[32], b5[160];
+    char b1[32], b2[32], b3[32], b4[32], b5[WT_TEXT_SAFE_MAX + 160];
+    char s1[WT_TEXT_SAFE_MAX], s2[WT_TEXT_SAFE_MAX]; /* the trace's strings as safe text */
     fprintf(out, "compare: %s mode, %zu file%s;", c->opt.runs ? "runs" : "rounds", c->n_files,
             c->n_files == 1 ? "" : "s");
     for (size_t k = 0; k < nc; k++)
-        fprintf(out, "%s '%s' %zu round%s", k ? "," : "", c->configs[k].name, c->configs[k].n_rounds,
+        fprintf(out, "%s '%s' %zu round%s", k ? "," : "", WT_TEXT_SAFE(s1, c->configs[k].name),
+                c->configs[k].n_rounds,
                 c->configs[k].n_rounds == 1 ? "" : "s");
     if (c->opt.discard)
         fprintf(out, " (first %d of each left out)", c->opt.discard);
     for (size_t f = 0; f < c->n_files; f++) {
         char who[WT_PROCNAME_MAX];
-        fprintf(out, "\n  %s: '%s', %zu round%s", wt_compare_process(c, f, who, sizeof who), c->files[f].path,
+        fprintf(out, "\n  %s: '%s', %zu round%s", WT_TEXT_SAFE(s1, wt_compare_process(c, f, who, sizeof who)),
+                WT_TEXT_SAFE(s2, c->files[f].path),
                 c->files[f].n_rounds, c->files[f].n_rounds == 1 ? "" : "s");
     }
     fprintf(out, "\nstages %s, each under its enclosing span on the same thread\n\n", by_words(c));
@@ -133,7 +144,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
     }
     int cw = 6; /* the config column: as wide as the longest name */
     for (size_t k = 0; k < nc; k++) {
-        const int len = (int)strlen(c->configs[k].name);
+        const int len = (int)strlen(WT_TEXT_SAFE(s1, c->configs[k].name));
         cw = len > cw ? len : cw;
     }
     const int nw = name_width(c);
@@ -151,7 +162,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
             if (cell->hits || cell->misses)
                 snprintf(hm, sizeof hm, "%llu/%llu", (unsigned long long)cell->hits,
                          (unsigned long long)cell->misses);
-            fprintf(out, " %-*s %3zu %10s %10s %10s %9s ", cw, c->configs[k].name, cell->s.n,
+            fprintf(out, " %-*s %3zu %10s %10s %10s %9s ", cw, WT_TEXT_SAFE(s1, c->configs[k].name), cell->s.n,
                     wt_compare_fmt_ms(b1, sizeof b1, cell->s.median),
                     wt_compare_fmt_ms(b2, sizeof b2, cell->s.min),
                     wt_compare_fmt_ms(b3, sizeof b3, cell->s.max), hm);
@@ -164,7 +175,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
     }
     for (size_t pi = 0; pi < c->n_pairs; pi++) {
         const wt_cmp_pair *p = &c->pairs[pi];
-        const char *an = c->configs[p->a].name, *bn = c->configs[p->b].name;
+        const char *an = WT_TEXT_SAFE(s1, c->configs[p->a].name), *bn = WT_TEXT_SAFE(s2, c->configs[p->b].name);
         fprintf(out, "\n%s vs %s: saved = %s - %s, paired round by round (%zu pairs, %.0f%% interval)\n",
                 an, bn, an, bn, p->n_pairs, 100 * c->opt.confidence);
         const int aw = strlen(an) > 10 ? (int)strlen(an) : 10, bw = strlen(bn) > 10 ? (int)strlen(bn) : 10;
@@ -201,7 +212,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
             for (size_t t = 0; t < c->counter_names.n; t++) {
                 const char *name = c->counter_names.s[t];
                 const double va = c->configs[p->a].ctr[t].median, vb = c->configs[p->b].ctr[t].median;
-                fprintf(out, "%-*s %*s %*s %10s\n", nw, name, aw, fmt_ctr(b1, sizeof b1, name, va), bw,
+                fprintf(out, "%-*s %*s %*s %10s\n", nw, WT_TEXT_SAFE(b5, name), aw, fmt_ctr(b1, sizeof b1, name, va), bw,
                         fmt_ctr(b2, sizeof b2, name, vb), fmt_ctr(b3, sizeof b3, name, va - vb));
             }
         }
@@ -210,7 +221,7 @@ warnings:
     if (c->n_warnings) {
         fputs("\nwarnings:\n", out);
         for (size_t i = 0; i < c->n_warnings; i++)
-            fprintf(out, "  - %s\n", c->warnings[i].message);
+            fprintf(out, "  - %s\n", WT_TEXT_SAFE(b5, c->warnings[i].message));
         if (c->warnings_dropped)
             fprintf(out, "  - (%llu more)\n", (unsigned long long)c->warnings_dropped);
     }

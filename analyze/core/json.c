@@ -41,6 +41,39 @@ size_t wt_json_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* The length of the character at s (n bytes left) when it goes into a text line as it is, else 0. */
+static size_t text_ok(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x20 || s[0] == 0x7F)
+        return 0;
+    return wt_json_utf8_len(s, n);
+}
+
+const char *wt_text_safe(const char *str, char *buf, size_t size)
+{
+    if (!str)
+        return "";
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), i = 0, len;
+    while (i < n && (len = text_ok(s + i, n - i)) != 0)
+        i += len;
+    if (i == n)
+        return str; /* the common case: nothing copied */
+    size_t o = 0;
+    for (i = 0; i < n;) {
+        len = text_ok(s + i, n - i);
+        const char *piece = len ? str + i : "\xEF\xBF\xBD";
+        size_t plen = len ? len : 3;
+        if (o + plen >= size)
+            break;
+        memcpy(buf + o, piece, plen);
+        o += plen;
+        i += len ? len : 1;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 /* Bytes that go out as they are: printable ASCII but the quote and the backslash. */
 static int plain(unsigned c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
 

@@ -47,4 +47,16 @@ void wt_json_write_escaped(FILE *out, const char *s, size_t n);
  * the other writers that must emit valid UTF-8 (Perfetto strings, dump's text). */
 size_t wt_json_utf8_len(const unsigned char *s, size_t n);
 
+/* Room for a label made safe by wt_text_safe(): enough for any table cell. */
+#define WT_TEXT_SAFE_MAX 1024
+
+/* A string from a trace made safe for a line of text output (tables, anomaly lines): each byte
+ * that does not start valid UTF-8 and each control character (below 0x20, 0x7F), which could
+ * break a table line or drive a terminal, becomes U+FFFD. Returns s itself when there is
+ * nothing to replace (NULL gives ""), else buf (`size` bytes, at least 4), cut at a character
+ * boundary when it does not fit. The one helper of every text output. */
+const char *wt_text_safe(const char *s, char *buf, size_t size);
+/* wt_text_safe() into the array `b`. */
+#define WT_TEXT_SAFE(b, s) wt_text_safe((s), (b), sizeof(b))
+
 #endif

@@ -113,6 +113,13 @@ typedef struct wt_export_opts {
     const wt_anomaly_config *anomaly;
     /* the --baseline trace's ledger (the baseline rule), or NULL */
     const wt_ledger_result *baseline;
+    /* NULL, or called once the ledger is complete, before the anomalies and the end of the
+     * document are written (the command's check of its options against the trace, e.g. that
+     * every budget names a category). Nonzero stops the export: WT_EINVAL with rep->check_failed
+     * set; wt_export_to_path deletes its temporary file, so nothing replaces the output; a
+     * stream (stdout, a FIFO, a device) is left unfinished. */
+    int (*check)(void *ctx, const wt_ledger_result *r);
+    void *check_ctx;
 } wt_export_opts;
 
 /* Makes a sink writing to `out` (not closed by the sink), with the options of `o` that concern
@@ -131,6 +138,7 @@ typedef struct wt_export_report {
     int pass2_failed; /* files that could not be read a second time (aligned rounds) */
     int written;                            /* wt_export_to_path: the output was written */
     int same_as_input; /* wt_export_to_path refused: the output is input [same_as_input - 1] */
+    int check_failed;  /* opts.check said no: the export stopped (WT_EINVAL) */
 } wt_export_report;
 
 /* Exports `paths[0..n)` to the open stream `out`. Damage in a file is reported on stderr and

@@ -373,8 +373,14 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
             goto out;
     }
     if (x.lc) {
-        if ((rc = wt_ledger_calc_finish(x.lc)) < 0 ||
-            (rc = wt_anomalies_finish(x.an, wt_ledger_calc_result(x.lc), o->baseline)) < 0 ||
+        if ((rc = wt_ledger_calc_finish(x.lc)) < 0)
+            goto out;
+        if (o->check && o->check(o->check_ctx, wt_ledger_calc_result(x.lc)) != 0) {
+            rep->check_failed = 1;
+            rc = WT_EINVAL;
+            goto out;
+        }
+        if ((rc = wt_anomalies_finish(x.an, wt_ledger_calc_result(x.lc), o->baseline)) < 0 ||
             (rc = write_anomalies(&x, rep)) < 0)
             goto out;
         if (o->anomaly)

@@ -3,6 +3,7 @@
  * and the CI gates. A 600-tensor cold load finds 600 CACHE MISS lines: as a group they are one
  * heading with the total avoidable seconds and the ten most costly (anomalies.h). */
 #include "anomalies_int.h"
+#include "json.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -202,7 +203,9 @@ static void push(line_buf *l, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     char **nv = l->failed ? NULL : wt__grow_array(l->v, &l->cap, l->n + 1, sizeof *nv);
-    char *s = nv ? strdup(buf) : NULL;
+    /* labels are the trace's bytes: a line of text gets U+FFFD for what is not UTF-8 */
+    char safe[WT_TEXT_SAFE_MAX * 2];
+    char *s = nv ? strdup(wt_text_safe(buf, safe, sizeof safe)) : NULL;
     if (!s) {
         l->failed = 1;
         return;

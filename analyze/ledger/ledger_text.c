@@ -262,7 +262,7 @@ static void print_sections(FILE *out, void *ctx)
     const wt_ledger_result *r = &lc->res;
     const double denom = r->wall > 0 ? r->wall : 1.0;
     char a[WT_LEDGER_SECONDS_MAX], b[WT_LEDGER_SECONDS_MAX], c3[WT_LEDGER_SECONDS_MAX],
-        d[WT_LEDGER_SECONDS_MAX];
+        d[WT_LEDGER_SECONDS_MAX], s1[WT_TEXT_SAFE_MAX], s2[WT_TEXT_SAFE_MAX];
     if (r->n_threads > 1 || r->parallel_saved > 0) {
         section_rule(out);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
@@ -277,7 +277,7 @@ static void print_sections(FILE *out, void *ctx)
             else
                 snprintf(id, sizeof id, "%llu", (unsigned long long)t->tid);
             fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", id, SEC(a, t->busy),
-                    100.0 * t->busy / denom, (long long)t->spans, t->name ? t->name : "");
+                    100.0 * t->busy / denom, (long long)t->spans, WT_TEXT_SAFE(s1, t->name));
         }
         fprintf(out, "%-18s%10s%7.1f%%\n", "busy (all)", SEC(a, r->busy), 100.0 * r->busy / denom);
         if (r->waiting > 0)
@@ -302,17 +302,18 @@ static void print_sections(FILE *out, void *ctx)
             const wt_ledger_process *p = &r->procs[i];
             const char *end = p->end == WT_END_CLEAN ? "clean"
                               : p->end == WT_END_SIGNAL ? "signal" : "none";
-            fprintf(out, "%-*s%10s%8s%8s   %s\n", w, p->name, SEC(a, p->wall), "", end, p->path);
+            fprintf(out, "%-*s%10s%8s%8s   %s\n", w, WT_TEXT_SAFE(s1, p->name), SEC(a, p->wall), "", end,
+                    WT_TEXT_SAFE(s2, p->path));
         }
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "",
                 "per category, over processes: the slowest");
         for (size_t i = 0; i < r->n_cats; i++) {
             const wt_ledger_cat *c = &r->cats[i];
             if (c->straggler > 0)
-                fprintf(out, "%-18s%10s%8s%8s   %s\n", c->name, SEC(a, c->straggler), "", "",
-                        r->procs[c->straggler_proc].name);
+                fprintf(out, "%-18s%10s%8s%8s   %s\n", WT_TEXT_SAFE(s1, c->name), SEC(a, c->straggler), "",
+                        "", WT_TEXT_SAFE(s2, r->procs[c->straggler_proc].name));
             else
-                fprintf(out, "%-18s%10s\n", c->name, SEC(a, c->straggler));
+                fprintf(out, "%-18s%10s\n", WT_TEXT_SAFE(s1, c->name), SEC(a, c->straggler));
         }
     }
     if (lc->opts.by_label) {
@@ -321,11 +322,11 @@ static void print_sections(FILE *out, void *ctx)
                 "median", "max");
         for (size_t i = 0; i < r->n_cats; i++) {
             const wt_ledger_cat *c = &r->cats[i];
-            fprintf(out, "%s\n", c->name);
+            fprintf(out, "%s\n", WT_TEXT_SAFE(s1, c->name));
             for (size_t k = 0; k < c->n_labels; k++) {
                 const wt_ledger_label *l = &c->labels[k];
                 char name[64];
-                snprintf(name, sizeof name, "  %s", l->name ? l->name : "(other)");
+                snprintf(name, sizeof name, "  %s", l->name ? WT_TEXT_SAFE(s1, l->name) : "(other)");
                 /* the rest's median is not kept: NaN, shown as "-" */
                 fprintf(out, "%-18s%10s%8lld%10s%10s%10s\n", name, SEC(a, l->st.total),
                         (long long)l->st.n, SEC(b, l->st.min), SEC(c3, l->st.median),
@@ -341,27 +342,70 @@ static void print_sections(FILE *out, void *ctx)
           out);
 }
 
+/* The copies wt_text_safe() had to make, kept until the table is printed. */
+typedef struct text_pool {
+    char **v;
+    size_t n, cap;
+    int failed;
+} text_pool;
+
+/* s itself when it is safe text, else a repaired copy owned by the pool ("" when out of
+ * memory, with failed set). */
+static const char *pool_safe(text_pool *p, const char *s)
+{
+    char buf[WT_TEXT_SAFE_MAX];
+    const char *t = wt_text_safe(s, buf, sizeof buf);
+    if (t != buf)
+        return t;
+    char **nv = wt__grow_array(p->v, &p->cap, p->n + 1, sizeof *nv);
+    char *copy = nv ? strdup(buf) : NULL;
+    if (!copy) {
+        p->failed = 1;
+        return "";
+    }
+    p->v = nv;
+    return p->v[p->n++] = copy;
+}
+
+static void pool_free(text_pool *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i]);
+    free(p->v);
+}
+
 int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *const *anomaly_lines,
                                size_t n_anomaly_lines)
 {
     const wt_ledger_result *r = &lc->res;
     int rc = WT_ENOMEM;
+    size_t n_misses;
+    const wt_ledger_miss *misses = wt_ledger_calc_misses(lc, &n_misses);
     wt_ledger_row *rows = calloc(r->n_cats ? r->n_cats : 1, sizeof *rows);
     char **notes = calloc(r->n_cats ? r->n_cats : 1, sizeof *notes);
-    if (!rows || !notes)
+    wt_ledger_miss *safe_misses = calloc(n_misses ? n_misses : 1, sizeof *safe_misses);
+    text_pool pool = { 0 };
+    char title[WT_TEXT_SAFE_MAX], s1[WT_TEXT_SAFE_MAX], s2[WT_TEXT_SAFE_MAX];
+    if (!rows || !notes || !safe_misses)
         goto out;
+    for (size_t i = 0; i < n_misses; i++) {
+        safe_misses[i] = misses[i];
+        safe_misses[i].category = pool_safe(&pool, misses[i].category);
+        safe_misses[i].label = pool_safe(&pool, misses[i].label);
+        safe_misses[i].detail = misses[i].detail ? pool_safe(&pool, misses[i].detail) : NULL;
+    }
     for (size_t i = 0; i < r->n_cats; i++) {
         const wt_ledger_cat *c = &r->cats[i];
-        rows[i] = (wt_ledger_row){ c->name, c->seconds, c->count, c->hits, c->misses, c->inclusive };
+        rows[i] = (wt_ledger_row){ pool_safe(&pool, c->name), c->seconds, c->count, c->hits, c->misses, c->inclusive };
         if (c->gbps > 0 && !lc->opts.flat) {
             notes[i] = malloc(32);
             if (notes[i])
                 snprintf(notes[i], 32, "%.2f GB/s", c->gbps);
         }
     }
-    size_t n_misses;
-    const wt_ledger_miss *misses = wt_ledger_calc_misses(lc, &n_misses);
-    wt_ledger_table t = { lc->title, rows, r->n_cats, misses, n_misses, r->wall };
+    if (pool.failed)
+        goto out;
+    wt_ledger_table t = { WT_TEXT_SAFE(title, lc->title), rows, r->n_cats, safe_misses, n_misses, r->wall };
     if (lc->opts.flat) {
         rc = wt_ledger_render_flat(out, &t);
         goto out;
@@ -370,13 +414,13 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
         const wt_ledger_process *p = &r->procs[i];
         if (p->damaged)
             fprintf(out, "warning: '%s' is damaged: this ledger covers only what was readable\n",
-                    p->path);
+                    WT_TEXT_SAFE(s1, p->path));
         if (p->end == WT_END_SIGNAL)
             fprintf(out, "note: '%s' ended by signal %d (%s): closed from the crash handler\n",
-                    p->path, p->end_signal, signame(p->end_signal));
+                    WT_TEXT_SAFE(s1, p->path), p->end_signal, signame(p->end_signal));
         else if (p->no_end)
             fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
-                         "its wall ends at its last event\n", p->path);
+                         "its wall ends at its last event\n", WT_TEXT_SAFE(s2, p->path));
     }
     wt_ledger_fact facts[6];
     size_t nf = 0;
@@ -409,6 +453,8 @@ out:
         free(notes[i]);
     free(notes);
     free(rows);
+    free(safe_misses);
+    pool_free(&pool);
     return rc;
 }
 
