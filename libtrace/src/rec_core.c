@@ -34,16 +34,14 @@ static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat
 
 /* The interned id of `s` when the thread's cache answers without any check (a literal seen
  * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
-static inline uint32_t intern_fast(const wt__icache *c, const char *s, int *ok)
+static inline uint32_t intern_fast(wt__icache *c, const char *s, int *ok)
 {
     if (!s)
         return 0;
-    const uint64_t h = ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - WT__ICACHE_BITS);
-    const wt__icache_ent *e = &c->e[h];
-    if (__builtin_expect(e->ptr == s && e->ro, 1))
-        return e->id;
-    *ok = 0;
-    return 0;
+    const uint32_t id = wt__icache_ro(c, s);
+    if (__builtin_expect(id == 0, 0))
+        *ok = 0;
+    return id;
 }
 
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */

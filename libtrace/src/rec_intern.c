@@ -1,6 +1,7 @@
-/* The global string table behind rec_intern.h: an append-only array of entries in chunks
- * that never move (read lock-free by the writer and the crash handler) and an open-addressing
- * hash index by content, guarded by a mutex that only cache misses take. */
+/* Levels 2 and 3 of rec_intern.h: the per-thread content table (lock-free, the thread's own)
+ * and the global string table, an append-only array of entries in chunks that never move
+ * (read lock-free by the writer and the crash handler) and an open-addressing hash index by
+ * content, guarded by a mutex that only strings new to a thread take. */
 #include "rec_intern.h"
 
 #include <link.h>
@@ -33,13 +34,22 @@ static size_t arena_left;
 static struct { uintptr_t lo, hi; } ro[MAX_RO];
 static atomic_int n_ro;
 
+/* Eight bytes per step: labels are short, and this runs on every lookup of a string in
+ * writable memory. Quality is ample for tables verified by content. */
 static uint32_t hash_str(const char *s, size_t n)
 {
-    /* FNV-1a: strings are short labels; quality is ample for an index */
-    uint32_t h = 2166136261u;
+    uint64_t h = 0x243F6A8885A308D3ull ^ (uint64_t)n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
+        w |= (uint64_t)(uint8_t)s[i] << (8 * i);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h ^ h >> 32);
 }
 
 const char *wt__string_get(uint32_t id, uint32_t *len)
@@ -139,9 +149,8 @@ static int grow_index(void)
 }
 
 /* Finds or adds (s, n); lock held. Returns the id or 0. */
-static uint32_t lookup_add(const char *s, size_t n)
+static uint32_t lookup_add(const char *s, size_t n, uint32_t h)
 {
-    const uint32_t h = hash_str(s, n);
     const uint32_t have = atomic_load_explicit(&count, memory_order_relaxed);
     if (index_cap && (have + 1) * 2 > index_cap) {
         if (grow_index())
@@ -174,20 +183,79 @@ static uint32_t lookup_add(const char *s, size_t n)
     return id;
 }
 
+/* The content table's id for (s, n, h), verified against the interned bytes; 0 if absent. */
+static uint32_t ctab_find(const wt__icache *c, const char *s, size_t n, uint32_t h)
+{
+    if (!c->tab)
+        return 0;
+    const uint32_t m = c->tab_cap - 1;
+    for (uint32_t j = h & m; c->tab[j].id; j = (j + 1) & m) {
+        if (c->tab[j].hash != h)
+            continue;
+        uint32_t len;
+        const char *have = wt__string_get(c->tab[j].id, &len);
+        if (have && len == n && memcmp(have, s, n) == 0)
+            return c->tab[j].id;
+    }
+    return 0;
+}
+
+/* Adds (h, id) to the content table, doubling it at half full. Out of memory, or past
+ * CTAB_MAX, the string is simply not added: level 3 still answers, under its lock. */
+#define CTAB_MAX (1u << 20)
+static void ctab_add(wt__icache *c, uint32_t h, uint32_t id)
+{
+    if ((c->tab_n + 1) * 2 > c->tab_cap) {
+        const uint32_t cap = c->tab_cap ? c->tab_cap * 2 : 1024;
+        if (cap > CTAB_MAX)
+            return;
+        wt__ctab_ent *t = calloc(cap, sizeof *t);
+        if (!t)
+            return;
+        for (uint32_t i = 0; i < c->tab_cap; i++) {
+            if (!c->tab[i].id)
+                continue;
+            uint32_t j = c->tab[i].hash & (cap - 1);
+            while (t[j].id)
+                j = (j + 1) & (cap - 1);
+            t[j] = c->tab[i];
+        }
+        free(c->tab);
+        c->tab = t;
+        c->tab_cap = cap;
+    }
+    uint32_t j = h & (c->tab_cap - 1);
+    while (c->tab[j].id)
+        j = (j + 1) & (c->tab_cap - 1);
+    c->tab[j].hash = h;
+    c->tab[j].id = id;
+    c->tab_n++;
+}
+
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
 {
     size_t n = strlen(s);
     if (n > WT__STRING_MAX)
         n = WT__STRING_MAX; /* cut before hashing, so a long string always maps to one id */
-    pthread_mutex_lock(&lock);
-    const uint32_t id = lookup_add(s, n);
-    pthread_mutex_unlock(&lock);
+    const uint32_t h = hash_str(s, n);
+    uint32_t id = c ? ctab_find(c, s, n, h) : 0;
+    if (!id) {
+        pthread_mutex_lock(&lock);
+        id = lookup_add(s, n, h);
+        pthread_mutex_unlock(&lock);
+        if (id && c)
+            ctab_add(c, h, id);
+    }
     if (id && c) {
-        const uint64_t h =
-            ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - WT__ICACHE_BITS);
-        c->e[h].ptr = s;
-        c->e[h].id = id;
-        c->e[h].ro = is_ro(s);
+        /* a pointer already in its set is writable memory (a read-only one would have hit):
+         * nothing to learn; otherwise it goes in way 0, the older entry to way 1 */
+        wt__icache_ent *set = wt__icache_set(c, s);
+        if (set[0].ptr != s && set[1].ptr != s) {
+            set[1] = set[0];
+            set[0].ptr = s;
+            set[0].id = id;
+            set[0].ro = (uint32_t)is_ro(s);
+        }
     }
     return id;
 }
