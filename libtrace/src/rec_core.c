@@ -68,6 +68,22 @@ static __attribute__((noinline)) wt_span begin_slow(const char *category, const 
     return tag << 16 | (uint64_t)(d + 1);
 }
 
+/* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
+ * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h, without going
+ * through begin_slow()'s checks again. */
+static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d,
+                                                      const char *category, const char *label)
+{
+    wt__open *o = &ts->stack[d];
+    o->cat = wt__intern(&ts->icache, category);
+    o->label = wt__intern(&ts->icache, label);
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->tag = tag;
+    ts->depth = d + 1;
+    o->t0 = wt__rdtsc();
+    return tag << 16 | (uint64_t)(d + 1);
+}
+
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
  * unusual (recording off, a new thread, the monotonic clock, a deep stack, a string not in
  * read-only memory or not cached yet) goes to begin_slow(), which also runs the first call. */
@@ -77,11 +93,13 @@ wt_span wt_begin(const char *category, const char *label)
     if (__builtin_expect(!ts || !ON() || !WT__TSC_ON(), 0))
         return begin_slow(category, label);
     const uint32_t d = ts->depth;
-    int ok = d < WT__MAX_DEPTH;
+    if (__builtin_expect(d >= WT__MAX_DEPTH, 0))
+        return begin_slow(category, label);
+    int ok = 1;
     const uint32_t cat = intern_fast(&ts->icache, category, &ok);
     const uint32_t lab = intern_fast(&ts->icache, label, &ok);
     if (__builtin_expect(!ok, 0))
-        return begin_slow(category, label);
+        return begin_intern(ts, d, category, label);
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;

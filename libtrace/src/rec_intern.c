@@ -34,22 +34,47 @@ static size_t arena_left;
 static struct { uintptr_t lo, hi; } ro[MAX_RO];
 static atomic_int n_ro;
 
-/* Eight bytes per step: labels are short, and this runs on every lookup of a string in
- * writable memory. Quality is ample for tables verified by content. */
+static inline uint64_t load8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ h >> 29;
+}
+
+/* Eight bytes per step, the last step reading the string's last 8 bytes (overlapping the
+ * previous step): labels are short, and this runs on every lookup of a string in writable
+ * memory. Quality is ample for tables verified by content. */
 static uint32_t hash_str(const char *s, size_t n)
 {
     uint64_t h = 0x243F6A8885A308D3ull ^ (uint64_t)n;
-    for (; n >= 8; s += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
+    if (n >= 8) {
+        const char *last = s + n - 8;
+        for (; s < last; s += 8)
+            h = mix(h, load8(s));
+        h = mix(h, load8(last));
+    } else {
+        uint64_t w = 0;
+        for (size_t i = 0; i < n; i++)
+            w |= (uint64_t)(uint8_t)s[i] << (8 * i);
+        h = mix(h, w);
     }
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        w |= (uint64_t)(uint8_t)s[i] << (8 * i);
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h ^ h >> 32);
+    h *= 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* a[0..n) == b[0..n); both have n readable bytes. Labels of 8 to 16 bytes in two overlapping
+ * 8-byte compares, without a call. */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n >= 8 && n <= 16)
+        return ((load8(a) ^ load8(b)) | (load8(a + n - 8) ^ load8(b + n - 8))) == 0;
+    return memcmp(a, b, n) == 0;
 }
 
 const char *wt__string_get(uint32_t id, uint32_t *len)
@@ -161,7 +186,7 @@ static uint32_t lookup_add(const char *s, size_t n, uint32_t h)
     uint32_t j = h & (index_cap - 1);
     for (; index_ids[j]; j = (j + 1) & (index_cap - 1)) {
         const str_ent *e = ent_of(index_ids[j]);
-        if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
+        if (e->hash == h && e->len == n && same_bytes(e->s, s, n))
             return index_ids[j];
     }
     const uint32_t id = have + 1;
@@ -190,20 +215,17 @@ static uint32_t ctab_find(const wt__icache *c, const char *s, size_t n, uint32_t
         return 0;
     const uint32_t m = c->tab_cap - 1;
     for (uint32_t j = h & m; c->tab[j].id; j = (j + 1) & m) {
-        if (c->tab[j].hash != h)
-            continue;
-        uint32_t len;
-        const char *have = wt__string_get(c->tab[j].id, &len);
-        if (have && len == n && memcmp(have, s, n) == 0)
-            return c->tab[j].id;
+        const wt__ctab_ent *e = &c->tab[j];
+        if (e->hash == h && e->len == n && same_bytes(e->s, s, n))
+            return e->id;
     }
     return 0;
 }
 
-/* Adds (h, id) to the content table, doubling it at half full. Out of memory, or past
+/* Adds (h, id, the interned copy) to the content table, doubling it at half full. Out of memory, or past
  * CTAB_MAX, the string is simply not added: level 3 still answers, under its lock. */
 #define CTAB_MAX (1u << 20)
-static void ctab_add(wt__icache *c, uint32_t h, uint32_t id)
+static void ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy)
 {
     if ((c->tab_n + 1) * 2 > c->tab_cap) {
         const uint32_t cap = c->tab_cap ? c->tab_cap * 2 : 1024;
@@ -227,6 +249,8 @@ static void ctab_add(wt__icache *c, uint32_t h, uint32_t id)
     uint32_t j = h & (c->tab_cap - 1);
     while (c->tab[j].id)
         j = (j + 1) & (c->tab_cap - 1);
+    c->tab[j].s = copy->s;
+    c->tab[j].len = copy->len;
     c->tab[j].hash = h;
     c->tab[j].id = id;
     c->tab_n++;
@@ -244,7 +268,7 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
         id = lookup_add(s, n, h);
         pthread_mutex_unlock(&lock);
         if (id && c)
-            ctab_add(c, h, id);
+            ctab_add(c, h, id, ent_of(id));
     }
     if (id && c) {
         /* a pointer already in its set is writable memory (a read-only one would have hit):

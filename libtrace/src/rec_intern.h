@@ -34,9 +34,11 @@ typedef struct wt__icache_ent {
     uint32_t ro; /* ptr is in read-only memory: the bytes at ptr cannot change */
 } wt__icache_ent;
 
-/* One slot of the content table: 0 id = empty. */
+/* One slot of the content table: 0 id = empty. `s` is the interned copy (immutable) and
+ * `len` its length, so verifying a hit reads no shared table. */
 typedef struct wt__ctab_ent {
-    uint32_t hash, id;
+    const char *s;
+    uint32_t hash, id, len;
 } wt__ctab_ent;
 
 typedef struct wt__icache {
