@@ -477,20 +477,20 @@ static int child_forks(void *arg)
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {
-        /* the child records nothing into the parent's file ... */
-        const wt_span c = wt_begin("child", "in child");
-        wt_end(c, WT_CACHED_UNKNOWN, 0, NULL);
+        /* the child records nothing into the parent's file: nothing is open until it
+         * records (then a file of its own: test_fork.c), or opens one itself */
         wt_end(open_at_fork, WT_CACHED_UNKNOWN, 0, NULL);
         if (wt_enabled() || wt_flush() != WT_ESTATE || wt_close() != WT_ESTATE)
             exit(20);
 #ifdef __SANITIZE_THREAD__
         exit(0); /* TSan cannot start threads after a multi-threaded fork */
 #endif
-        /* ... but may record into a file of its own */
         char own[600];
         snprintf(own, sizeof own, "%s/child.wtrace", dir);
         if (wt_open(own) != 0)
             exit(21);
+        const wt_span c = wt_begin("child", "in child");
+        wt_end(c, WT_CACHED_UNKNOWN, 0, NULL);
         const wt_span o = wt_begin("child", "own file");
         wt_end(o, WT_CACHED_UNKNOWN, 0, NULL);
         exit(0); /* the exit hook closes the child's own file */

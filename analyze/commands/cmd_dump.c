@@ -215,6 +215,10 @@ static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in
         wt_json_string(&j, "host", in->host);
         wt_json_string(&j, "cmdline", in->cmdline);
         wt_json_string(&j, "recorder", in->recorder);
+        if (in->parent_pid) /* format 1.1: only when the file has it */
+            wt_json_uint(&j, "parent_pid", in->parent_pid);
+        if (in->run_id[0])
+            wt_json_string(&j, "run_id", in->run_id);
         wt_json_object_end(&j);
         wt_json_finish(&j);
     } else {

@@ -35,6 +35,10 @@ typedef struct info_file {
     int64_t process_start, open, anchor_mono, anchor_real;
     double tsc_hz;
     char *clock, *host, *cmdline, *recorder;
+    uint64_t parent_pid; /* format 1.1: 0, "", NULL, -1 when absent */
+    char run_id[33];
+    char *boot_id;
+    int64_t anchor_err;
     int64_t kinds[KINDS];
     int64_t first_ts, last_ts, end_ts, dropped, unclosed;
     wt__strmap tmap;
@@ -73,6 +77,10 @@ static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in
     f->host = dup_or_null(in->host);
     f->cmdline = dup_or_null(in->cmdline);
     f->recorder = dup_or_null(in->recorder);
+    f->parent_pid = in->parent_pid;
+    memcpy(f->run_id, in->run_id, sizeof f->run_id);
+    f->boot_id = dup_or_null(in->boot_id);
+    f->anchor_err = in->anchor_err_ns;
     f->first_ts = INT64_MAX;
     f->last_ts = INT64_MIN;
     return 0;
@@ -190,7 +198,13 @@ static void print_text(const info_file *f)
     printf("file            %s\n", f->path);
     printf("format          %u.%u\n", f->major, f->minor);
     printf("pid             %llu\n", (unsigned long long)f->pid);
+    if (f->parent_pid)
+        printf("parent pid      %llu\n", (unsigned long long)f->parent_pid);
+    if (f->run_id[0])
+        printf("run id          %s\n", f->run_id);
     printf("host            %s\n", f->host ? f->host : "");
+    if (f->boot_id)
+        printf("boot id         %s\n", f->boot_id);
     printf("command         %s\n", f->cmdline ? f->cmdline : "");
     printf("recorder        %s\n", f->recorder ? f->recorder : "");
     printf("clock           %s", f->clock ? f->clock : "");
@@ -202,6 +216,8 @@ static void print_text(const info_file *f)
         struct tm tm;
         if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
             printf("started         %s\n", buf);
+        if (f->anchor_err >= 0)
+            printf("anchor read     within %lld ns\n", (long long)f->anchor_err);
     }
     printf("process start   %lld ns (monotonic)\n", (long long)f->process_start);
     printf("recording from  +%.3fs\n", (double)(f->open - base) * 1e-9);
@@ -261,6 +277,14 @@ static void print_json_file(wt_json *j, const info_file *f)
     wt_json_string(j, "host", f->host);
     wt_json_string(j, "cmdline", f->cmdline);
     wt_json_string(j, "recorder", f->recorder);
+    if (f->parent_pid)
+        wt_json_uint(j, "parent_pid", f->parent_pid);
+    if (f->run_id[0])
+        wt_json_string(j, "run_id", f->run_id);
+    if (f->boot_id)
+        wt_json_string(j, "boot_id", f->boot_id);
+    if (f->anchor_err >= 0)
+        wt_json_int(j, "anchor_err_ns", f->anchor_err);
     wt_json_object_end(j);
     wt_json_object_begin(j, "end");
     wt_json_string(j, "kind", end_name(f->st.end));
@@ -314,6 +338,7 @@ static void release(info_file *f)
     free(f->host);
     free(f->cmdline);
     free(f->recorder);
+    free(f->boot_id);
     for (size_t i = 0; i < f->n_threads; i++)
         free(f->threads[i].name);
     free(f->threads);

@@ -285,6 +285,17 @@ size_t wt__header_frame(uint8_t *out, size_t cap, const wt__header *hd)
         h_field_u(&h, WT__H_TSC_HZ, hd->tsc_hz);
     h_field_s(&h, WT__H_HOST, hd->host, 256);
     h_field_s(&h, WT__H_RECORDER, hd->recorder, 64);
+    if (hd->parent_pid)
+        h_field_u(&h, WT__H_PARENT_PID, hd->parent_pid);
+    static const uint8_t no_id[WT__RUN_ID_LEN];
+    if (memcmp(hd->run_id, no_id, sizeof no_id) != 0) {
+        h_varint(&h, WT__H_RUN_ID);
+        h_varint(&h, WT__RUN_ID_LEN);
+        h_bytes(&h, hd->run_id, WT__RUN_ID_LEN);
+    }
+    h_field_s(&h, WT__H_BOOT_ID, hd->boot_id, 64);
+    if (hd->anchor_err_ns)
+        h_field_u(&h, WT__H_ANCHOR_ERR, hd->anchor_err_ns);
     /* the command line last and cut to what is left, so a huge one never loses the rest */
     if (!h.overflow && hd->cmdline) {
         size_t room = h.cap - h.len;

@@ -88,6 +88,12 @@ typedef struct wt__header {
     const char *clock; /* "tsc" or "monotonic" */
     uint64_t tsc_hz;   /* 0 unless clock is "tsc" */
     const char *host, *cmdline, *recorder;
+    /* 1.1 */
+    uint64_t parent_pid;                  /* 0: not written */
+    uint8_t run_id[WT__RUN_ID_LEN];       /* all zero: not written */
+    const char *boot_id;                  /* NULL: not written */
+    uint64_t anchor_err_ns;               /* the realtime read lies in [mono, mono + this];
+                                             0: not written (a measured gap is at least 1) */
 } wt__header;
 
 /* Writes the header frame (a zstd skippable frame) into out[0..cap). Returns its size, or 0

@@ -14,7 +14,7 @@
 #define WT__HEADER_MAGIC "WTRACE"
 #define WT__HEADER_MAGIC_LEN 6
 #define WT__FORMAT_MAJOR 1
-#define WT__FORMAT_MINOR 0
+#define WT__FORMAT_MINOR 1
 
 /* A data frame holds at most this many bytes of records once decompressed. The writer keeps
  * well under it (WT__FRAME_TARGET); the reader refuses a frame that declares more, so a hostile
@@ -37,8 +37,14 @@ enum wt__hfield {
     WT__H_TSC_HZ = 7,        /* varint, Hz */
     WT__H_HOST = 8,          /* string */
     WT__H_CMDLINE = 9,       /* string */
-    WT__H_RECORDER = 10      /* string */
+    WT__H_RECORDER = 10,     /* string */
+    /* 1.1 */
+    WT__H_PARENT_PID = 11,   /* varint: the pid this process was forked from, else getppid() */
+    WT__H_RUN_ID = 12,       /* 16 random bytes made at open */
+    WT__H_BOOT_ID = 13,      /* string: /proc/sys/kernel/random/boot_id */
+    WT__H_ANCHOR_ERR = 14    /* varint ns: the monotonic gap around the realtime read */
 };
+#define WT__RUN_ID_LEN 16
 
 /* Record types inside data frames. */
 enum wt__rtype {

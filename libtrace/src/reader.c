@@ -69,7 +69,7 @@ struct wt_reader {
     wt__src src; /* owned by the helper thread while `ahead` runs */
     ahead *ahead;
     wt_trace_info info;
-    char *info_strings[5]; /* owned copies behind info's strings */
+    char *info_strings[6]; /* owned copies behind info's strings */
 
     wt__fbuf cur; /* the frame whose records are being decoded */
     size_t frame_pos;
@@ -231,13 +231,15 @@ static int parse_header(wt_reader *r)
         const uint8_t *val = p, *vend = p + len;
         p = vend;
         int is_int = id == WT__H_PID || id == WT__H_PROCESS_START || id == WT__H_OPEN ||
-                     id == WT__H_ANCHOR_MONO || id == WT__H_ANCHOR_REAL || id == WT__H_TSC_HZ;
+                     id == WT__H_ANCHOR_MONO || id == WT__H_ANCHOR_REAL || id == WT__H_TSC_HZ ||
+                     id == WT__H_PARENT_PID || id == WT__H_ANCHOR_ERR;
         if (is_int) {
             const uint8_t *q = val;
             if (wt__get_varint(&q, vend, &v) || q != vend)
                 return fail(r, WT_ECORRUPT, field_off, "header field %llu is not a varint",
                             (unsigned long long)id);
-            if (id != WT__H_PID && id != WT__H_TSC_HZ && v > (uint64_t)TIME_MAX)
+            if (id != WT__H_PID && id != WT__H_TSC_HZ && id != WT__H_PARENT_PID &&
+                v > (uint64_t)TIME_MAX)
                 return fail(r, WT_ECORRUPT, field_off, "header time out of range");
         }
         int si = -1;
@@ -252,6 +254,16 @@ static int parse_header(wt_reader *r)
         case WT__H_HOST: si = 1; break;
         case WT__H_CMDLINE: si = 2; break;
         case WT__H_RECORDER: si = 3; break;
+        case WT__H_PARENT_PID: r->info.parent_pid = v; break;
+        case WT__H_ANCHOR_ERR: r->info.anchor_err_ns = (int64_t)v; break;
+        case WT__H_BOOT_ID: si = 4; break;
+        case WT__H_RUN_ID:
+            if (len != WT__RUN_ID_LEN)
+                return fail(r, WT_ECORRUPT, field_off, "header run id is %llu bytes, not %u",
+                            (unsigned long long)len, WT__RUN_ID_LEN);
+            for (size_t i = 0; i < WT__RUN_ID_LEN; i++)
+                snprintf(r->info.run_id + 2 * i, 3, "%02x", val[i]);
+            break;
         default: break; /* a newer minor version's field: skipped */
         }
         if (si >= 0) {
@@ -265,6 +277,7 @@ static int parse_header(wt_reader *r)
     r->info.host = r->info_strings[1];
     r->info.cmdline = r->info_strings[2];
     r->info.recorder = r->info_strings[3];
+    r->info.boot_id = r->info_strings[4];
     wt__src_consume(src, 8 + (size_t)size);
     return 0;
 }
@@ -710,6 +723,7 @@ int wt_reader_open(const char *path, wt_reader **out)
         return WT_ENOMEM;
     *out = r;
     r->err_off = -1;
+    r->info.anchor_err_ns = -1; /* unknown until a 1.1 header says */
     r->path = strdup(path ? path : "");
     if (!r->path)
         return fail(r, WT_ENOMEM, 0, "out of memory");

@@ -1,12 +1,20 @@
 /* The recorder's life cycle: the first call (configuration from the environment, clock
  * calibration, start at first use), wt_open/wt_flush/wt_close, the exit hook, and fork().
  *
- * fork(): the child does not write into the parent's file. In the child the recorder is
- * closed, as after wt_close() but with nothing written: the writer thread does not exist
- * there, the parent's unwritten events are discarded, and no ledger is printed at the
- * child's exit. The child may call wt_open() to record into a file of its own. The locks the
- * recorder takes outside the hot path are held across fork() so the child never inherits
- * one taken. */
+ * fork(): the child does not write into the parent's file. In the child the parent's
+ * unwritten events are discarded and spans open at the fork stay the parent's (the child
+ * records none of them). When the parent was recording, the child records into a file of
+ * its own, opened at its first recording call from the template the parent opened with (its
+ * %p is the child's pid), with the parent's pid in its header: a child that records nothing,
+ * such as one that execs at once, writes no file. The writer thread does not exist in the
+ * child until then. The locks the recorder takes outside the hot path are held across fork()
+ * so the child never inherits one taken.
+ *
+ * Exit: the trace is closed from the library's ELF destructor, not atexit(): destructors run
+ * after every atexit() and C++ static destructor of the program (and after those of the
+ * libraries that depend on libwalltime), so a destructor that records at teardown - a device
+ * runtime reporting its cache hits with wt_counter() after Python has finished - still
+ * reaches the trace. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +23,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "rec_proc.h"
 #include "rec_state.h"
 
 wt__rec wt__g = {
@@ -26,8 +35,13 @@ wt__rec wt__g = {
 
 static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
 static int inited;
+/* The template of the last open, for a forked child's own file; owned, kept across close. */
+static char *open_tmpl;
+/* In a forked child: the pid it was forked from (else 0), for its header. */
+static uint64_t forked_from;
+static pid_t pid_at_fork;
 
-static void at_exit(void)
+__attribute__((destructor)) static void at_exit(void)
 {
     const int st = atomic_load(&wt__g.state);
     if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
@@ -37,7 +51,9 @@ static void at_exit(void)
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&life);
+    pid_at_fork = getpid();
     pthread_mutex_lock(&wt__g.threads_lock);
+    wt__writer_pause();
     wt__agg_lock();
     wt__intern_lock();
 }
@@ -46,6 +62,7 @@ static void fork_parent(void)
 {
     wt__intern_unlock();
     wt__agg_unlock();
+    wt__writer_resume();
     pthread_mutex_unlock(&wt__g.threads_lock);
     pthread_mutex_unlock(&life);
 }
@@ -54,8 +71,10 @@ static void fork_child(void)
 {
     wt__intern_unlock();
     wt__agg_unlock();
+    wt__writer_resume();
     pthread_mutex_unlock(&wt__g.threads_lock);
     atomic_store(&wt__g.on, 0);
+    forked_from = (uint64_t)pid_at_fork;
     const int st = atomic_load(&wt__g.state);
     if (st == WT__ST_OPEN || st == WT__ST_FAILED) {
         wt__signals_remove();
@@ -64,7 +83,8 @@ static void fork_child(void)
         wt__g.fd = -1;
         free(wt__g.path);
         wt__g.path = NULL;
-        atomic_store(&wt__g.state, WT__ST_CLOSED);
+        /* a recording parent: the child opens its own file at its first call (wt__on_slow) */
+        atomic_store(&wt__g.state, st == WT__ST_OPEN ? WT__ST_UNINIT : WT__ST_CLOSED);
     }
     wt__writer_forget();
     pthread_mutex_init(&wt__g.flush_lock, NULL);
@@ -96,7 +116,6 @@ static void init_locked(void)
     wt__clock_init(wt__g.force_monotonic);
     wt__intern_scan_ro();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    atexit(at_exit);
 }
 
 static void say_cannot(const char *path, int err)
@@ -110,7 +129,16 @@ static int open_locked(const char *tmpl)
     char *path = NULL;
     int fd = -1, err = 0, rc = 0;
     char *cmdline = NULL;
-    if (wt__file_open(tmpl ? tmpl : wt__g.path_template, &path, &fd, &err)) {
+    if (!tmpl)
+        tmpl = wt__g.path_template;
+    if (tmpl != open_tmpl) {
+        char *t = strdup(tmpl);
+        if (t) {
+            free(open_tmpl);
+            open_tmpl = t;
+        }
+    }
+    if (wt__file_open(tmpl, &path, &fd, &err)) {
         say_cannot(path ? path : tmpl, err);
         rc = WT_EOPEN;
         goto fail;
@@ -120,14 +148,17 @@ static int open_locked(const char *tmpl)
         strcpy(host, "");
     host[sizeof host - 1] = '\0';
     cmdline = wt__cmdline();
+    char boot_id[64];
+    wt__boot_id(boot_id, sizeof boot_id);
     struct timespec real;
     const int64_t mono = wt__mono_ns();
     clock_gettime(CLOCK_REALTIME, &real);
+    const int64_t mono_after = wt__mono_ns();
     wt__g.open_ns = mono;
     wt__g.process_start_ns = wt__process_start_ns();
     if (!wt__g.process_start_ns || wt__g.process_start_ns > mono)
         wt__g.process_start_ns = mono;
-    const wt__header h = {
+    wt__header h = {
         .pid = (uint64_t)getpid(),
         .process_start_ns = wt__g.process_start_ns,
         .open_ns = mono,
@@ -138,7 +169,11 @@ static int open_locked(const char *tmpl)
         .host = host,
         .cmdline = cmdline,
         .recorder = "libwalltime " WT_VERSION_STRING,
+        .parent_pid = forked_from ? forked_from : (uint64_t)getppid(),
+        .boot_id = boot_id[0] ? boot_id : NULL,
+        .anchor_err_ns = mono_after > mono ? (uint64_t)(mono_after - mono) : 1,
     };
+    wt__run_id(h.run_id);
     static uint8_t frame[WT__HEADER_MAX + 8];
     const size_t n = wt__header_frame(frame, sizeof frame, &h);
     if (n == 0 || wt__write_all(fd, frame, n)) {
@@ -165,6 +200,7 @@ static int open_locked(const char *tmpl)
         wt__signals_install();
     atomic_store(&wt__g.state, WT__ST_OPEN);
     atomic_store(&wt__g.on, 1);
+    wt__rank_meta();
     free(cmdline);
     return 0;
 fail:
@@ -182,7 +218,7 @@ int wt__on_slow(void)
         pthread_mutex_lock(&life);
         init_locked();
         if (atomic_load(&wt__g.state) == WT__ST_UNINIT)
-            open_locked(NULL);
+            open_locked(forked_from ? open_tmpl : NULL); /* a child: its parent's template */
         pthread_mutex_unlock(&life);
     }
     return atomic_load_explicit(&wt__g.on, memory_order_relaxed);

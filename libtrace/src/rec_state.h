@@ -175,6 +175,11 @@ void wt__writer_stop(void); /* final drain, END record, join */
 int wt__writer_flush(void);
 void wt__writer_kick(void);
 void wt__writer_forget(void); /* in a forked child, where the thread does not exist */
+/* Waits until the writer is between passes and keeps it there (fork), then lets it go on;
+ * in a forked child, resume releases what the forking thread took. Taken before the
+ * aggregates' lock (the writer takes that one inside a pass). */
+void wt__writer_pause(void);
+void wt__writer_resume(void);
 /* Turns recording off after an I/O error, printing the one message (once per open). */
 void wt__fail(const char *what, int err);
 void wt__fail_reset(void);

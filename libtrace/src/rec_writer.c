@@ -31,6 +31,14 @@ static struct {
 } W;
 
 static atomic_int fail_once;
+/* Held by the writer while it drains, compresses and writes: fork() takes it (through
+ * wt__writer_pause) so a child never inherits the writer stopped inside an allocator or zstd
+ * call, whose locks (a sanitizer's allocator has no fork handling) the child would find taken. */
+static pthread_mutex_t active = PTHREAD_MUTEX_INITIALIZER;
+
+void wt__writer_pause(void) { pthread_mutex_lock(&active); }
+
+void wt__writer_resume(void) { pthread_mutex_unlock(&active); }
 
 void wt__fail(const char *what, int err)
 {
@@ -226,10 +234,12 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&wt__g.flush_lock);
         const uint64_t req = wt__g.flush_req;
         pthread_mutex_unlock(&wt__g.flush_lock);
+        pthread_mutex_lock(&active);
         if (!failed && drain() < 0)
             failed = 1;
         if (stop && !failed && write_end() < 0)
             failed = 1;
+        pthread_mutex_unlock(&active);
         pthread_mutex_lock(&wt__g.flush_lock);
         wt__g.flush_done = req;
         pthread_cond_broadcast(&wt__g.flush_cond);

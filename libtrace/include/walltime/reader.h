@@ -30,7 +30,7 @@ extern "C" {
 /* The format version this reader understands. A file with a larger major version is refused
  * (WT_EVERSION); a larger minor version is read, skipping what it does not know. */
 #define WT_FORMAT_MAJOR 1
-#define WT_FORMAT_MINOR 0
+#define WT_FORMAT_MINOR 1
 
 typedef enum wt_event_kind {
     WT_EV_SPAN = 1,        /* a span: ts/dur, category, label, cached, count, bytes, detail, depth */
@@ -98,6 +98,13 @@ typedef struct wt_trace_info {
     const char *host;         /* host name */
     const char *cmdline;      /* the command line, arguments separated by spaces */
     const char *recorder;     /* the recorder's version string */
+    /* since format 1.1; zero, "" or NULL in older files */
+    uint64_t parent_pid;      /* the pid the process was forked from (a recording parent), else
+                                 its parent as the OS said at open; 0 when unknown */
+    char run_id[33];          /* 128 random bits made at open, 32 lowercase hex digits; "" */
+    const char *boot_id;      /* the host's boot id (/proc/sys/kernel/random/boot_id); NULL */
+    int64_t anchor_err_ns;    /* the realtime anchor was read within [anchor_mono_ns,
+                                 anchor_mono_ns + anchor_err_ns]; -1 when unknown */
 } wt_trace_info;
 
 typedef struct wt_reader wt_reader;

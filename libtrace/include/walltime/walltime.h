@@ -11,7 +11,11 @@
  * - Strings are copied (interned by content) before the call returns; the caller's buffers
  *   need not outlive the call. NULL is accepted wherever a string is, meaning "none".
  * - Without wt_open() the recorder starts by itself on first use, with the path from the
- *   environment (below), and closes at exit.
+ *   environment (below), and closes at exit: from the library's destructor, after the
+ *   program's atexit() handlers and C++ static destructors, which may still record.
+ * - fork(): a child of a recording process records into a file of its own, opened at its
+ *   first recording call from the template the parent opened with (%p: the child's pid), with
+ *   the parent's pid in its header; spans open in the parent at the fork stay the parent's.
  * - With WALLTIME=0 or TT_WALLTIME=0 in the environment every call is a no-op costing a
  *   branch, and no file is written.
  * - Thread safety: every function may be called from any thread at any time. Spans belong to
@@ -32,6 +36,9 @@
  *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
  *   WALLTIME_RING=N              ring entries per recording thread, a power of two
  *                                1024..1048576 (tuning; default 16384, 24 bytes each).
+ *   WALLTIME_RANK=N, else RANK=N; LOCAL_RANK=N; WORLD_SIZE=N
+ *                                recorded at open as the metadata "rank", "local_rank",
+ *                                "world_size" (decimal integers 0..2^31-1; others ignored).
  */
 #ifndef WALLTIME_WALLTIME_H
 #define WALLTIME_WALLTIME_H
