@@ -222,6 +222,16 @@ static uint32_t ctab_find(const wt__icache *c, const char *s, size_t n, uint32_t
     return 0;
 }
 
+/* The content table's memory: one place, so that it can come from pages (async-signal-safe)
+ * where the recorder's other allocations do. */
+static wt__ctab_ent *ctab_alloc(uint32_t cap) { return calloc(cap, sizeof(wt__ctab_ent)); }
+
+static void ctab_free(wt__ctab_ent *t, uint32_t cap)
+{
+    (void)cap;
+    free(t);
+}
+
 /* Adds (h, id, the interned copy) to the content table, doubling it at half full. Out of memory, or past
  * CTAB_MAX, the string is simply not added: level 3 still answers, under its lock. */
 #define CTAB_MAX (1u << 20)
@@ -231,7 +241,7 @@ static void ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy
         const uint32_t cap = c->tab_cap ? c->tab_cap * 2 : 1024;
         if (cap > CTAB_MAX)
             return;
-        wt__ctab_ent *t = calloc(cap, sizeof *t);
+        wt__ctab_ent *t = ctab_alloc(cap);
         if (!t)
             return;
         for (uint32_t i = 0; i < c->tab_cap; i++) {
@@ -242,7 +252,7 @@ static void ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy
                 j = (j + 1) & (cap - 1);
             t[j] = c->tab[i];
         }
-        free(c->tab);
+        ctab_free(c->tab, c->tab_cap);
         c->tab = t;
         c->tab_cap = cap;
     }
