@@ -2,4 +2,18 @@
 # write errors, path templates, fork, crashes; the threaded ones run under TSan in CI.
 wt_add_test(test_recorder SOURCES test_recorder.c LABELS threads)
 wt_add_test(test_recorder_threads SOURCES test_recorder_threads.c LABELS threads)
+# Issue 11: labels by content, whatever memory holds them.
 wt_add_test(test_recorder_labels SOURCES test_recorder_labels.c LABELS threads)
+# The reconciled exit ledger against the analyzer and against values worked out by hand.
+wt_add_test(test_exit_ledger SOURCES test_exit_ledger.c LABELS threads)
+# Issue 10: every boundary value of every argument reads back; the string limits.
+wt_add_test(test_recorder_boundary SOURCES test_recorder_boundary.c)
+# Issue 10: the program's own signal handlers, and recording from a signal handler.
+wt_add_test(test_recorder_signals SOURCES test_recorder_signals.c LABELS threads)
+# Issue 10: dlclose() of the shared library while a thread that recorded is alive.
+wt_add_test(test_recorder_dlclose SOURCES test_recorder_dlclose.c LABELS threads)
+target_compile_definitions(test_recorder_dlclose PRIVATE WT_SHARED_LIB="$<TARGET_FILE:walltime_shared>")
+target_link_libraries(test_recorder_dlclose PRIVATE ${CMAKE_DL_LIBS})
+add_dependencies(test_recorder_dlclose walltime_shared)
+# Issue 10: the Nth allocation of the recorder fails, swept over N.
+wt_add_test(test_recorder_alloc SOURCES test_recorder_alloc.c LABELS threads)

@@ -281,7 +281,8 @@ static void test_anomalies_budget_seconds_and_percent(void **state)
 {
     /* wall 10: A 4 s (40%), B 1 s (10%) */
     const wt_event evs[] = { sp(1, 0, 4, "A", "a", 0), sp(1, 4, 5, "B", "b", 0) };
-    const wt_budget budgets[] = { { "A", 3.0, 0 }, { "B", 20.0, 1 }, { "A", 30.0, 1 }, { "B", 1.0, 0 } };
+    const wt_budget budgets[] = { { "A", 3.0, 0, 0 }, { "B", 20.0, 1, 0 }, { "A", 30.0, 1, 0 },
+                                  { "B", 1.0, 0, 0 } };
     wt_anomaly_opts o = defaults();
     o.budgets = budgets;
     o.n_budgets = 4;
@@ -292,6 +293,40 @@ static void test_anomalies_budget_seconds_and_percent(void **state)
     const wt_anomaly *a = first(&r, WT_AN_BUDGET);
     assert_string_equal(a->category, "A");
     assert_float_equal(a->cost, 1.0, EPS);
+    done(&r);
+}
+
+/* A parent category that wraps its child: P 0-10 s nests C 2-9 s; wall 10. P's self time is
+ * 10 - 7 = 3 s, its inclusive time 10 s. A budget is on inclusive time unless it says self:
+ * P=5 fires by 5 s; --budget-self P=5 does not; --budget-self P=2 fires by 1 s; C=50% (of
+ * 10 s) fires by 2 s on its inclusive (= self) 7 s. */
+static void test_anomalies_budget_inclusive_by_default_self_when_asked(void **state)
+{
+    wt_event evs[] = { sp(1, 2, 9, "C", "c", 0), sp(1, 0, 10, "P", "p", 0) };
+    evs[0].depth = 1;
+    const wt_budget budgets[] = { { "P", 5.0, 0, 0 }, { "P", 5.0, 0, 1 }, { "P", 2.0, 0, 1 },
+                                  { "C", 50.0, 1, 0 } };
+    wt_anomaly_opts o = defaults();
+    o.budgets = budgets;
+    o.n_budgets = 4;
+    run r;
+    go(&r, &o, evs, 2, WT_END_CLEAN, 10, NULL, 0);
+    assert_int_equal(wt_anomalies_count(r.an, WT_AN_BUDGET), 3);
+    size_t n;
+    const wt_anomaly *v = wt_anomalies_list(r.an, &n);
+    const char *want[] = {
+        "BUDGET: P took 10.0 s inclusive, over its budget of 5.00 s (by 5.00 s)",
+        "BUDGET: P took 3.00 s self, over its budget of 2.00 s (by 1.00 s)",
+        "BUDGET: C took 7.00 s inclusive = 70.0% of wall, over its budget of 50% (by 2.00 s)",
+    };
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].kind == WT_AN_BUDGET) {
+            assert_true(k < 3);
+            assert_string_equal(v[i].text, want[k]);
+            k++;
+        }
+    assert_int_equal(k, 3);
     done(&r);
 }
 
@@ -434,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_anomalies_no_end_record_and_crash),
         cmocka_unit_test(test_anomalies_events_dropped),
         cmocka_unit_test(test_anomalies_budget_seconds_and_percent),
+        cmocka_unit_test(test_anomalies_budget_inclusive_by_default_self_when_asked),
         cmocka_unit_test(test_anomalies_baseline_growth),
         cmocka_unit_test(test_anomalies_damaged_file),
         cmocka_unit_test(test_anomalies_dropped_counts_saturate),

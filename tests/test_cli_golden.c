@@ -157,6 +157,16 @@ static void test_cli_golden_usage_errors_exit_2(void **s)
     usage_error("ledger --by thread analyze_a.wtrace", "--by: 'thread'");
     usage_error("ledger --top x analyze_a.wtrace", "--top: 'x' is not an integer");
     usage_error("anomalies --budget weights analyze_a.wtrace", "--budget: 'weights'");
+    /* a budget that could never fire is a usage error, not a gate that always passes */
+    usage_error("ledger --budget nosuchcat=1 analyze_a.wtrace",
+                "--budget: no category 'nosuchcat'; the categories are 'weights', 'decode', "
+                "'generate'");
+    usage_error("anomalies --fail-on budget --budget-self wieghts=10% analyze_a.wtrace",
+                "--budget-self: no category 'wieghts'");
+    usage_error("ledger --budget weights=101% analyze_a.wtrace", "at most 100%");
+    usage_error("ledger --budget weights=1s analyze_a.wtrace", "--budget: 'weights=1s' is not");
+    usage_error("ledger --budget =1 analyze_a.wtrace", "--budget: '=1' is not");
+    usage_error("ledger --budget-self weights=-1 analyze_a.wtrace", "--budget-self: 'weights=-1'");
     usage_error("anomalies --fail-on=never analyze_a.wtrace", "--fail-on: 'never'");
     usage_error("anomalies --untracked-pct abc analyze_a.wtrace", "'abc' is not a number");
     usage_error("info --json", "no trace file given");

@@ -845,7 +845,7 @@ static void run_analyses(FILE *devnull, long i)
         run_export(1);
 
     char *paths[1] = { MUTANT };
-    wt_budget budget = { "load", 0.000001, 0 };
+    wt_budget budget = { "load", 0.000001, 0, 0 };
     wt_anomaly_opts ao;
     wt_anomaly_opts_init(&ao);
     ao.budgets = &budget;

@@ -346,10 +346,148 @@ static void test_ledger_processes_named_by_rank(void **state)
     assert_int_equal(r->procs[1].rank, 3);
     assert_int_equal(cat(r, "A")->straggler_proc, 1);
     char *got = render(lc);
-    assert_non_null(strstr(got, "\nrank 3 (pid 2)           7.0"));
-    assert_non_null(strstr(got, "\npid 1                   10.0"));
+    assert_non_null(strstr(got, "\nrank 3 (pid 2)        7.00 s"));
+    assert_non_null(strstr(got, "\npid 1                 10.0 s"));
     assert_non_null(strstr(got, "rank 3 (pid 2)\n"));
     free(got);
+    wt_ledger_calc_free(lc);
+}
+
+/* The shape of a real load: from_pretrained > weight_load > (weight_load > convert) + upload
+ * on the main thread, weight_load > convert on a loader thread; spans in the order threads end
+ * them (children first). Inclusive, by hand: from_pretrained 10; weight_load main [1,4] = 3
+ * (the inner weight_load is inside it: once) + loader 4 = 7; convert main 1 + loader 3 = 4;
+ * upload 0.5. Self summed over threads: from_pretrained 10 - 3 = 7; weight_load main outer
+ * 3 - 1.5 - 0.5 = 1, inner 1.5 - 1 = 0.5, loader 4 - 3 = 1: 2.5; convert 4; upload 0.5. */
+static void test_ledger_inclusive_is_the_per_thread_union_of_open_spans(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 1, 1.5, 2.5, 3, "convert", "t0", 0),
+        span(1, 1, 1.5, 3.0, 2, "weight_load", "inner", 0),
+        span(1, 1, 3.0, 3.5, 2, "upload", "t0", 0),
+        span(1, 1, 1.0, 4.0, 1, "weight_load", "outer", 0),
+        span(1, 2, 2.0, 5.0, 1, "convert", "t1", 0),
+        span(1, 2, 2.0, 6.0, 0, "weight_load", "t1", 0),
+        span(1, 1, 0.0, 10.0, 0, "from_pretrained", "m", 0),
+        end_ev(1, 12.0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "load.wtrace", 1, 0.0, evs, sizeof evs / sizeof evs[0]);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(cat(r, "from_pretrained")->inclusive, 10.0, EPS);
+    assert_float_equal(cat(r, "weight_load")->inclusive, 7.0, EPS);
+    assert_float_equal(cat(r, "convert")->inclusive, 4.0, EPS);
+    assert_float_equal(cat(r, "upload")->inclusive, 0.5, EPS);
+    assert_float_equal(cat(r, "from_pretrained")->self_seconds, 7.0, EPS);
+    assert_float_equal(cat(r, "weight_load")->self_seconds, 2.5, EPS);
+    assert_float_equal(cat(r, "convert")->self_seconds, 4.0, EPS);
+    /* the text names both columns, in the readable precision */
+    char *text = render(lc);
+    assert_non_null(strstr(text, "category                self   %wall  inclusive   count   notes\n"));
+    assert_non_null(strstr(text, "\nweight_load "));
+    assert_non_null(strstr(text, "     7.00 s       3\n"));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
+/* A cut file: the loader's weight_load never ended, so its children count as if it had:
+ * convert [1,2] and [3,3.5] = 1.5 inclusive. */
+static void test_ledger_inclusive_of_a_cut_file_counts_the_orphans(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 2, 1.0, 2.0, 1, "convert", "a", 0),
+        span(1, 2, 3.0, 3.5, 1, "convert", "b", 0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "cut.wtrace", 1, 0.0, evs, 2);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    assert_float_equal(cat(wt_ledger_calc_result(lc), "convert")->inclusive, 1.5, EPS);
+    wt_ledger_calc_free(lc);
+}
+
+/* The one precision rule, value by value (walltime/ledger.h). */
+static void test_ledger_fmt_seconds_three_significant_digits_or_ms(void **state)
+{
+    static const struct { double v; const char *want; } cases[] = {
+        { 0.0, "0 ms" },        { 0.0000123, "0.012 ms" }, { 0.000999, "0.999 ms" },
+        { 0.0009996, "1.00 ms" }, { 0.00123, "1.23 ms" },  { 0.05, "50.0 ms" },
+        { 0.0999, "99.9 ms" },  { 0.09996, "100 ms" },     { 0.96, "960 ms" },
+        { 0.9996, "1.00 s" },   { 2.6, "2.60 s" },         { 9.996, "10.0 s" },
+        { 41.2, "41.2 s" },     { 99.96, "100 s" },        { 123.4, "123 s" },
+        { 1234.5, "1234 s" },   { -0.05, "-50.0 ms" },     { NAN, "-" },
+        { 9223372036.854775807, "9223372037 s" },
+    };
+    char buf[WT_LEDGER_SECONDS_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(wt_ledger_fmt_seconds(buf, sizeof buf, cases[i].v), cases[i].want);
+    char small[4];
+    assert_string_equal(wt_ledger_fmt_seconds(small, sizeof small, 41.2), "41.");
+}
+
+/* Fork-join: main's from_pretrained 0.5-10 s starts with its own "index" child 0.5-1 s, then
+ * waits on two loader threads it started (their first spans begin inside it): loader 2 loads
+ * 1-6 and 6-9, loader 3 1-5 and 5.5-9.5; a pool thread 4 that existed before (prefetch
+ * 0.2-0.4) also loads 2-3 inside it; then main generates 10-12. Process 0-12 s. By hand:
+ * busy: main 9.0 (from_pretrained's self: 9.5 - 0.5) + 0.5 + 2 = 11.5, loaders 8 + 8, pool
+ * 0.2 + 1 = 1.2: 28.7. Waiting: main's self time while the loaders it started ran inside it:
+ * their union [1, 9.5] = 8.5, minus its own child [0.5, 1] (no overlap) = 8.5; the pool's span
+ * is not counted (its thread is older than the parent). Covered: [0.2, 0.4] + [0.5, 12] =
+ * 11.7. Saved = 28.7 - 8.5 - 11.7 = 8.5 (the old rule, busy - covered, said 17.0: the parent's
+ * waiting counted as work). */
+static void test_ledger_saved_parallel_does_not_count_a_parent_waiting(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 4, 0.2, 0.4, 0, "prefetch", "p", 0),
+        span(1, 1, 0.5, 1.0, 1, "index", "i", 0),
+        span(1, 4, 2.0, 3.0, 0, "weight_load", "t4", 0),
+        span(1, 3, 1.0, 5.0, 0, "weight_load", "a", 0),
+        span(1, 2, 1.0, 6.0, 0, "weight_load", "b", 0),
+        span(1, 2, 6.0, 9.0, 0, "weight_load", "c", 0),
+        span(1, 3, 5.5, 9.5, 0, "weight_load", "d", 0),
+        span(1, 1, 0.5, 10.0, 0, "from_pretrained", "m", 0),
+        span(1, 1, 10.0, 12.0, 0, "generate", "g", 0),
+        end_ev(1, 12.0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "forkjoin.wtrace", 1, 0.0, evs, sizeof evs / sizeof evs[0]);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->busy, 28.7, EPS);
+    assert_float_equal(r->waiting, 8.5, EPS);
+    assert_float_equal(r->covered, 11.7, EPS);
+    assert_float_equal(r->parallel_saved, 8.5, EPS);
+    for (size_t i = 0; i < r->n_threads; i++)
+        assert_float_equal(r->threads[i].waiting, r->threads[i].tid == 1 ? 8.5 : 0.0, EPS);
+    char *text = render(lc);
+    assert_non_null(strstr(text, "\nwaiting               8.50 s"));
+    assert_non_null(strstr(text, "\nsaved (parallel)      8.50 s"));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
+/* A parent that works while its worker runs keeps that work: main's generate 0-10 decodes
+ * 2-8 itself (a child) while a worker it started loads 1-9. Main's self time is 0-2 and
+ * 8-10; the worker covers 1-2 and 8-9 of it: waiting 2.0. Busy 10 + 8 = 18, covered 10:
+ * saved 18 - 2 - 10 = 6 (the worker's 8 s less the 2 s main waited). */
+static void test_ledger_waiting_is_only_the_parents_self_time(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 1, 2.0, 8.0, 1, "decode", "d", 0),
+        span(1, 2, 1.0, 9.0, 0, "load", "w", 0),
+        span(1, 1, 0.0, 10.0, 0, "generate", "g", 0),
+        end_ev(1, 10.0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "work.wtrace", 1, 0.0, evs, sizeof evs / sizeof evs[0]);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->waiting, 2.0, EPS);
+    assert_float_equal(r->parallel_saved, 6.0, EPS);
     wt_ledger_calc_free(lc);
 }
 
@@ -370,7 +508,8 @@ static void test_ledger_unclosed_span_and_no_end_record(void **state)
     assert_float_equal(r->untracked, 2.0, EPS);
     char *text = render(lc);
     assert_non_null(strstr(text, "note: 'a' has no end record"));
-    assert_non_null(strstr(text, "in flight at exit        4.0" "               1   spans"));
+    /* the recorder-fact line: name 18, seconds 10, blank %wall 8 and inclusive 11, count 8 */
+    assert_non_null(strstr(text, "\nin flight at exit     4.00 s" "                          1   spans"));
     free(text);
     wt_ledger_calc_free(lc);
 }
@@ -701,9 +840,10 @@ static void test_ledger_labels_past_the_key_bound_fold_into_other_labels(void **
     assert_int_equal(b->n_labels, 1);
     assert_string_equal(b->labels[0].name, "(other labels)");
     assert_float_equal(b->labels[0].st.total, 3.0, 1e-9);
-    /* the recorder-fact line: %-18s, blank seconds and %wall columns, count in 8 */
+    /* the recorder-fact line: %-18s, blank seconds (10), %wall (8) and inclusive (11)
+     * columns, count in 8 */
     char *text = render(lc);
-    assert_non_null(strstr(text, "\nfolded labels                              3   spans past 16384 "
+    assert_non_null(strstr(text, "\nfolded labels                                         3   spans past 16384 "
                                  "category/label pairs, in (other labels)\n"));
     assert_null(strstr(text, "folded categories"));
     free(text);
@@ -744,7 +884,7 @@ static void test_ledger_categories_past_the_bound_fold_into_other_categories(voi
     assert_int_equal(cat(r, "k0")->spans, 2);
     assert_float_equal(r->tracked, CATS + 3.0, 1e-6);
     char *text = render(lc);
-    assert_non_null(strstr(text, "\nfolded categories                          2   spans past 4096 "
+    assert_non_null(strstr(text, "\nfolded categories                                     2   spans past 4096 "
                                  "categories, counted in (other categories)\n"));
     free(text);
     wt_ledger_calc_free(lc);
@@ -763,6 +903,11 @@ int main(void)
         cmocka_unit_test(test_ledger_several_processes_union_and_straggler),
         cmocka_unit_test(test_procname_rank_when_recorded_else_pid),
         cmocka_unit_test(test_ledger_processes_named_by_rank),
+        cmocka_unit_test(test_ledger_inclusive_is_the_per_thread_union_of_open_spans),
+        cmocka_unit_test(test_ledger_inclusive_of_a_cut_file_counts_the_orphans),
+        cmocka_unit_test(test_ledger_fmt_seconds_three_significant_digits_or_ms),
+        cmocka_unit_test(test_ledger_saved_parallel_does_not_count_a_parent_waiting),
+        cmocka_unit_test(test_ledger_waiting_is_only_the_parents_self_time),
         cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
         cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
         cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -276,12 +277,14 @@ static void test_recorder_disabled_writes_no_file(void **state)
 /* ---- the exit ledger ------------------------------------------------------------------ */
 
 /* Plain spans (the writer's batched path) and measured ones, with HIT and MISS: the seed's
- * table at exit must tally them. Only wt_record's seconds are exact, so the checks are the
- * counts, the notes and the compile row, worked out by hand from the seed's format strings. */
+ * table at exit (WALLTIME_SUMMARY=flat) must tally them. Only wt_record's seconds are exact,
+ * so the checks are the counts, the notes and the compile row, worked out by hand from the
+ * seed's format strings. The reconciled exit ledger has its tests in test_exit_ledger.c. */
 static int child_exit_ledger(void *arg)
 {
     (void)arg;
     setenv("WALLTIME_TRACE", path, 1);
+    setenv("WALLTIME_SUMMARY", "flat", 1);
     for (int i = 0; i < 3; i++) {
         const wt_span h = wt_begin("load", "a");
         wt_end(h, WT_CACHED_HIT, 1, NULL);
@@ -636,6 +639,72 @@ static void test_recorder_abort_keeps_every_event_and_says_sigabrt(void **state)
     rt_free(t);
 }
 
+/* ---- kill -9: what is lost ---------------------------------------------------------------- */
+
+/* The bound (docs/RECORDER.md): a kill -9 loses at most what was recorded in the last writer
+ * period (250 ms) plus the drain in flight; in the file's first half second the writer looks
+ * every 10 ms, so a short run keeps what it recorded. The child records N_KILL spans,
+ * tells the parent, and waits to be killed `delay_ms` later. */
+#define N_KILL 20000 /* more than a ring: the writer is woken before the period ends */
+#define N_SHORT 2000 /* a short run: fewer than wake the writer */
+
+static rt_trace *record_then_kill(int n, int delay_ms)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        setenv("WALLTIME_SUMMARY", "0", 1);
+        setenv("WALLTIME_TRACE", path, 1); /* started by the first call: a short run */
+        for (int i = 0; i < n; i++) {
+            const wt_span h = wt_begin("work", "step");
+            wt_end(h, WT_CACHED_HIT, i + 1, NULL);
+        }
+        if (write(fds[1], "r", 1) != 1)
+            _exit(2);
+        for (;;)
+            pause();
+    }
+    close(fds[1]);
+    char c;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    const struct timespec d = { delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L };
+    nanosleep(&d, NULL);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    return rt_read(path);
+}
+
+static void test_recorder_kill9_of_a_short_run_keeps_its_events(void **state)
+{
+    (void)state;
+    /* 150 ms: before the first 250 ms period ends (the file held only its header before) */
+    rt_trace *t = record_then_kill(N_SHORT, 150);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(rt_steps_once(t, N_SHORT, 0), N_SHORT);
+    assert_int_equal(t->stats.end, WT_END_NONE); /* killed: no END record */
+    rt_free(t);
+}
+
+static void test_recorder_kill9_loses_at_most_the_last_period(void **state)
+{
+    (void)state;
+    /* everything recorded more than one period (250 ms) and a drain before the kill is in
+     * the file; 600 ms leaves a shared, slow machine room for the drain */
+    rt_trace *t = record_then_kill(N_KILL, 600);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(rt_steps_once(t, N_KILL, 0), N_KILL);
+    assert_int_equal(t->stats.end, WT_END_NONE);
+    rt_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +720,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_abort_keeps_every_event_and_says_sigabrt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_kill9_of_a_short_run_keeps_its_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_kill9_loses_at_most_the_last_period, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

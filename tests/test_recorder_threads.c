@@ -142,11 +142,127 @@ static void test_recorder_abort_with_four_threads_keeps_aborting_thread(void **s
     rt_free(t);
 }
 
+/* ---- open, flush and close from any thread at any time ---------------------------------- */
+
+/* The stress host of issue 10: the main thread closes and reopens the trace (a new file each
+ * time) while 6 threads record, a spawner starts short-lived recording threads and a flusher
+ * flushes without pause. Before the fix a flush racing a close waited for ever (27 of 30
+ * runs); an alarm turns such a hang into a failure here. */
+#define N_REC 6
+#define N_REOPEN 12
+static atomic_int stress_stop;
+static atomic_int bad_flush;
+
+static void *stress_recorder(void *arg)
+{
+    const int k = (int)(intptr_t)arg;
+    char label[32];
+    for (unsigned i = 0; !atomic_load(&stress_stop); i++) {
+        const wt_span h = wt_begin("stress", names[k]);
+        if (i % 64 == 0) {
+            snprintf(label, sizeof label, "s%d-%u", k, i % 4096); /* new strings too */
+            wt_record("stress", label, 1e-6, WT_CACHED_HIT, 2, label);
+        }
+        wt_end(h, WT_CACHED_MISS, 0, NULL);
+        if (i % 1024 == 0)
+            wt_counter("i", (int64_t)i);
+    }
+    return NULL;
+}
+
+static void *stress_short(void *arg)
+{
+    (void)arg;
+    wt_thread_name("short");
+    const wt_span h = wt_begin("short", "life");
+    wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+    return NULL;
+}
+
+static void *stress_spawner(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stress_stop)) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, stress_short, NULL) == 0)
+            pthread_join(t, NULL);
+    }
+    return NULL;
+}
+
+static void *stress_flusher(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stress_stop)) {
+        const int rc = wt_flush();
+        if (rc != 0 && rc != WT_ESTATE)
+            atomic_store(&bad_flush, 1);
+        (void)wt_trace_path();
+        (void)wt_enabled();
+    }
+    return NULL;
+}
+
+static int child_stress(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    alarm(60); /* a hang is a failure, not a stuck suite */
+    char p[600];
+    snprintf(p, sizeof p, "%s/s0.wtrace", dir);
+    if (wt_open(p) != 0)
+        return 10;
+    pthread_t rec[N_REC], spawner, flusher;
+    for (int k = 0; k < N_REC; k++)
+        pthread_create(&rec[k], NULL, stress_recorder, (void *)(intptr_t)k);
+    pthread_create(&spawner, NULL, stress_spawner, NULL);
+    pthread_create(&flusher, NULL, stress_flusher, NULL);
+    for (int i = 1; i <= N_REOPEN; i++) {
+        const struct timespec nap = { 0, 60 * 1000 * 1000 };
+        nanosleep(&nap, NULL);
+        if (wt_close() != 0)
+            return 11;
+        snprintf(p, sizeof p, "%s/s%d.wtrace", dir, i);
+        if (wt_open(p) != 0)
+            return 12;
+    }
+    atomic_store(&stress_stop, 1);
+    for (int k = 0; k < N_REC; k++)
+        pthread_join(rec[k], NULL);
+    pthread_join(spawner, NULL);
+    pthread_join(flusher, NULL);
+    if (wt_close() != 0)
+        return 13;
+    return atomic_load(&bad_flush) ? 14 : 0;
+}
+
+static void test_recorder_open_flush_close_from_any_thread(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_stress, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    size_t spans = 0;
+    for (int i = 0; i <= N_REOPEN; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/s%d.wtrace", dir, i);
+        rt_trace *t = rt_read(p);
+        assert_int_equal(t->open_rc, 0);
+        assert_int_equal(t->errors, 0);             /* no damaged frame, no refused record */
+        assert_int_equal(t->stats.end, WT_END_CLEAN); /* every file was closed */
+        assert_int_equal(t->ev[t->n - 1].ev.kind, WT_EV_END);
+        spans += rt_count(t, WT_EV_SPAN);
+        rt_free(t);
+    }
+    assert_true(spans > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_recorder_eight_threads_every_span_read_back_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_abort_with_four_threads_keeps_aborting_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_open_flush_close_from_any_thread, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

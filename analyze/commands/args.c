@@ -54,37 +54,61 @@ int wt_args_int(const char *opt, const char *s, long long *out)
     return 0;
 }
 
-int wt_args_budget(const char *spec, wt_budget *out)
+int wt_args_budget(const char *opt, const char *spec, int self, wt_budget *out)
 {
     const char *eq = strrchr(spec, '=');
-    if (!eq || eq == spec || !eq[1]) {
-        wt_cli_error("--budget: '%s' is not CATEGORY=SECONDS or CATEGORY=PERCENT%%", spec);
-        return -1;
-    }
     char num[64];
-    size_t n = strlen(eq + 1);
-    int percent = n && eq[n] == '%';
+    size_t n = eq ? strlen(eq + 1) : 0;
+    const int percent = n && eq[n] == '%';
     if (percent)
         n--;
-    if (n == 0 || n >= sizeof num) {
-        wt_cli_error("--budget: '%s' is not CATEGORY=SECONDS or CATEGORY=PERCENT%%", spec);
+    char *end = NULL;
+    double v = -1;
+    if (eq && eq != spec && n > 0 && n < sizeof num) {
+        memcpy(num, eq + 1, n);
+        num[n] = '\0';
+        v = strtod(num, &end);
+    }
+    if (!end || *end || !isfinite(v) || v < 0) {
+        wt_cli_error("%s: '%s' is not CATEGORY=SECONDS or CATEGORY=PERCENT%%", opt, spec);
         return -1;
     }
-    memcpy(num, eq + 1, n);
-    num[n] = '\0';
-    char *end;
-    double v = strtod(num, &end);
-    if (*end || !isfinite(v) || v < 0) {
-        wt_cli_error("--budget: '%s' is not CATEGORY=SECONDS or CATEGORY=PERCENT%%", spec);
+    if (percent && v > 100) {
+        wt_cli_error("%s: '%s': a share of wall is at most 100%%", opt, spec);
         return -1;
     }
     /* the category is the text before '=', owned by the caller (wt_anomaly_args_release) */
     char *cat = strndup(spec, (size_t)(eq - spec));
     if (!cat)
         return -1;
-    out->category = cat;
-    out->limit = v;
-    out->percent = percent;
+    *out = (wt_budget){ cat, v, percent, self };
+    return 0;
+}
+
+int wt_anomaly_args_check(const wt_anomaly_args *a, const wt_ledger_result *r)
+{
+    for (size_t i = 0; i < a->opts.n_budgets; i++) {
+        const wt_budget *b = &a->budgets[i];
+        size_t k = 0;
+        while (k < r->n_cats && strcmp(r->cats[k].name, b->category) != 0)
+            k++;
+        if (k < r->n_cats)
+            continue;
+        /* a typo must not make a gate pass: name what exists (the first few of many) */
+        char list[1024];
+        size_t len = 0, shown = 0;
+        list[0] = '\0';
+        for (k = 0; k < r->n_cats && len + 64 < sizeof list; k++, shown++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s'%.60s'", k ? ", " : "",
+                                    r->cats[k].name);
+        if (r->n_cats == 0)
+            wt_cli_error("%s: no category '%s': the trace has no spans", b->self ? "--budget-self" : "--budget",
+                         b->category);
+        else
+            wt_cli_error("%s: no category '%s'; the categories are %s%s", b->self ? "--budget-self" : "--budget",
+                         b->category, list, shown < r->n_cats ? ", ..." : "");
+        return -1;
+    }
     return 0;
 }
 
@@ -133,12 +157,15 @@ int wt_anomaly_args_parse(wt_anomaly_args *a, int argc, char **argv, int *i)
     int err = 0;
     const char *v;
     long long n;
-    if ((v = wt_args_match(argc, argv, i, "--budget", 1, &err))) {
+    for (int self = 0; self <= 1; self++) {
+        const char *opt = self ? "--budget-self" : "--budget";
+        if (err || !(v = wt_args_match(argc, argv, i, opt, 1, &err)))
+            continue;
         if (a->opts.n_budgets >= sizeof a->budgets / sizeof a->budgets[0]) {
-            wt_cli_error("--budget: at most 64");
+            wt_cli_error("%s: at most 64 budgets", opt);
             return -1;
         }
-        if (wt_args_budget(v, &a->budgets[a->opts.n_budgets]) < 0)
+        if (wt_args_budget(opt, v, self, &a->budgets[a->opts.n_budgets]) < 0)
             return -1;
         a->opts.n_budgets++;
         return 1;
@@ -167,8 +194,11 @@ int wt_anomaly_args_parse(wt_anomaly_args *a, int argc, char **argv, int *i)
 }
 
 const char wt_anomaly_args_help[] =
-    "  --budget CAT=SECONDS     an anomaly when category CAT takes more than SECONDS\n"
-    "  --budget CAT=PERCENT%    ... or more than PERCENT of wall (repeatable)\n"
+    "  --budget CAT=SECONDS     an anomaly when category CAT's inclusive time (its spans\n"
+    "                           open, children included) is over SECONDS\n"
+    "  --budget CAT=PERCENT%    ... or over PERCENT (0-100) of wall (repeatable); an\n"
+    "                           unknown CAT is a usage error that lists the categories\n"
+    "  --budget-self CAT=LIMIT  the same on CAT's self time (the ledger's self column)\n"
     "  --baseline OLD.wtrace    an anomaly for each category that grew against OLD\n"
     "  --baseline-pct P         ... by more than P percent (20)\n"
     "  --baseline-min S         ... and by more than S seconds (0.5)\n"

@@ -20,8 +20,10 @@ const char *wt_args_match(int argc, char **argv, int *i, const char *name, int w
 int wt_args_double(const char *opt, const char *s, double *out);
 int wt_args_int(const char *opt, const char *s, long long *out);
 
-/* "category=SECONDS" or "category=PERCENT%". The category points into spec. 0 or -1. */
-int wt_args_budget(const char *spec, wt_budget *out);
+/* The value of --budget (self 0) or --budget-self (self 1), named `opt` in messages:
+ * "CATEGORY=SECONDS" or "CATEGORY=PERCENT%" (0 to 100). The category is a copy the caller
+ * frees. 0, or -1 after reporting a malformed value or a share over 100%. */
+int wt_args_budget(const char *opt, const char *spec, int self, wt_budget *out);
 
 #define WT_FAIL_MISS 0x1
 #define WT_FAIL_ANOMALY 0x2
@@ -45,6 +47,11 @@ void wt_anomaly_args_release(wt_anomaly_args *a);
 int wt_anomaly_args_parse(wt_anomaly_args *a, int argc, char **argv, int *i);
 /* The help text of the anomaly options. */
 extern const char wt_anomaly_args_help[];
+
+/* After the run, before any output: every budget's category must be in the trace (a typo
+ * would make a CI gate always pass). 0, or -1 after reporting the unknown category and the
+ * categories that exist (the caller exits WT_EXIT_USAGE). */
+int wt_anomaly_args_check(const wt_anomaly_args *a, const wt_ledger_result *r);
 
 /* The exit status of the --fail-on gate: WT_EXIT_GATE when a selected kind matched, else 0. */
 int wt_anomaly_args_gate(const wt_anomaly_args *a, const wt_anomalies *an);

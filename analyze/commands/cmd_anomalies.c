@@ -130,6 +130,10 @@ int cmd_anomalies(int argc, char **argv)
             wt_cli_error("anomalies: out of memory");
         goto out;
     }
+    if (wt_anomaly_args_check(&aa, wt_ledger_calc_result(A.lc)) < 0) {
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
     const wt_anomalies *an = A.an;
     if (json) {
         render_json(an, wt_ledger_calc_result(A.lc));

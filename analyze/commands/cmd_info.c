@@ -1,7 +1,8 @@
-/* `walltime-analyze info`: what a trace file is and whether it is whole: its header, counts of
- * events per kind, threads, frames, damage, and how it ended. Text, or walltime-info/1 JSON.
- * Memory: per thread counters (bounded by the reader's thread limit) and the first few damage
- * messages. */
+/* `walltime-analyze info`: what a trace file is and whether it is whole: its header, the run
+ * metadata (wt_meta pairs), counts of events per kind, threads, frames, damage, and how it
+ * ended. Text, or walltime-info/1 JSON.
+ * Memory: per thread counters (bounded by the reader's thread limit), the first few damage
+ * messages, and at most MAX_META metadata pairs of at most MAX_META_BYTES each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 
 #define KINDS 10
 #define MAX_DAMAGE_KEPT 8
+#define MAX_META 256        /* metadata pairs kept per file; the rest are counted */
+#define MAX_META_BYTES 1024 /* of a key or a value; longer ones are cut (and said so) */
 
 static const char *const kind_names[KINDS] = {
     "?", "span", "counter", "mark", "meta", "thread_name", "round", "sync", "end", "dropped",
@@ -26,6 +29,11 @@ typedef struct info_thread {
     int64_t events, spans;
     int64_t first_ts, last_ts;
 } info_thread;
+
+/* One wt_meta pair; a later value of the same key replaces the earlier one. */
+typedef struct info_meta {
+    char *key, *value;
+} info_meta;
 
 typedef struct info_file {
     const char *path;
@@ -45,6 +53,10 @@ typedef struct info_file {
     info_thread *threads;
     size_t n_threads, cap_threads;
     size_t last; /* threads[last] had the previous event (valid when n_threads > 0) */
+    info_meta meta[MAX_META];
+    size_t n_meta;
+    wt__strmap mmap; /* key -> index in meta */
+    int64_t meta_dropped; /* pairs past MAX_META */
     char *damage[MAX_DAMAGE_KEPT];
     size_t n_damage;
     int64_t damage_total;
@@ -118,6 +130,51 @@ static info_thread *thread_of(info_file *f, uint64_t tid)
     return &f->threads[idx];
 }
 
+/* A copy of s cut at MAX_META_BYTES (then ending in "..."); NULL when out of memory. */
+static char *meta_copy(const char *s)
+{
+    s = s ? s : "";
+    const size_t n = strnlen(s, MAX_META_BYTES + 1);
+    if (n <= MAX_META_BYTES)
+        return strdup(s);
+    char *c = malloc(MAX_META_BYTES + 4);
+    if (c) {
+        memcpy(c, s, MAX_META_BYTES);
+        memcpy(c + MAX_META_BYTES, "...", 4);
+    }
+    return c;
+}
+
+static int on_meta(info_file *f, const wt_event *ev)
+{
+    char *key = meta_copy(ev->name), *value = meta_copy(ev->detail);
+    int rc = WT_ENOMEM;
+    uint32_t idx;
+    if (!key || !value)
+        goto out;
+    if (wt__strmap_get(&f->mmap, key, strlen(key), &idx)) {
+        free(f->meta[idx].value);
+        f->meta[idx].value = value;
+        value = NULL;
+        rc = 0;
+        goto out;
+    }
+    if (f->n_meta == MAX_META) {
+        f->meta_dropped++;
+        rc = 0;
+        goto out;
+    }
+    if ((rc = wt__strmap_put(&f->mmap, key, strlen(key), (uint32_t)f->n_meta, &idx, NULL)) < 0)
+        goto out;
+    f->meta[f->n_meta++] = (info_meta){ key, value };
+    key = value = NULL;
+    rc = 0;
+out:
+    free(key);
+    free(value);
+    return rc;
+}
+
 static int on_event(void *ctx, int fi, const wt_event *ev)
 {
     info_ctx *c = ctx;
@@ -139,6 +196,8 @@ static int on_event(void *ctx, int fi, const wt_event *ev)
         f->dropped += ev->count;
     if (ev->kind == WT_EV_SPAN && (ev->flags & WT_EVF_UNCLOSED))
         f->unclosed++;
+    if (ev->kind == WT_EV_META && on_meta(f, ev) < 0)
+        return WT_ENOMEM;
     info_thread *t = thread_of(f, ev->tid);
     if (!t)
         return WT_ENOMEM;
@@ -191,6 +250,21 @@ static const char *end_name(wt_trace_end e)
     return e == WT_END_CLEAN ? "clean" : e == WT_END_SIGNAL ? "signal" : "none";
 }
 
+/* Untrusted text on one line: control characters and backslashes escaped (\n, \xHH). */
+static void print_plain(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\')
+            fputs("\\\\", stdout);
+        else if (*p == '\n')
+            fputs("\\n", stdout);
+        else if (*p < 0x20 || *p == 0x7f)
+            printf("\\x%02x", *p);
+        else
+            putchar(*p);
+    }
+}
+
 static void print_text(const info_file *f)
 {
     char buf[128];
@@ -219,6 +293,19 @@ static void print_text(const info_file *f)
         if (f->anchor_err >= 0)
             printf("anchor read     within %lld ns\n", (long long)f->anchor_err);
     }
+    if (f->n_meta)
+        printf("metadata\n");
+    else
+        printf("metadata        none\n");
+    for (size_t i = 0; i < f->n_meta; i++) {
+        printf("  ");
+        print_plain(f->meta[i].key);
+        printf(" = ");
+        print_plain(f->meta[i].value);
+        putchar('\n');
+    }
+    if (f->meta_dropped)
+        printf("  (%lld more pairs not kept)\n", (long long)f->meta_dropped);
     printf("process start   %lld ns (monotonic)\n", (long long)f->process_start);
     printf("recording from  +%.3fs\n", (double)(f->open - base) * 1e-9);
     if (f->last_ts != INT64_MIN)
@@ -286,6 +373,11 @@ static void print_json_file(wt_json *j, const info_file *f)
     if (f->anchor_err >= 0)
         wt_json_int(j, "anchor_err_ns", f->anchor_err);
     wt_json_object_end(j);
+    wt_json_object_begin(j, "meta");
+    for (size_t i = 0; i < f->n_meta; i++)
+        wt_json_string(j, f->meta[i].key, f->meta[i].value);
+    wt_json_object_end(j);
+    wt_json_int(j, "meta_dropped", f->meta_dropped);
     wt_json_object_begin(j, "end");
     wt_json_string(j, "kind", end_name(f->st.end));
     if (f->st.end == WT_END_SIGNAL)
@@ -345,6 +437,11 @@ static void release(info_file *f)
     wt__strmap_release(&f->tmap);
     for (size_t i = 0; i < f->n_damage; i++)
         free(f->damage[i]);
+    for (size_t i = 0; i < f->n_meta; i++) {
+        free(f->meta[i].key);
+        free(f->meta[i].value);
+    }
+    wt__strmap_release(&f->mmap);
 }
 
 static void usage(FILE *out)
@@ -352,8 +449,9 @@ static void usage(FILE *out)
     fputs("usage: " WT_PROG " info [--json] FILE.wtrace...\n"
           "\n"
           "What each trace is and whether it is whole: its header (format, pid, host, command,\n"
-          "recorder, clock, start), events per kind, threads, frames, damage, and how it\n"
-          "ended (clean, crashed by a signal, or no end record).\n"
+          "recorder, clock, start), the run metadata (wt_meta pairs), events per kind,\n"
+          "threads, frames, damage, and how it ended (clean, crashed by a signal, or no end\n"
+          "record).\n"
           "\n"
           "options:\n"
           "  --json        the walltime-info/1 JSON object\n"

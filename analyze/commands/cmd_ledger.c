@@ -16,21 +16,24 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: " WT_PROG " ledger [OPTIONS] FILE.wtrace...\n"
             "\n"
-            "Where the wall time went: per category seconds, %% of wall, count, HIT/MISS,\n"
-            "untracked, totals, and the anomalies, over the union of the files (several\n"
-            "processes of one run).\n"
+            "Where the wall time went: per category self and inclusive time, %% of wall,\n"
+            "count, HIT/MISS, untracked, totals, and the anomalies, over the union of the\n"
+            "files (several processes of one run).\n"
             "\n"
             "How it counts (docs/ANALYZE.md):\n"
             "  wall      process start (from the OS) to the end record; a trace without one\n"
             "            ends at its last event, said above the table. Several files: from\n"
             "            the earliest start to the latest end.\n"
             "  nesting   a span's row gets its self time (its duration minus its children's),\n"
-            "            so nested spans are counted once.\n"
+            "            so nested spans are counted once. `inclusive`: the wall-clock time a\n"
+            "            span of the category was open (per thread, a category nested in\n"
+            "            itself once), summed over threads.\n"
             "  threads   each instant of wall is counted once: it goes to the first top-level\n"
             "            span (in trace order) that covers it, and is shared among that span's\n"
             "            tree in proportion to self time. Rows + untracked = wall. A second\n"
             "            section lists per-thread busy seconds and the seconds saved by\n"
-            "            running in parallel (busy - covered).\n"
+            "            overlap (busy - waiting - covered: the main thread's time waiting\n"
+            "            on threads that appeared during its span is not work).\n"
             "  flat      --flat: the seed's arithmetic and layout exactly: every span's full\n"
             "            seconds in its category (nesting double-counts), untracked clamped.\n"
             "\n"
@@ -118,6 +121,10 @@ int cmd_ledger(int argc, char **argv)
     if (rc != 0) {
         if (rc != WT_EOPEN)
             wt_cli_error("ledger: out of memory");
+        goto out;
+    }
+    if (wt_anomaly_args_check(&aa, wt_ledger_calc_result(A.lc)) < 0) {
+        status = WT_EXIT_USAGE;
         goto out;
     }
     const wt_ledger_calc *lc = A.lc;

@@ -599,20 +599,25 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
     for (size_t i = 0; i < o->n_budgets && rc == 0; i++) {
         const wt_budget *b = &o->budgets[i];
         const wt_ledger_cat *c = find_cat(l, b->category);
-        double sec = c ? c->seconds : 0.0;
-        double limit = b->percent ? b->limit / 100.0 * wall : b->limit;
+        const double sec = c ? (b->self ? c->seconds : c->inclusive) : 0.0;
+        const double limit = b->percent ? b->limit / 100.0 * wall : b->limit;
         if (sec <= limit)
             continue;
+        char took[WT_LEDGER_SECONDS_MAX], by[WT_LEDGER_SECONDS_MAX], lim[WT_LEDGER_SECONDS_MAX];
+        wt_ledger_fmt_seconds(took, sizeof took, sec);
+        wt_ledger_fmt_seconds(by, sizeof by, sec - limit);
+        const char *what = b->self ? "self" : "inclusive";
         p.category = intern(a, b->category);
         p.seconds = sec;
         p.cost = sec - limit;
         if (b->percent)
             rc = add(a, WT_AN_BUDGET, &p,
-                     "BUDGET: %s took %.1fs = %.1f%% of wall, over its budget of %g%% (by %.1fs)",
-                     b->category, sec, wall > 0 ? 100.0 * sec / wall : 0.0, b->limit, sec - limit);
+                     "BUDGET: %s took %s %s = %.1f%% of wall, over its budget of %g%% (by %s)",
+                     b->category, took, what, wall > 0 ? 100.0 * sec / wall : 0.0, b->limit, by);
         else
-            rc = add(a, WT_AN_BUDGET, &p, "BUDGET: %s took %.1fs, over its budget of %gs (by %.1fs)",
-                     b->category, sec, b->limit, sec - limit);
+            rc = add(a, WT_AN_BUDGET, &p, "BUDGET: %s took %s %s, over its budget of %s (by %s)",
+                     b->category, took, what, wt_ledger_fmt_seconds(lim, sizeof lim, b->limit),
+                     by);
     }
     for (size_t i = 0; base && i < l->n_cats && rc == 0; i++) {
         const wt_ledger_cat *c = &l->cats[i];

@@ -32,7 +32,8 @@
  *   no-end       a trace without its end record; a trace ended by a signal
  *   dropped      events dropped by the recorder
  *   damaged      a damaged file (results cover what was readable)
- *   budget       --budget cat=SECONDS or cat=PERCENT% exceeded (row seconds of the ledger)
+ *   budget       --budget cat=SECONDS or cat=PERCENT% exceeded by the category's inclusive
+ *                seconds (--budget-self: its self seconds, the ledger's row)
  *   baseline     a category that grew by more than baseline_pct % (20) and baseline_min_s
  *                seconds (0.5) against the --baseline trace's ledger
  */
@@ -83,10 +84,14 @@ typedef struct wt_anomaly {
     const char *text;     /* one line, no newline: what a person reads */
 } wt_anomaly;
 
+/* A budget is on a category's inclusive seconds (the wall-clock time its spans were open,
+ * so a parent category that wraps its children is held to its whole span), or with `self` on
+ * its self seconds (the ledger's row). */
 typedef struct wt_budget {
     const char *category;
     double limit;   /* seconds, or percent of wall when percent */
     int percent;
+    int self;       /* 0: inclusive seconds; 1: self seconds */
 } wt_budget;
 
 typedef struct wt_anomaly_opts {

@@ -134,6 +134,7 @@ static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
         t->last_top_end = lc->cur ? lc->cur->start : 0;
         t->env_start = INT64_MAX;
         t->env_end = INT64_MIN;
+        t->first_ts = INT64_MAX;
     }
     *tc = (wt__pair_slot){ pid, tid, idx, 0, 1, 0 };
     lc->last_t = &lc->threads[idx];
@@ -149,26 +150,7 @@ static inline lc_thread *thread_of(wt_ledger_calc *lc, uint64_t pid, uint64_t ti
     return thread_lookup(lc, pid, tid);
 }
 
-/* ---- the coverage interval set ---- */
-
-/* Folds everything below `f` into the finished total. */
-static void cov_fold(wt_ledger_calc *lc, int64_t f)
-{
-    if (f <= lc->frontier)
-        return;
-    size_t k = 0;
-    while (k < lc->n_iv && lc->iv[k].e <= f) {
-        lc->folded_ns += lc->iv[k].e - lc->iv[k].s;
-        k++;
-    }
-    if (k < lc->n_iv && lc->iv[k].s < f) {
-        lc->folded_ns += f - lc->iv[k].s;
-        lc->iv[k].s = f;
-    }
-    memmove(lc->iv, lc->iv + k, (lc->n_iv - k) * sizeof *lc->iv);
-    lc->n_iv -= k;
-    lc->frontier = f;
-}
+/* ---- the coverage interval set (wt_ledger_cover, shared with the recorder) ---- */
 
 /* Past the bound: fold below the safe frontier of the current file (the last SYNC watermark
  * and every thread's last top-level end: no later span of a known thread can start before it),
@@ -182,9 +164,9 @@ static void cov_compact(wt_ledger_calc *lc)
             f = lc->threads[i].last_top_end;
     if (lc->n_files_seen > 1)
         f = INT64_MIN; /* another process may still reach back: fold only when forced */
-    cov_fold(lc, f);
-    if (lc->n_iv > WT_LEDGER_MAX_INTERVALS / 2) {
-        cov_fold(lc, lc->iv[lc->n_iv / 2].s);
+    wt_ledger_cover_fold(&lc->cover, f);
+    if (lc->cover.n > WT_LEDGER_MAX_INTERVALS / 2) {
+        wt_ledger_cover_fold(&lc->cover, lc->cover.iv[lc->cover.n / 2].s);
         lc->forced_folds++;
     }
 }
@@ -192,66 +174,15 @@ static void cov_compact(wt_ledger_calc *lc)
 /* Adds [s, e) to the union; returns how many ns of it were not covered before. */
 static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped)
 {
-    *clipped = 0;
-    if (s < lc->frontier) {
-        *clipped = 1;
-        s = lc->frontier;
+    int64_t fresh = 0;
+    int rc = wt_ledger_cover_add(&lc->cover, s, e, WT_LEDGER_MAX_INTERVALS, &fresh, clipped);
+    if (rc == WT_ENOSPC) {
+        cov_compact(lc);
+        rc = wt_ledger_cover_add(&lc->cover, s, e, WT_LEDGER_MAX_INTERVALS, &fresh, clipped);
     }
-    if (e <= s)
-        return 0;
-    /* first interval that ends at or after s; spans mostly come in time order: past the end */
-    size_t lo = 0, hi = lc->n_iv;
-    if (hi && lc->iv[hi - 1].e < s)
-        lo = hi;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (lc->iv[mid].e < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t overlap = 0, ns = s, ne = e;
-    size_t j = lo;
-    while (j < lc->n_iv && lc->iv[j].s <= e) {
-        int64_t os = lc->iv[j].s > s ? lc->iv[j].s : s;
-        int64_t oe = lc->iv[j].e < e ? lc->iv[j].e : e;
-        if (oe > os)
-            overlap += oe - os;
-        if (lc->iv[j].s < ns)
-            ns = lc->iv[j].s;
-        if (lc->iv[j].e > ne)
-            ne = lc->iv[j].e;
-        j++;
-    }
-    if (j > lo) {
-        /* intervals lo..j-1 merge into one */
-        lc->iv[lo].s = ns;
-        lc->iv[lo].e = ne;
-        if (j > lo + 1 && j < lc->n_iv) /* the common merge into one interval moves nothing */
-            memmove(lc->iv + lo + 1, lc->iv + j, (lc->n_iv - j) * sizeof *lc->iv);
-        lc->n_iv -= j - lo - 1;
-    } else {
-        if (lc->n_iv >= WT_LEDGER_MAX_INTERVALS) {
-            cov_compact(lc);
-            return cov_insert(lc, s, e, clipped);
-        }
-        if (lc->n_iv == lc->cap_iv) {
-            size_t nc = lc->cap_iv ? lc->cap_iv * 2 : 64;
-            lc_iv *ni = realloc(lc->iv, nc * sizeof *ni);
-            if (!ni) {
-                lc->nomem = 1;
-                return 0;
-            }
-            lc->iv = ni;
-            lc->cap_iv = nc;
-        }
-        if (lo < lc->n_iv)
-            memmove(lc->iv + lo + 1, lc->iv + lo, (lc->n_iv - lo) * sizeof *lc->iv);
-        lc->iv[lo].s = s;
-        lc->iv[lo].e = e;
-        lc->n_iv++;
-    }
-    return (e - s) - overlap;
+    if (rc < 0)
+        lc->nomem = 1; /* WT_ENOSPC again cannot happen: compacting halves the set */
+    return fresh;
 }
 
 static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self)
@@ -284,6 +215,8 @@ static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
         t->pend[c].on = 0;
     }
     t->busy_ns = wt__sat_add_i64(t->busy_ns, t->pend_total);
+    if (t->env_start < t->first_ts)
+        t->first_ts = t->env_start;
     t->n_touched = 0;
     t->pend_total = 0;
     t->env_start = INT64_MAX;
@@ -343,6 +276,13 @@ static int add_miss(wt_ledger_calc *lc, const lc_cat *c, uint32_t li, const wt_e
     }
     lc->misses[lc->n_misses++] = (wt_ledger_miss){ c->name, c->labs[li].name, detail, sec };
     return 0;
+}
+
+/* wt_ledger_nest's sink: a finished tree's inclusive ns of category `cat`. */
+static void add_inclusive(void *ctx, uint32_t cat, int64_t ns)
+{
+    wt_ledger_calc *lc = ctx;
+    lc->cats[cat].incl_ns = wt__sat_add_i64(lc->cats[cat].incl_ns, ns);
 }
 
 static int grow_depth(lc_thread *t, uint32_t d)
@@ -428,12 +368,18 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     t->spans++;
     if ((rc = add_pending(lc, t, ci, self)) < 0)
         return rc;
+    if ((rc = wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc)) < 0)
+        return rc;
     if (ts < t->env_start)
         t->env_start = ts;
     if (end > t->env_end)
         t->env_end = end;
+    if (d == 1 && (rc = wt__ledger_wait_remember(lc, t, ts, end, 1)) < 0)
+        return rc;
     if (d == 0) {
         cs[0] = 0;
+        if ((rc = wt__ledger_wait_top(lc, t, ts, end)) < 0)
+            return rc;
         flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
         if (end > t->last_top_end)
             t->last_top_end = end;
@@ -446,6 +392,8 @@ static __attribute__((noinline)) int top_level(wt_ledger_calc *lc, lc_thread *t,
                                                int64_t ts, int64_t end)
 {
     t->child_sum[0] = 0;
+    if (wt__ledger_wait_top(lc, t, ts, end) < 0)
+        return WT_ENOMEM;
     flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
     if (end > t->last_top_end)
         t->last_top_end = end;
@@ -516,12 +464,16 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     }
     pe->ns = wt__sat_add_i64(pe->ns, self);
     t->pend_total = wt__sat_add_i64(t->pend_total, self);
+    if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc) < 0))
+        return WT_ENOMEM;
     if (ts < t->env_start)
         t->env_start = ts;
     if (end > t->env_end)
         t->env_end = end;
     if (d == 0)
         return top_level(lc, t, p, ts, end);
+    if (d == 1)
+        return wt__ledger_wait_remember(lc, t, ts, end, 1);
     return 0;
 }
 
@@ -594,7 +546,9 @@ int wt_ledger_calc_create(const wt_ledger_opts *opts, wt_ledger_calc **out)
     if (lc->opts.top <= 0)
         lc->opts.top = 10;
     lc->last_t = NULL;
-    lc->frontier = INT64_MIN;
+    wt_ledger_cover_init(&lc->cover);
+    wt_ledger_cover_init(&lc->wait_others);
+    wt_ledger_cover_init(&lc->wait_kids);
     lc->cur_file = -1;
     *out = lc;
     return 0;
@@ -665,6 +619,7 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
             t->env_start = es;
             t->env_end = ee;
         }
+        wt_ledger_nest_flush(&t->nest, add_inclusive, lc);
         if (t->child_sum) /* NULL for a thread seen without spans (only its name) */
             memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
     }
@@ -709,6 +664,7 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
     free(lc->cats);
     for (size_t i = 0; i < lc->n_threads; i++) {
         free(lc->threads[i].child_sum);
+        wt_ledger_nest_release(&lc->threads[i].nest);
         free(lc->threads[i].pend);
         free(lc->threads[i].touched);
     }
@@ -718,7 +674,10 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
         free(lc->procs[i].cat_seconds);
     }
     free(lc->procs);
-    free(lc->iv);
+    wt_ledger_cover_release(&lc->cover);
+    wt_ledger_cover_release(&lc->wait_others);
+    wt_ledger_cover_release(&lc->wait_kids);
+    free(lc->tops);
     free(lc->misses);
     free(lc->out_cats);
     free(lc->cat_order);

@@ -25,7 +25,8 @@
  *   So rows sum to `covered` (the measure of the union of every thread's top-level spans),
  *   untracked = wall - covered, and with one thread (or no overlap) rows are the exact self
  *   times. `busy` = the sum of all self times (per-thread busy seconds summed);
- *   parallel_saved = busy - covered. Memory per thread: the pending tree's per-category self
+ *   parallel_saved = busy - waiting - covered, where `waiting` is the self time of top-level
+ *   spans spent while other threads' work ran inside them (a parent joining its workers). Memory per thread: the pending tree's per-category self
  *   time (bounded by the number of categories). A tree whose top-level span never came (a cut
  *   file) is counted over its envelope (first start to last end) at file end.
  * - Flat (the seed): every span's full duration in its category (nesting double-counts).
@@ -73,6 +74,8 @@ typedef struct wt_ledger_cat {
     double seconds;      /* the row: attributed wall seconds (== flat_seconds in flat mode) */
     double self_seconds; /* self time summed over threads, before scaling */
     double flat_seconds; /* the seed's: every span's full duration */
+    double inclusive;    /* wall-clock seconds during which a span of it was open: per thread
+                            the union of its spans (nested in itself counts once), summed */
     int64_t count;       /* sum of the spans' counts */
     int64_t spans;
     int64_t hits, misses;
@@ -88,7 +91,9 @@ typedef struct wt_ledger_cat {
 typedef struct wt_ledger_thread {
     uint64_t pid, tid;
     const char *name;   /* thread name or NULL */
-    double busy;        /* seconds inside top-level spans */
+    double busy;        /* seconds inside top-level spans (self time summed) */
+    double waiting;     /* of those, seconds its top-level spans waited on other threads'
+                           work inside them (ledger_wait.c) */
     int64_t spans;
 } wt_ledger_thread;
 
@@ -115,7 +120,8 @@ typedef struct wt_ledger_result {
     double untracked;      /* wall - tracked, >= 0 */
     double busy;           /* sum of per-thread busy seconds */
     double covered;        /* union of busy intervals */
-    double parallel_saved; /* busy - covered */
+    double waiting;        /* sum of per-thread waiting seconds */
+    double parallel_saved; /* busy - waiting - covered, >= 0 */
     double scale;          /* covered / busy: 1 without overlap (informational) */
     int64_t spans, events;
     int64_t dropped;       /* events dropped by the recorder */

@@ -28,6 +28,7 @@ typedef struct lc_cat {
     const char *name;
     int64_t first_end; /* ns: when its first span ended; rows are in this order, the seed's */
     int64_t self_ns;
+    int64_t incl_ns; /* inclusive: per thread the union of its spans, summed over threads */
     double attr_ns; /* covered wall attributed to this category */
     int64_t count, hits, misses, bytes; /* its spans: st.n */
     int64_t bytes_ns; /* duration of the spans that carry bytes */
@@ -51,7 +52,10 @@ typedef struct lc_thread {
     int64_t spans;
     int64_t *child_sum;
     size_t cap_depth;
+    wt_ledger_nest nest; /* inclusive time (walltime/ledger.h) */
     int64_t last_top_end;
+    int64_t waiting_ns; /* self time of its top-level spans spent waiting on other threads */
+    int64_t first_ts;   /* the earliest start of its settled spans (INT64_MAX: none) */
     /* the tree of the thread's current top-level span: per category self ns, and its
      * envelope, for a file cut before the top-level span came */
     lc_pend *pend;
@@ -61,6 +65,14 @@ typedef struct lc_thread {
     int64_t pend_total;
     int64_t env_start, env_end;
 } lc_thread;
+
+/* A recent top-level span, for the waiting rule (ledger_wait.c). */
+typedef struct lc_top {
+    int64_t s, e;
+    uint64_t pid;
+    uint32_t thread; /* index in threads */
+    int kid;         /* a depth-1 span (a direct child of its thread's top-level span) */
+} lc_top;
 
 typedef struct lc_proc {
     uint64_t pid;
@@ -77,10 +89,6 @@ typedef struct lc_proc {
     double *cat_seconds; /* result */
 } lc_proc;
 
-typedef struct lc_iv {
-    int64_t s, e;
-} lc_iv;
-
 struct wt_ledger_calc {
     wt_ledger_opts opts;
     wt__strmap cat_map, thread_map, detail_map;
@@ -95,9 +103,10 @@ struct wt_ledger_calc {
     wt__pair_slot pcache[WT_PAIR_CACHE]; /* (category, label) -> (cat, label index) */
     wt__pair_slot tcache[1u << LC_TCACHE_BITS]; /* (pid, tid) -> thread index */
 
-    lc_iv *iv;
-    size_t n_iv, cap_iv;
-    int64_t folded_ns, frontier;
+    wt_ledger_cover cover; /* the union of every thread's top-level spans */
+    lc_top *tops;          /* recent top-level spans by start (ledger_wait.c) */
+    size_t n_tops, cap_tops;
+    wt_ledger_cover wait_others, wait_kids; /* scratch of ledger_wait.c */
     int64_t forced_folds, late_spans;
 
     wt_ledger_miss *misses;
@@ -118,5 +127,15 @@ struct wt_ledger_calc {
     wt_ledger_process *out_procs;
     char title[512];
 };
+
+/* Recent top-level spans kept for the waiting rule (ledger_wait.c). */
+#define WT_LEDGER_MAX_TOPS 65536
+
+/* ledger_wait.c: a top-level span [s, e) of thread t arrived: adds to t->waiting_ns the time
+ * t spent in its self time while other threads' work inside it ran, and remembers it. A
+ * depth-1 span is remembered with kid 1 (its parent's self time excludes it). 0 or WT_ENOMEM. */
+int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e);
+int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, int64_t e,
+                             int kid);
 
 #endif

@@ -94,15 +94,17 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     }
     r->wall = lc->n_procs && stop > start ? (double)(stop - start) * NS : 0.0;
 
-    int64_t covered = lc->folded_ns;
-    for (size_t i = 0; i < lc->n_iv; i++)
-        covered = wt__sat_add_i64(covered, lc->iv[i].e - lc->iv[i].s);
+    const int64_t covered = wt_ledger_cover_total(&lc->cover);
     int64_t busy = 0;
     for (size_t i = 0; i < lc->n_cats; i++)
         busy = wt__sat_add_i64(busy, lc->cats[i].self_ns);
     r->covered = (double)covered * NS;
     r->busy = (double)busy * NS;
-    r->parallel_saved = r->busy > r->covered ? r->busy - r->covered : 0.0;
+    int64_t waiting = 0;
+    for (size_t i = 0; i < lc->n_threads; i++)
+        waiting = wt__sat_add_i64(waiting, lc->threads[i].waiting_ns);
+    r->waiting = (double)waiting * NS;
+    r->parallel_saved = r->busy - r->waiting > r->covered ? r->busy - r->waiting - r->covered : 0.0;
     r->scale = busy > 0 ? (double)covered / (double)busy : 1.0;
 
     lc->out_cats = calloc(lc->n_cats ? lc->n_cats : 1, sizeof *lc->out_cats);
@@ -139,6 +141,7 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         o->name = c->name;
         o->self_seconds = (double)c->self_ns * NS;
         o->flat_seconds = c->st.total;
+        o->inclusive = (double)c->incl_ns * NS;
         o->seconds = lc->opts.flat ? c->st.total : c->attr_ns * NS;
         o->count = c->count;
         o->spans = c->st.n;
@@ -180,7 +183,8 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     for (size_t i = 0; i < lc->n_threads; i++) {
         const lc_thread *t = &lc->threads[i];
         lc->out_threads[i] = (wt_ledger_thread){ t->pid, t->tid, t->name,
-                                                 (double)t->busy_ns * NS, t->spans };
+                                                 (double)t->busy_ns * NS,
+                                                 (double)t->waiting_ns * NS, t->spans };
     }
     r->threads = lc->out_threads;
     r->n_threads = lc->n_threads;
@@ -248,11 +252,16 @@ static void section_rule(FILE *out)
     fputs("--------------------------------------------------------------------------\n", out);
 }
 
+/* Seconds in the one readable precision (walltime/ledger.h); `b` is the caller's buffer. */
+#define SEC(b, v) wt_ledger_fmt_seconds((b), sizeof(b), (v))
+
 static void print_sections(FILE *out, void *ctx)
 {
     const wt_ledger_calc *lc = ctx;
     const wt_ledger_result *r = &lc->res;
     const double denom = r->wall > 0 ? r->wall : 1.0;
+    char a[WT_LEDGER_SECONDS_MAX], b[WT_LEDGER_SECONDS_MAX], c3[WT_LEDGER_SECONDS_MAX],
+        d[WT_LEDGER_SECONDS_MAX];
     if (r->n_threads > 1 || r->parallel_saved > 0) {
         section_rule(out);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
@@ -264,14 +273,19 @@ static void print_sections(FILE *out, void *ctx)
                          (unsigned long long)t->tid);
             else
                 snprintf(id, sizeof id, "%llu", (unsigned long long)t->tid);
-            fprintf(out, "%-18s%10.1f%7.1f%%%8lld   %s\n", id, t->busy, 100.0 * t->busy / denom,
-                    (long long)t->spans, t->name ? t->name : "");
+            fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", id, SEC(a, t->busy),
+                    100.0 * t->busy / denom, (long long)t->spans, t->name ? t->name : "");
         }
-        fprintf(out, "%-18s%10.1f%7.1f%%\n", "busy (all)", r->busy, 100.0 * r->busy / denom);
-        fprintf(out, "%-18s%10.1f%7.1f%%   %s\n", "covered", r->covered, 100.0 * r->covered / denom,
-                "wall-clock time when some thread was busy");
-        fprintf(out, "%-18s%10.1f%8s%8s   %s\n", "saved (parallel)", r->parallel_saved, "", "",
-                "busy - covered: seconds saved by running at once");
+        fprintf(out, "%-18s%10s%7.1f%%\n", "busy (all)", SEC(a, r->busy), 100.0 * r->busy / denom);
+        if (r->waiting > 0)
+            fprintf(out, "%-18s%10s%7.1f%%   %s\n", "waiting", SEC(a, r->waiting),
+                    100.0 * r->waiting / denom,
+                    "of busy: threads waiting on other threads' work inside their spans");
+        fprintf(out, "%-18s%10s%7.1f%%   %s\n", "covered", SEC(a, r->covered),
+                100.0 * r->covered / denom, "wall-clock time when some thread was busy");
+        fprintf(out, "%-18s%10s%8s%8s   %s\n", "saved (parallel)", SEC(a, r->parallel_saved), "",
+                "", r->waiting > 0 ? "busy - waiting - covered: seconds saved by overlap"
+                                   : "busy - covered: seconds saved by running at once");
     }
     if (r->n_procs > 1) {
         section_rule(out);
@@ -285,17 +299,17 @@ static void print_sections(FILE *out, void *ctx)
             const wt_ledger_process *p = &r->procs[i];
             const char *end = p->end == WT_END_CLEAN ? "clean"
                               : p->end == WT_END_SIGNAL ? "signal" : "none";
-            fprintf(out, "%-*s%10.1f%8s%8s   %s\n", w, p->name, p->wall, "", end, p->path);
+            fprintf(out, "%-*s%10s%8s%8s   %s\n", w, p->name, SEC(a, p->wall), "", end, p->path);
         }
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "",
                 "per category, over processes: the slowest");
         for (size_t i = 0; i < r->n_cats; i++) {
             const wt_ledger_cat *c = &r->cats[i];
             if (c->straggler > 0)
-                fprintf(out, "%-18s%10.1f%8s%8s   %s\n", c->name, c->straggler, "", "",
+                fprintf(out, "%-18s%10s%8s%8s   %s\n", c->name, SEC(a, c->straggler), "", "",
                         r->procs[c->straggler_proc].name);
             else
-                fprintf(out, "%-18s%10.1f\n", c->name, c->straggler);
+                fprintf(out, "%-18s%10s\n", c->name, SEC(a, c->straggler));
         }
     }
     if (lc->opts.by_label) {
@@ -309,18 +323,18 @@ static void print_sections(FILE *out, void *ctx)
                 const wt_ledger_label *l = &c->labels[k];
                 char name[64];
                 snprintf(name, sizeof name, "  %s", l->name ? l->name : "(other)");
-                if (isnan(l->st.median))
-                    fprintf(out, "%-18s%10.3f%8lld%10.3f%10s%10.3f\n", name, l->st.total,
-                            (long long)l->st.n, l->st.min, "-", l->st.max);
-                else
-                    fprintf(out, "%-18s%10.3f%8lld%10.3f%10.3f%10.3f\n", name, l->st.total,
-                            (long long)l->st.n, l->st.min, l->st.median, l->st.max);
+                /* the rest's median is not kept: NaN, shown as "-" */
+                fprintf(out, "%-18s%10s%8lld%10s%10s%10s\n", name, SEC(a, l->st.total),
+                        (long long)l->st.n, SEC(b, l->st.min), SEC(c3, l->st.median),
+                        SEC(d, l->st.max));
             }
         }
     }
     section_rule(out);
-    fputs("counted: nested spans once (self time); each instant of wall once, shared among\n"
-          "overlapping work in proportion to its self time (see walltime-analyze ledger --help)\n",
+    fputs("self: time in the category's own spans, not in their children, each instant of wall\n"
+          "counted once (shared among overlapping work in proportion to its self time);\n"
+          "inclusive: wall-clock time a span of the category was open, per thread, summed over\n"
+          "threads (see walltime-analyze ledger --help)\n",
           out);
 }
 
@@ -335,7 +349,7 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
         goto out;
     for (size_t i = 0; i < r->n_cats; i++) {
         const wt_ledger_cat *c = &r->cats[i];
-        rows[i] = (wt_ledger_row){ c->name, c->seconds, c->count, c->hits, c->misses };
+        rows[i] = (wt_ledger_row){ c->name, c->seconds, c->count, c->hits, c->misses, c->inclusive };
         if (c->gbps > 0 && !lc->opts.flat) {
             notes[i] = malloc(32);
             if (notes[i])
@@ -422,6 +436,7 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
     json_s(j, "tracked_s", r->tracked);
     json_s(j, "untracked_s", r->untracked);
     json_s(j, "busy_s", r->busy);
+    json_s(j, "waiting_s", r->waiting);
     json_s(j, "covered_s", r->covered);
     json_s(j, "parallel_saved_s", r->parallel_saved);
     wt_json_int(j, "spans", r->spans);
@@ -434,6 +449,7 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         json_s(j, "seconds", c->seconds);
         json_s(j, "percent_wall", 100.0 * c->seconds / denom);
         json_s(j, "self_s", c->self_seconds);
+        json_s(j, "inclusive_s", c->inclusive);
         json_s(j, "flat_s", c->flat_seconds);
         wt_json_int(j, "count", c->count);
         wt_json_int(j, "spans", c->spans);
@@ -470,6 +486,7 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         wt_json_uint(j, "tid", r->threads[i].tid);
         wt_json_string(j, "name", r->threads[i].name);
         json_s(j, "busy_s", r->threads[i].busy);
+        json_s(j, "waiting_s", r->threads[i].waiting);
         wt_json_int(j, "spans", r->threads[i].spans);
         wt_json_object_end(j);
     }

@@ -106,7 +106,8 @@ int wt__enc_span(wt__enc *e, uint64_t tid, const wt__span_rec *s)
             return rc;
     }
     uint8_t scratch[REC_MAX], *rec = rec_at(e, scratch);
-    unsigned flags = (unsigned)s->cached & WT__SF_CACHED_MASK;
+    /* only values the reader accepts: a cache outcome outside 0..2 is unknown */
+    unsigned flags = (unsigned)s->cached <= WT_CACHED_MISS ? (unsigned)s->cached : 0u;
     flags |= (s->count != 1) ? WT__SF_COUNT : 0u;
     flags |= (s->bytes != 0) ? WT__SF_BYTES : 0u;
     flags |= s->detail ? WT__SF_DETAIL : 0u;
@@ -116,7 +117,9 @@ int wt__enc_span(wt__enc *e, uint64_t tid, const wt__span_rec *s)
      * chunk never go backwards; the span keeps its duration when its end is clamped */
     const int64_t clamped = end < e->prev ? e->prev : end;
     const uint64_t d = (uint64_t)(clamped - e->prev);
-    const uint64_t dur = end > start ? (uint64_t)(end - start) : 0;
+    uint64_t dur = end > start ? (uint64_t)(end - start) : 0;
+    if (dur > (uint64_t)clamped)
+        dur = clamped > 0 ? (uint64_t)clamped : 0; /* starts no earlier than time 0 */
     size_t n = 2;
     rec[0] = WT__R_SPAN;
     rec[1] = (uint8_t)flags;
@@ -196,6 +199,8 @@ int wt__enc_dropped(wt__enc *e, uint64_t tid, int64_t ts, uint64_t count)
 int wt__enc_round(wt__enc *e, uint64_t tid, int64_t start, int64_t end, uint32_t config,
                   int64_t round)
 {
+    if (start < 0)
+        start = 0; /* starts no earlier than time 0: the reader refuses that */
     uint64_t dur = end > start ? (uint64_t)(end - start) : 0;
     return instant(e, tid, end, WT__R_ROUND, 3, dur, config, wt__zigzag(round));
 }

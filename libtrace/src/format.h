@@ -25,6 +25,11 @@
 #define WT__HEADER_MAX (64u << 10)
 /* One string's limit; longer strings are cut by the recorder. */
 #define WT__STRING_MAX 4096u
+/* The strings one file may define, by count and by bytes (each string's length + 1): the
+ * reader holds no more, and the recorder defines no more (later new strings become one
+ * marker string). Both sides take these from here so they cannot disagree. */
+#define WT__STRINGS_MAX (4u << 20)
+#define WT__STRING_BYTES_MAX (128u << 20)
 
 /* Header field ids: field id varint, length varint, bytes. Unknown ids are skipped. */
 enum wt__hfield {

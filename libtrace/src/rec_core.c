@@ -32,6 +32,10 @@ static inline wt__ext *ext_at(wt__tstate *ts)
 
 static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat : WT__B_CAT_BIG; }
 
+/* A cache outcome the format can hold: a value outside wt_cached (3, -1, ...) is unknown,
+ * as walltime.h says; a plain mask would make 3 invalid in the file and 5 a HIT. */
+static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHED_MISS ? (unsigned)c : 0u; }
+
 /* The interned id of `s` when the thread's cache answers without any check (a literal seen
  * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
 static inline uint32_t intern_fast(wt__icache *c, const char *s, int *ok)
@@ -47,15 +51,23 @@ static inline uint32_t intern_fast(wt__icache *c, const char *s, int *ok)
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
 static __attribute__((noinline)) wt_span begin_slow(const char *category, const char *label)
 {
-    if (!ON() && !wt__on_slow())
+    if (wt__busy) {
+        /* a signal handler interrupted a call of this thread (its first call included, which
+         * turns recording on): drop, counted */
+        wt__busy_drop();
         return 0;
+    }
+    wt_span h = 0;
+    wt__busy_on();
+    if (!ON() && !wt__on_slow())
+        goto out;
     wt__tstate *ts = self();
     if (!ts)
-        return 0;
+        goto out;
     const uint32_t d = ts->depth;
     if (__builtin_expect(d >= WT__MAX_DEPTH, 0)) {
-        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
-        return 0;
+        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);
+        goto out;
     }
     wt__open *o = &ts->stack[d];
     o->cat = wt__intern(&ts->icache, category);
@@ -65,12 +77,16 @@ static __attribute__((noinline)) wt_span begin_slow(const char *category, const 
     ts->depth = d + 1;
     /* the clock last, so interning is not inside the span */
     o->t0 = wt__ticks();
-    return tag << 16 | (uint64_t)(d + 1);
+    h = tag << 16 | (uint64_t)(d + 1);
+out:
+    wt__busy_off();
+    return h;
 }
 
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
  * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h, without going
- * through begin_slow()'s checks again. */
+ * through begin_slow()'s checks again. Called with the busy flag set (rec_state.h), which it
+ * clears. */
 static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d,
                                                       const char *category, const char *label)
 {
@@ -81,6 +97,7 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     o->tag = tag;
     ts->depth = d + 1;
     o->t0 = wt__rdtsc();
+    wt__busy_off();
     return tag << 16 | (uint64_t)(d + 1);
 }
 
@@ -90,16 +107,19 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
 wt_span wt_begin(const char *category, const char *label)
 {
     wt__tstate *ts = wt__tls;
-    if (__builtin_expect(!ts || !ON() || !WT__TSC_ON(), 0))
+    if (__builtin_expect(!ts || !ON() || !WT__TSC_ON() || wt__busy, 0))
         return begin_slow(category, label);
+    wt__busy_on(); /* before reading anything a handler's call could change */
     const uint32_t d = ts->depth;
-    if (__builtin_expect(d >= WT__MAX_DEPTH, 0))
+    if (__builtin_expect(d >= WT__MAX_DEPTH, 0)) {
+        wt__busy_off();
         return begin_slow(category, label);
+    }
     int ok = 1;
     const uint32_t cat = intern_fast(&ts->icache, category, &ok);
     const uint32_t lab = intern_fast(&ts->icache, label, &ok);
     if (__builtin_expect(!ok, 0))
-        return begin_intern(ts, d, category, label);
+        return begin_intern(ts, d, category, label); /* it clears the busy flag */
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;
@@ -107,6 +127,7 @@ wt_span wt_begin(const char *category, const char *label)
     o->tag = tag;
     ts->depth = d + 1;
     o->t0 = wt__rdtsc();
+    wt__busy_off();
     return tag << 16 | (uint64_t)(d + 1);
 }
 
@@ -115,11 +136,14 @@ static __attribute__((noinline)) void end_slow(uint64_t t, wt_span h, wt_cached 
                                                int64_t count, int64_t bytes, const char *detail)
 {
     wt__tstate *ts = wt__tls;
-    if (!h || !ts || !ON())
+    /* busy: a signal handler interrupted a call of this thread. The end is ignored, not
+     * counted: the span stays open and is recorded (unclosed) with its parent or thread. */
+    if (!h || !ts || !ON() || wt__busy)
         return;
+    wt__busy_on();
     const uint32_t idx = (uint32_t)(h & 0xffffu) - 1;
     if (idx >= ts->depth || ts->stack[idx].tag != h >> 16)
-        return; /* stale, already ended, or another thread's */
+        goto out; /* stale, already ended, or another thread's */
     if (idx + 1 < ts->depth)
         wt__close_spans(ts, t, idx + 1);
     const wt__open *o = &ts->stack[idx];
@@ -127,20 +151,22 @@ static __attribute__((noinline)) void end_slow(uint64_t t, wt_span h, wt_cached 
     const int ext = (count != 0 && count != 1) || bytes != 0 || did != 0 || o->cat >= WT__B_CAT_BIG;
     ts->depth = idx;
     wt__ent *e = wt__reserve(ts, 1 + ext);
-    if (!e)
-        return;
-    e->t0 = o->t0;
-    e->t1 = t;
-    e->a = o->label;
-    e->b = WT__B_MAKE(WT__K_SPAN, (unsigned)cached & 3u, ext, idx, cat_bits(o->cat));
-    if (ext) {
-        wt__ext *x = ext_at(ts);
-        x->count = count;
-        x->bytes = bytes;
-        x->detail = did;
-        x->cat = o->cat;
+    if (e) {
+        e->t0 = o->t0;
+        e->t1 = t;
+        e->a = o->label;
+        e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), ext, idx, cat_bits(o->cat));
+        if (ext) {
+            wt__ext *x = ext_at(ts);
+            x->count = count;
+            x->bytes = bytes;
+            x->detail = did;
+            x->cat = o->cat;
+        }
+        wt__publish(ts, 1 + ext);
     }
-    wt__publish(ts, 1 + ext);
+out:
+    wt__busy_off();
 }
 
 /* wt_end() where ticks are CLOCK_MONOTONIC ns, out of line: its timespec would otherwise
@@ -165,8 +191,9 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     }
     const uint64_t t = wt__rdtsc();
     wt__tstate *ts = wt__tls;
-    if (__builtin_expect(!ts, 0))
-        return;
+    if (__builtin_expect(!ts || wt__busy, 0))
+        return; /* no state: nothing open; busy: a handler's end, ignored as end_slow() says */
+    wt__busy_on(); /* before reading anything a handler's call could change */
     const uint32_t d = ts->depth;
     const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
     /* h's depth is d (the innermost span; h = 0 never matches a d > 0), nothing beyond the
@@ -174,11 +201,13 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     if (__builtin_expect((h & 0xffffu) != d || d == 0 || (uint64_t)count > 1 || bytes ||
                              detail || head + 1 > ts->limit || !ON(),
                          0)) {
+        wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;
     }
     const wt__open *o = &ts->stack[d - 1];
     if (__builtin_expect(o->tag != h >> 16 || o->cat >= WT__B_CAT_BIG, 0)) {
+        wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;
     }
@@ -186,9 +215,10 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     e->t0 = o->t0;
     e->t1 = t;
     e->a = o->label;
-    e->b = WT__B_MAKE(WT__K_SPAN, (unsigned)cached & 3u, 0, d - 1, o->cat);
+    e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), 0, d - 1, o->cat);
     ts->depth = d - 1;
     atomic_store_explicit(&ts->head, head + 1, memory_order_release);
+    wt__busy_off();
 }
 
 void wt_end(wt_span h, wt_cached cached, int64_t count, const char *detail)
@@ -210,13 +240,27 @@ void wt_end_ex(wt_span h, const wt_span_args *args)
 static inline wt__tstate *enter(uint64_t *t)
 {
     *t = wt__ticks();
+    if (wt__busy) {
+        /* a signal handler interrupted a call of this thread: drop, counted */
+        wt__busy_drop();
+        return NULL;
+    }
+    wt__busy_on();
     if (!ON()) {
-        if (!wt__on_slow())
+        if (!wt__on_slow()) {
+            wt__busy_off();
             return NULL;
+        }
         *t = wt__ticks(); /* the clock was chosen just now */
     }
-    return self();
+    wt__tstate *ts = self();
+    if (!ts)
+        wt__busy_off();
+    return ts;
 }
+
+/* The end of a call enter() let in. */
+static inline void leave(void) { wt__busy_off(); }
 
 static inline void record_impl(const char *category, const char *label, double seconds,
                                wt_cached cached, int64_t count, int64_t bytes, const char *detail)
@@ -234,20 +278,21 @@ static inline void record_impl(const char *category, const char *label, double s
         dur = seconds < 9.2e9 ? (int64_t)(seconds * 1e9 + 0.5) : INT64_MAX / 2;
     const int ext = (count != 0 && count != 1) || bytes != 0 || did != 0 || cat >= WT__B_CAT_BIG;
     wt__ent *e = wt__reserve(ts, 1 + ext);
-    if (!e)
-        return;
-    e->t0 = (uint64_t)dur;
-    e->t1 = t;
-    e->a = lab;
-    e->b = WT__B_MAKE(WT__K_SPAN_MEASURED, (unsigned)cached & 3u, ext, ts->depth, cat_bits(cat));
-    if (ext) {
-        wt__ext *x = ext_at(ts);
-        x->count = count;
-        x->bytes = bytes;
-        x->detail = did;
-        x->cat = cat;
+    if (e) {
+        e->t0 = (uint64_t)dur;
+        e->t1 = t;
+        e->a = lab;
+        e->b = WT__B_MAKE(WT__K_SPAN_MEASURED, cached_bits(cached), ext, ts->depth, cat_bits(cat));
+        if (ext) {
+            wt__ext *x = ext_at(ts);
+            x->count = count;
+            x->bytes = bytes;
+            x->detail = did;
+            x->cat = cat;
+        }
+        wt__publish(ts, 1 + ext);
     }
-    wt__publish(ts, 1 + ext);
+    leave();
 }
 
 void wt_record(const char *category, const char *label, double seconds, wt_cached cached,
@@ -274,13 +319,14 @@ void wt_counter(const char *name, int64_t value)
         return;
     const uint32_t id = wt__intern(&ts->icache, name);
     wt__ent *e = wt__reserve(ts, 1);
-    if (!e)
-        return;
-    e->t0 = t;
-    e->t1 = (uint64_t)value;
-    e->a = id;
-    e->b = WT__B_MAKE(WT__K_COUNTER, 0, 0, 0, 0);
-    wt__publish(ts, 1);
+    if (e) {
+        e->t0 = t;
+        e->t1 = (uint64_t)value;
+        e->a = id;
+        e->b = WT__B_MAKE(WT__K_COUNTER, 0, 0, 0, 0);
+        wt__publish(ts, 1);
+    }
+    leave();
 }
 
 /* The rarer instants: an entry plus an extension for the second string. */
@@ -294,17 +340,18 @@ static void instant2(unsigned kind, const char *category, const char *a, const c
     const uint32_t aid = wt__intern(&ts->icache, a);
     const uint32_t did = wt__intern(&ts->icache, detail);
     wt__ent *e = wt__reserve(ts, 2);
-    if (!e)
-        return;
-    e->t0 = t;
-    e->t1 = 0;
-    e->a = aid;
-    e->b = WT__B_MAKE(kind, 0, 1, 0, cat_bits(cat));
-    wt__ext *x = ext_at(ts);
-    memset(x, 0, sizeof *x);
-    x->detail = did;
-    x->cat = cat;
-    wt__publish(ts, 2);
+    if (e) {
+        e->t0 = t;
+        e->t1 = 0;
+        e->a = aid;
+        e->b = WT__B_MAKE(kind, 0, 1, 0, cat_bits(cat));
+        wt__ext *x = ext_at(ts);
+        memset(x, 0, sizeof *x);
+        x->detail = did;
+        x->cat = cat;
+        wt__publish(ts, 2);
+    }
+    leave();
 }
 
 void wt_mark(const char *category, const char *label, const char *detail)
@@ -344,13 +391,17 @@ void wt_round_begin(const char *config, int64_t round)
     ts->round_no = round;
     ts->round_t0 = t;
     ts->round_open = 1;
+    leave();
 }
 
 void wt_round_end(void)
 {
     const uint64_t t = wt__ticks();
     wt__tstate *ts = wt__tls;
-    if (!ts || !ON() || !ts->round_open)
+    if (!ts || !ON() || wt__busy) /* busy: a handler's call, ignored as wt_end's is */
         return;
-    round_end_at(ts, t);
+    wt__busy_on();
+    if (ts->round_open)
+        round_end_at(ts, t);
+    wt__busy_off();
 }

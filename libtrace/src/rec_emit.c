@@ -59,6 +59,8 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
         int64_t start = kind == WT__K_SPAN_MEASURED ? end - (int64_t)e->t0 : wt__tick_ns(c, e->t0);
         if (start > end)
             start = end;
+        if (start < 0)
+            start = 0; /* a span cannot start before the clock's zero (boot): the reader refuses it */
         const wt__span_rec r = {
             .start = start,
             .end = end,
@@ -73,8 +75,14 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
             .measured = kind == WT__K_SPAN_MEASURED,
         };
         TRY(s, wt__enc_span(&s->enc, tid, &r));
-        if (s->agg)
+        if (s->agg) {
             wt__agg_span(cat, r.label, detail, r.end, r.end - r.start, r.cached, r.count);
+            /* as the file has it: the end clamped within the chunk (the encoder's prev) */
+            const wt__agg_item it = { cat, r.depth, r.cached, s->enc.prev, r.end - r.start,
+                                      r.bytes, r.unclosed };
+            if (wt__g.summary)
+                wt__agg_nest(tid, &it, 1);
+        }
         return 0;
     }
     case WT__K_COUNTER:
@@ -122,6 +130,21 @@ static void agg_flush(const wt__sink *s, const run_agg *g, uint64_t pos)
         wt__agg_run(g->cat, g->first_end, g->ns, (int64_t)(pos - g->from), g->hits);
 }
 
+/* The reconciled exit ledger needs each span (depth, times), in order: the plain loop
+ * collects them here and hands them over a batch at a time, so it makes no call per span. */
+#define NEST_BATCH 64
+typedef struct nest_batch {
+    wt__agg_item v[NEST_BATCH];
+    unsigned n;
+} nest_batch;
+
+static void nest_flush(const wt__sink *s, uint64_t tid, nest_batch *nb)
+{
+    if (nb->n && s->agg)
+        wt__agg_nest(tid, nb->v, nb->n);
+    nb->n = 0;
+}
+
 /* The common entries, spans with nothing beyond category and label, encoded by one loop
  * straight into the frame buffer: the bytes are those of wt__enc_span() (FORMAT.md), without
  * a record struct, calls or a room check per span. Each batch is as long as the frame has
@@ -138,6 +161,10 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
     const double npt = c->ns_per_tick;
     uint64_t pos = *pos_io;
     run_agg g = { UINT32_MAX, pos, 0, 0, 0 }; /* no category: the first span starts a run */
+    nest_batch nb;
+    nb.n = 0;
+    /* WALLTIME_SUMMARY=0: no exit ledger, no per-span collection either */
+    const int nest = s->agg && wt__g.summary;
     int rc = 0;
     while (pos < to) {
         const wt__ent *e = wt__ring_at(ts, pos);
@@ -196,9 +223,11 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
                 break;
             const int64_t end = ns0 + (int64_t)((double)(int64_t)(e->t1 - tick0) * npt);
             const int64_t ticks = (int64_t)(e->t1 - e->t0);
-            const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
+            int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
             /* times within a chunk never go backwards; the span keeps its duration */
             const int64_t clamped = end < prev ? prev : end;
+            if (__builtin_expect(dur > clamped, 0))
+                dur = clamped; /* never before the clock's zero: the reader refuses that */
             const uint32_t cached = WT__B_CACHED(b), depth = WT__B_DEPTH(b);
             size_t n = 2;
             p[0] = WT__R_SPAN;
@@ -225,12 +254,18 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
             a.hits += cached == WT_CACHED_HIT;
             if (__builtin_expect(cached == WT_CACHED_MISS, 0) && s->agg)
                 wt__agg_miss(cat, label, 0, dur);
+            if (nest) {
+                nb.v[nb.n++] = (wt__agg_item){ cat, depth, (wt_cached)cached, clamped, dur, 0, 0 };
+                if (__builtin_expect(nb.n == NEST_BATCH, 0))
+                    nest_flush(s, tid, &nb);
+            }
         }
         g = a;
         enc->len = (size_t)(p - enc->buf);
         enc->prev = prev;
     }
     agg_flush(s, &g, pos);
+    nest_flush(s, tid, &nb);
     *pos_io = pos;
     return rc;
 }

@@ -25,6 +25,9 @@ static int env_off(const char *name)
 void wt__env_load(void)
 {
     wt__g.summary = !env_off("WALLTIME_SUMMARY");
+    const char *sum = getenv("WALLTIME_SUMMARY");
+    if (sum && strcmp(sum, "flat") == 0)
+        wt__g.summary = WT__SUMMARY_FLAT; /* the seed's table at exit */
     wt__g.signals = !env_off("WALLTIME_SIGNALS");
     const char *clk = getenv("WALLTIME_CLOCK");
     wt__g.force_monotonic = clk && strcmp(clk, "monotonic") == 0;

@@ -4,17 +4,24 @@
  * content, guarded by a mutex that only strings new to a thread take. */
 #include "rec_intern.h"
 
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "format.h"
+#include "rec_alloc.h"
+#include "rec_state.h"
 
 #define CHUNK_BITS 12
 #define CHUNK_SIZE (1u << CHUNK_BITS)
-#define MAX_CHUNKS 4096u /* 16M strings */
+#define MAX_CHUNKS (WT__STRINGS_MAX / CHUNK_SIZE) /* as many strings as a file may define */
 #define ARENA_BLOCK (64u << 10)
+
+/* What every new string becomes once the table holds as many strings (or bytes) as a trace
+ * file may define (format.h): the reader would refuse more, and lose what follows. */
+#define OVERFLOW_TEXT "(walltime: more distinct strings than a trace holds)"
 
 typedef struct str_ent {
     const char *s;
@@ -29,6 +36,8 @@ static uint32_t *index_ids; /* 0 = empty slot */
 static uint32_t index_cap;
 static char *arena;
 static size_t arena_left;
+static uint64_t table_bytes; /* the sum of len + 1, as the reader counts them */
+static uint32_t overflow_id; /* the marker's id once the table is full; 0 before */
 
 #define MAX_RO 256
 static struct { uintptr_t lo, hi; } ro[MAX_RO];
@@ -122,18 +131,15 @@ static int is_ro(const char *s)
     return 0;
 }
 
+/* Memory comes in pages (rec_alloc.h): a signal handler's call may intern a new string while
+ * the code it interrupted is inside malloc(). Strings are at most WT__STRING_MAX bytes, far
+ * below a block. */
+_Static_assert(WT__STRING_MAX + 1 <= ARENA_BLOCK, "a string fits in an arena block");
+
 static char *arena_copy(const char *s, size_t n)
 {
-    if (n + 1 > ARENA_BLOCK) {
-        char *big = malloc(n + 1);
-        if (big) {
-            memcpy(big, s, n);
-            big[n] = '\0';
-        }
-        return big;
-    }
     if (arena_left < n + 1) {
-        arena = malloc(ARENA_BLOCK);
+        arena = wt__pages(ARENA_BLOCK);
         arena_left = arena ? ARENA_BLOCK : 0;
         if (!arena)
             return NULL;
@@ -155,7 +161,7 @@ static const str_ent *ent_of(uint32_t id)
 static int grow_index(void)
 {
     const uint32_t cap = index_cap ? index_cap * 2 : 1024;
-    uint32_t *ids = calloc(cap, sizeof *ids);
+    uint32_t *ids = wt__pages(cap * sizeof *ids);
     if (!ids)
         return -1;
     for (uint32_t i = 0; i < index_cap; i++) {
@@ -167,10 +173,35 @@ static int grow_index(void)
             j = (j + 1) & (cap - 1);
         ids[j] = id;
     }
-    free(index_ids);
+    wt__pages_free(index_ids, index_cap * sizeof *index_ids);
     index_ids = ids;
     index_cap = cap;
     return 0;
+}
+
+/* Appends (s, n) as the next id, with index slot j (or none: UINT32_MAX); lock held.
+ * Returns the id or 0 when memory runs out. */
+static uint32_t append(const char *s, size_t n, uint32_t h, uint32_t j)
+{
+    const uint32_t id = atomic_load_explicit(&count, memory_order_relaxed) + 1;
+    const uint32_t c = (id - 1) >> CHUNK_BITS;
+    if (c >= MAX_CHUNKS)
+        return 0; /* cannot happen: the limits below keep ids within WT__STRINGS_MAX */
+    if (!chunks[c] && !(chunks[c] = wt__pages(CHUNK_SIZE * sizeof(str_ent))))
+        return 0;
+    char *copy = arena_copy(s, n);
+    if (!copy)
+        return 0;
+    str_ent *e = &chunks[c][(id - 1) & (CHUNK_SIZE - 1)];
+    e->s = copy;
+    e->len = (uint32_t)n;
+    e->hash = h;
+    if (j != UINT32_MAX)
+        index_ids[j] = id;
+    table_bytes += n + 1;
+    /* publishes the entry to lock-free readers (writer thread, crash handler) */
+    atomic_store_explicit(&count, id, memory_order_release);
+    return id;
 }
 
 /* Finds or adds (s, n); lock held. Returns the id or 0. */
@@ -189,23 +220,14 @@ static uint32_t lookup_add(const char *s, size_t n, uint32_t h)
         if (e->hash == h && e->len == n && same_bytes(e->s, s, n))
             return index_ids[j];
     }
-    const uint32_t id = have + 1;
-    const uint32_t c = (id - 1) >> CHUNK_BITS;
-    if (c >= MAX_CHUNKS)
-        return 0;
-    if (!chunks[c] && !(chunks[c] = calloc(CHUNK_SIZE, sizeof(str_ent))))
-        return 0;
-    char *copy = arena_copy(s, n);
-    if (!copy)
-        return 0;
-    str_ent *e = &chunks[c][(id - 1) & (CHUNK_SIZE - 1)];
-    e->s = copy;
-    e->len = (uint32_t)n;
-    e->hash = h;
-    index_ids[j] = id;
-    /* publishes the entry to lock-free readers (writer thread, crash handler) */
-    atomic_store_explicit(&count, id, memory_order_release);
-    return id;
+    /* the last id and the marker's bytes stay free for the marker */
+    if (have + 1 < WT__STRINGS_MAX &&
+        table_bytes + n + 1 + sizeof OVERFLOW_TEXT <= WT__STRING_BYTES_MAX)
+        return append(s, n, h, j);
+    if (!overflow_id)
+        overflow_id = append(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1,
+                             hash_str(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1), UINT32_MAX);
+    return overflow_id;
 }
 
 /* The content table's id for (s, n, h), verified against the interned bytes; 0 if absent. */
@@ -222,28 +244,25 @@ static uint32_t ctab_find(const wt__icache *c, const char *s, size_t n, uint32_t
     return 0;
 }
 
-/* The content table's memory: one place, so that it can come from pages (async-signal-safe)
- * where the recorder's other allocations do. */
-static wt__ctab_ent *ctab_alloc(uint32_t cap) { return calloc(cap, sizeof(wt__ctab_ent)); }
+/* The content table's memory comes in pages (rec_alloc.h), as the table's: a signal handler's
+ * call may add a string while the code it interrupted is inside malloc(). */
+static wt__ctab_ent *ctab_alloc(uint32_t cap) { return wt__pages(cap * sizeof(wt__ctab_ent)); }
 
-static void ctab_free(wt__ctab_ent *t, uint32_t cap)
-{
-    (void)cap;
-    free(t);
-}
+static void ctab_free(wt__ctab_ent *t, uint32_t cap) { wt__pages_free(t, cap * sizeof *t); }
 
-/* Adds (h, id, the interned copy) to the content table, doubling it at half full. Out of memory, or past
- * CTAB_MAX, the string is simply not added: level 3 still answers, under its lock. */
+/* Adds (h, id, the interned copy) to the content table, doubling it at half full; past
+ * CTAB_MAX slots the string is simply not added (level 3 still answers). Returns -1 when
+ * memory ran out (as any allocation of the recorder, that turns recording off), else 0. */
 #define CTAB_MAX (1u << 20)
-static void ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy)
+static int ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy)
 {
     if ((c->tab_n + 1) * 2 > c->tab_cap) {
         const uint32_t cap = c->tab_cap ? c->tab_cap * 2 : 1024;
         if (cap > CTAB_MAX)
-            return;
+            return 0;
         wt__ctab_ent *t = ctab_alloc(cap);
         if (!t)
-            return;
+            return -1;
         for (uint32_t i = 0; i < c->tab_cap; i++) {
             if (!c->tab[i].id)
                 continue;
@@ -264,10 +283,12 @@ static void ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy
     c->tab[j].hash = h;
     c->tab[j].id = id;
     c->tab_n++;
+    return 0;
 }
 
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
 {
+    const int saved = errno; /* kept: this may run in a signal handler */
     size_t n = strlen(s);
     if (n > WT__STRING_MAX)
         n = WT__STRING_MAX; /* cut before hashing, so a long string always maps to one id */
@@ -277,8 +298,10 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
         pthread_mutex_lock(&lock);
         id = lookup_add(s, n, h);
         pthread_mutex_unlock(&lock);
-        if (id && c)
-            ctab_add(c, h, id, ent_of(id));
+        /* out of memory: recording turns off with the one message. The overflow marker
+         * (whose bytes are not this string's) stays out of the content table. */
+        if (!id || (c && ent_of(id)->len == n && ctab_add(c, h, id, ent_of(id)) < 0))
+            wt__fail(atomic_load(&wt__g.path), ENOMEM);
     }
     if (id && c) {
         /* a pointer already in its set is writable memory (a read-only one would have hit):
@@ -291,6 +314,7 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
             set[0].ro = (uint32_t)is_ro(s);
         }
     }
+    errno = saved;
     return id;
 }
 

@@ -35,6 +35,21 @@ wt__rec wt__g = {
 
 static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
 static int inited;
+/* This thread holds `life`: a signal handler's wt_open/wt_close here would wait for it. */
+static __thread int in_life __attribute__((tls_model("initial-exec")));
+
+static void life_lock(void)
+{
+    pthread_mutex_lock(&life);
+    in_life = 1;
+}
+
+static void life_unlock(void)
+{
+    in_life = 0;
+    pthread_mutex_unlock(&life);
+}
+
 /* The template of the last open, for a forked child's own file; owned, kept across close. */
 static char *open_tmpl;
 /* In a forked child: the pid it was forked from (else 0), for its header. */
@@ -44,7 +59,7 @@ static pid_t pid_at_fork;
 __attribute__((destructor)) static void at_exit(void)
 {
     const int st = atomic_load(&wt__g.state);
-    if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
+    if (st == WT__ST_OPEN || (st == WT__ST_FAILED && atomic_load(&wt__g.writer_running)))
         wt_close();
 }
 
@@ -81,14 +96,13 @@ static void fork_child(void)
         if (wt__g.fd >= 0)
             close(wt__g.fd);
         wt__g.fd = -1;
-        free(wt__g.path);
-        wt__g.path = NULL;
+        free(atomic_exchange(&wt__g.path, NULL));
         /* a recording parent: the child opens its own file at its first call (wt__on_slow) */
         atomic_store(&wt__g.state, st == WT__ST_OPEN ? WT__ST_UNINIT : WT__ST_CLOSED);
     }
-    wt__writer_forget();
     pthread_mutex_init(&wt__g.flush_lock, NULL);
     pthread_cond_init(&wt__g.flush_cond, NULL);
+    wt__writer_forget();
     atomic_store(&wt__g.io_busy, 0);
     /* only the forking thread exists in the child */
     wt__tstate *me = wt__tls;
@@ -196,12 +210,20 @@ static int open_locked(const char *tmpl)
         rc = WT_ENOMEM;
         goto fail;
     }
-    if (wt__g.signals)
-        wt__signals_install();
     atomic_store(&wt__g.state, WT__ST_OPEN);
     atomic_store(&wt__g.on, 1);
+    /* the opener's own calls, not a handler's: each sets the busy flag for itself */
+    const int busy = wt__busy;
+    wt__busy_off();
     wt__rank_meta();
+    if (busy)
+        wt__busy_on();
     free(cmdline);
+    if (wt__g.signals && wt__signals_install()) {
+        /* the writer runs: recording turns off as after a write error, wt_close() says so */
+        wt__fail(path, ENOMEM);
+        return WT_ENOMEM;
+    }
     return 0;
 fail:
     if (fd >= 0)
@@ -215,46 +237,74 @@ fail:
 int wt__on_slow(void)
 {
     if (atomic_load(&wt__g.state) == WT__ST_UNINIT) {
-        pthread_mutex_lock(&life);
+        life_lock();
         init_locked();
         if (atomic_load(&wt__g.state) == WT__ST_UNINIT)
             open_locked(forked_from ? open_tmpl : NULL); /* a child: its parent's template */
-        pthread_mutex_unlock(&life);
+        life_unlock();
     }
     return atomic_load_explicit(&wt__g.on, memory_order_relaxed);
 }
 
 int wt_open(const char *path)
 {
-    pthread_mutex_lock(&life);
+    if (wt__busy || in_life)
+        return WT_ESTATE; /* called from a signal handler inside a walltime call */
+    wt__busy_on();
+    life_lock();
     init_locked();
     int rc;
     const int st = atomic_load(&wt__g.state);
     if (st == WT__ST_DISABLED)
         rc = WT_EDISABLED;
-    else if (st == WT__ST_OPEN || (st == WT__ST_FAILED && wt__g.writer_running))
+    else if (st == WT__ST_OPEN || (st == WT__ST_FAILED && atomic_load(&wt__g.writer_running)))
         rc = WT_ESTATE;
     else
         rc = open_locked(path);
-    pthread_mutex_unlock(&life);
+    life_unlock();
+    wt__busy_off();
     return rc;
 }
 
+/* wt_flush() takes no life lock: it may run on any thread during an open or a close. The
+ * writer answers it, or refuses it (WT_ESTATE) when none runs or the one running is ending. */
 int wt_flush(void)
 {
-    if (atomic_load(&wt__g.state) != WT__ST_OPEN)
-        return atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : WT_ESTATE;
-    return wt__writer_flush();
+    if (wt__busy)
+        return WT_ESTATE; /* called from a signal handler inside a walltime call */
+    wt__busy_on();
+    const int rc = wt__writer_flush();
+    wt__busy_off();
+    if (rc == WT_ESTATE && atomic_load(&wt__g.state) == WT__ST_FAILED)
+        return WT_EIO;
+    return rc;
 }
+
+static int close_locked(void);
 
 int wt_close(void)
 {
-    pthread_mutex_lock(&life);
+    if (wt__busy || in_life)
+        return WT_ESTATE; /* called from a signal handler inside a walltime call */
+    wt__busy_on();
+    life_lock();
+    const int rc = close_locked();
+    life_unlock();
+    wt__busy_off();
+    return rc;
+}
+
+/* wt_close() with the life lock held. */
+static int close_locked(void)
+{
     const int st = atomic_load(&wt__g.state);
-    if (st != WT__ST_OPEN && !(st == WT__ST_FAILED && wt__g.writer_running)) {
-        pthread_mutex_unlock(&life);
-        return WT_ESTATE;
+    if (st == WT__ST_FAILED && !atomic_load(&wt__g.writer_running)) {
+        /* the open failed: say so once, as wt_flush() does, then the recorder is closed */
+        atomic_store(&wt__g.state, WT__ST_CLOSED);
+        return WT_EIO;
     }
+    if (st != WT__ST_OPEN && st != WT__ST_FAILED)
+        return WT_ESTATE;
     /* the calling thread's open spans end now; other threads' end with their thread */
     wt__tstate *ts = wt__tls;
     if (ts && st == WT__ST_OPEN)
@@ -271,12 +321,11 @@ int wt_close(void)
         if (!wt__agg_empty())
             wt__agg_print("end of run",
                           (double)(wt__mono_ns() - wt__g.process_start_ns) * 1e-9);
-        fprintf(stderr, "walltime: trace written to '%s'\n", wt__g.path);
+        fprintf(stderr, "walltime: trace written to '%s'; the full analysis: walltime-analyze ledger '%s'\n",
+                wt__g.path, wt__g.path);
         fflush(stderr);
     }
-    free(wt__g.path);
-    wt__g.path = NULL;
-    pthread_mutex_unlock(&life);
+    free(atomic_exchange(&wt__g.path, NULL));
     return failed ? WT_EIO : 0;
 }
 

@@ -12,12 +12,14 @@
  * installed with SA_ONSTACK); events a thread was storing at the instant of the crash may be
  * missing. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "format.h"
+#include "rec_alloc.h"
 #include "rec_state.h"
 
 #define NSIGS 5
@@ -114,43 +116,114 @@ static void dump(int sig)
         rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);
     if (rc == 0)
         cflush(&s);
+    /* the writer finds `crashed` under the flag and writes nothing more; were the process to
+     * survive after all, it must not spin on a flag nobody releases */
+    atomic_store_explicit(&wt__g.io_busy, 0, memory_order_release);
 }
 
-static void on_crash(int sig, siginfo_t *info, void *uctx)
+/* The dump, once per process: a second thread crashing meanwhile waits for the first one's. */
+static void dump_once(int sig)
 {
-    (void)uctx;
-    const int saved_errno = errno;
     if (!atomic_exchange(&in_crash, 1)) {
         if (atomic_load(&wt__g.on) && cbuf)
             dump(sig);
         atomic_store(&dump_done, 1);
     } else {
-        /* another thread is writing the dump: let it finish before this one kills us */
         const int64_t give_up = now_ns() + 1000000000;
         while (!atomic_load(&dump_done) && now_ns() < give_up)
             ;
     }
-    for (int i = 0; i < NSIGS; i++)
-        if (sigs[i] == sig)
-            sigaction(sig, &saved[i], NULL);
+}
+
+static int is_function(const struct sigaction *sa)
+{
+    if (sa->sa_flags & SA_SIGINFO)
+        return sa->sa_sigaction != NULL;
+    return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+static void on_crash(int sig, siginfo_t *info, void *uctx);
+
+/* This thread is inside the program's handler that on_crash() called. */
+static __thread int chaining __attribute__((tls_model("initial-exec")));
+
+static int ours_now(int sig)
+{
+    struct sigaction cur;
+    return sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+           cur.sa_sigaction == on_crash;
+}
+
+/* Runs the handler the program had installed before us, as the kernel would have: with its
+ * mask added, and reset to the default first when it asked for SA_RESETHAND. */
+static void call_previous(struct sigaction *prev, int sig, siginfo_t *info, void *uctx)
+{
+    const struct sigaction p = *prev;
+    if (p.sa_flags & SA_RESETHAND) {
+        memset(prev, 0, sizeof *prev);
+        prev->sa_handler = SIG_DFL;
+    }
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &p.sa_mask, &old);
+    if (p.sa_flags & SA_SIGINFO)
+        p.sa_sigaction(sig, info, uctx);
+    else
+        p.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* When the program had a handler of its own before us (a JIT or a garbage collector that
+ * repairs faults with mprotect, Python's faulthandler, a sanitizer), it runs first: a fault it
+ * survives costs nothing and leaves the recorder running, its I/O lock free and the trace
+ * unmarked. Only when it gives up (puts back a default disposition, to die by it) do we dump,
+ * then return so that what it arranged happens. SIGABRT is the exception: abort() dies
+ * whatever a handler does (it re-raises with the default), so the dump comes first, as it
+ * does when there was no handler before us. Limit: a handler before us that ends the process
+ * itself (_exit) leaves no dump; the trace then ends as after a kill -9. */
+static void on_crash(int sig, siginfo_t *info, void *uctx)
+{
+    const int saved_errno = errno;
+    int i = 0;
+    while (i < NSIGS - 1 && sigs[i] != sig)
+        i++;
+    if (sig != SIGABRT && is_function(&saved[i]) && !chaining) {
+        chaining = 1;
+        call_previous(&saved[i], sig, info, uctx);
+        chaining = 0;
+        if (!ours_now(sig)) /* it gave up: the process dies by what it left installed */
+            dump_once(sig);
+        errno = saved_errno;
+        return;
+    }
+    dump_once(sig);
+    if (chaining) {
+        /* the handler we called chained back to us: a loop (a program handler installed
+         * between a close and a reopen saved ours as its previous). End it: die by default */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+    } else {
+        sigaction(sig, &saved[i], NULL);
+    }
     /* a sent signal (abort, kill) is sent again; a fault happens again when we return */
     if (info == NULL || info->si_code <= 0)
         raise(sig);
     errno = saved_errno;
 }
 
-void wt__signals_install(void)
+int wt__signals_install(void)
 {
     if (installed)
-        return;
+        return 0;
     if (!cbuf) {
-        cbuf = malloc(CBUF_CAP);
-        cframe = malloc(WT__FRAME_RAW_BOUND(CBUF_CAP));
+        cbuf = wt__alloc(CBUF_CAP);
+        cframe = wt__alloc(WT__FRAME_RAW_BOUND(CBUF_CAP));
         if (!cbuf || !cframe) {
             free(cbuf);
             free(cframe);
             cbuf = cframe = NULL;
-            return;
+            return -1;
         }
     }
     struct sigaction sa;
@@ -163,6 +236,7 @@ void wt__signals_install(void)
     atomic_store(&in_crash, 0);
     atomic_store(&dump_done, 0);
     installed = 1;
+    return 0;
 }
 
 void wt__signals_remove(void)

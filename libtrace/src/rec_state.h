@@ -97,12 +97,14 @@ typedef struct wt__tstate {
     _Alignas(64) _Atomic uint64_t tail; /* committed: written to the file */
     uint64_t enc_pos;                   /* writer-private: encoded into the current frame */
     /* ---- rare, either side ---- */
-    _Alignas(64) _Atomic uint64_t dropped;
+    _Alignas(64) _Atomic uint64_t dropped; /* added with release, taken with acquire */
     atomic_int kicked;
     atomic_int status;
     uint64_t tid;
     struct wt__tstate *next; /* immutable once published */
 } wt__tstate;
+
+#define WT__SUMMARY_FLAT 2 /* WALLTIME_SUMMARY=flat: the seed's table at exit */
 
 enum { WT__ST_UNINIT = 0, WT__ST_OPEN, WT__ST_CLOSED, WT__ST_DISABLED, WT__ST_FAILED };
 
@@ -110,21 +112,28 @@ typedef struct wt__rec {
     atomic_int on;    /* the hot path's one check: 1 while recording */
     atomic_int state; /* WT__ST_* */
     /* configuration, from the environment at the first call */
-    int summary, signals, force_monotonic, zstd_level;
+    int summary, signals, force_monotonic, zstd_level; /* summary: 0, 1, WT__SUMMARY_FLAT */
     uint32_t ring_entries;
     char *path_template;
-    /* the open file */
+    /* the open file; path is read by any thread (wt_trace_path) while open and close set it */
     int fd;
-    char *path;
+    _Atomic(char *) path;
     int64_t process_start_ns, open_ns;
-    /* the writer */
+    /* the writer. writer_running is read by any thread (wake-ups); `wake` is initialised
+     * once and never destroyed, so a late sem_post after a close is harmless. */
     pthread_t writer;
-    int writer_running;
+    atomic_int writer_running;
     sem_t wake;
     atomic_int stop;
+    /* flush requests, all under flush_lock. The counters only grow (never reset at open), so
+     * a request is answered when flush_done reaches it; a writer that ends bumps epoch_over
+     * to its epoch, which answers (WT_ESTATE) whatever it could not take. */
     pthread_mutex_t flush_lock;
     pthread_cond_t flush_cond;
     uint64_t flush_req, flush_done;
+    uint64_t flush_epoch, epoch_over; /* writers started / the last one that ended */
+    int flush_open;                   /* a writer takes requests */
+    int flush_rc;                     /* the answer to requests up to flush_done */
     /* frames: the writer and the crash handler never write concurrently */
     atomic_int io_busy;
     atomic_int crashed;
@@ -142,6 +151,37 @@ extern wt__rec wt__g __attribute__((visibility("hidden")));
 /* rec_thread.c: the calling thread's state, created on first use; NULL when out of memory. */
 extern __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
 wt__tstate *wt__tstate_make(void);
+
+/* Re-entry: a signal handler that records while its thread is inside a recording call (or
+ * wt_open/wt_close) would interleave with that call's half-made entry, open-span slot or
+ * lock. Each such call runs with wt__busy set; a call that finds it set is the handler's and
+ * is dropped, counted in the thread's DROPPED record (wt__busy_drop). A handler runs to
+ * completion before the code it interrupted goes on, so a plain thread-local flag with
+ * compiler fences is enough: no atomic read-modify-write. */
+extern __thread int wt__busy __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* Drops counted before the thread had a state; added to it when it gets one. */
+extern __thread uint64_t wt__busy_early __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+static inline void wt__busy_on(void)
+{
+    wt__busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void wt__busy_off(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    wt__busy = 0;
+}
+
+static inline void wt__busy_drop(void)
+{
+    wt__tstate *ts = wt__tls;
+    if (ts)
+        atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);
+    else
+        wt__busy_early++;
+}
 /* Resets every state's ring to empty and their positions (at open). */
 void wt__tstates_reset(void);
 /* The slow path of appending n entries: refreshes the tail, wakes the writer, waits for
@@ -186,7 +226,20 @@ void wt__fail_reset(void);
 /* write() until done (EINTR retried); 0 or -1 with errno. Async-signal-safe. */
 int wt__write_all(int fd, const uint8_t *p, size_t n);
 
-/* rec_ledger.c: flat per-category aggregates, fed by the writer. */
+/* rec_ledger.c: the exit ledger's aggregates, fed by the writer: the flat view per span or
+ * per run (wt__agg_span, wt__agg_run, wt__agg_miss) and the reconciled view per span, in
+ * batches, in the order the thread ended them (wt__agg_nest). */
+typedef struct wt__agg_item {
+    uint32_t cat, depth;
+    wt_cached cached;
+    int64_t end, dur; /* ns */
+    int64_t bytes;    /* 0: none */
+    int unclosed;     /* ended at exit, crash or its parent's end, not by its own end */
+} wt__agg_item;
+void wt__agg_nest(uint64_t tid, const wt__agg_item *items, size_t n);
+/* Thread `tid` exited and all its events are written: it will start no more spans, so it no
+ * longer holds back the folding of the coverage set (its spans in progress still count). */
+void wt__agg_thread_gone(uint64_t tid);
 void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns, int64_t dur_ns,
                   wt_cached cached, int64_t count);
 /* A run of spans of category `cat`: the end of its first span (ends within a thread's run
@@ -197,11 +250,15 @@ void wt__agg_miss(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns)
 void wt__agg_reset(void);
 void wt__agg_lock(void);
 void wt__agg_unlock(void);
+/* The END record's time: from then on the printed wall ends there (as the analyzer's does),
+ * not at the `wall` wt__agg_print() is given. */
+void wt__agg_end(int64_t end_ns);
 void wt__agg_print(const char *title, double wall);
 int wt__agg_empty(void);
 
 /* rec_signal.c */
-void wt__signals_install(void);
+/* 0, or -1 when its buffers cannot be allocated (no handler is installed then). */
+int wt__signals_install(void);
 void wt__signals_remove(void);
 
 /* rec_env.c */

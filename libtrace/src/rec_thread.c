@@ -8,15 +8,19 @@
  * answering), the thread drops events, counting them, and stops waiting until space
  * reappears. A host thread is therefore never blocked by a stuck writer for more than 200 ms
  * once. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rec_alloc.h"
 #include "rec_state.h"
 
 __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec")));
+__thread int wt__busy __attribute__((tls_model("initial-exec")));
+__thread uint64_t wt__busy_early __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -27,11 +31,13 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static void on_thread_exit(void *p)
 {
     wt__tstate *ts = p;
+    wt__busy_on(); /* a handler's call now is dropped: the state is being handed over */
     if (atomic_load_explicit(&wt__g.on, memory_order_relaxed))
         wt__close_open(ts, wt__ticks());
     wt__tls = NULL;
     atomic_store_explicit(&ts->status, WT__TS_DEAD, memory_order_release);
     wt__writer_kick();
+    wt__busy_off();
 }
 
 static void make_key(void) { pthread_key_create(&key, on_thread_exit); }
@@ -48,7 +54,18 @@ static void init_state(wt__tstate *ts)
     ts->tid = (uint64_t)syscall(SYS_gettid);
 }
 
+static wt__tstate *tstate_make(void);
+
+/* errno kept: this may run in a signal handler (rec_state.h, re-entry) */
 wt__tstate *wt__tstate_make(void)
+{
+    const int saved = errno;
+    wt__tstate *ts = tstate_make();
+    errno = saved;
+    return ts;
+}
+
+static wt__tstate *tstate_make(void)
 {
     pthread_once(&key_once, make_key);
     wt__tstate *ts;
@@ -58,17 +75,20 @@ wt__tstate *wt__tstate_make(void)
         if (atomic_compare_exchange_strong(&ts->status, &want, WT__TS_LIVE))
             goto claimed;
     }
+    /* pages, not malloc(): this may run in a signal handler that interrupted malloc() */
     const uint64_t n = wt__g.ring_entries;
-    ts = aligned_alloc(64, sizeof *ts);
-    if (!ts)
-        return NULL;
-    memset(ts, 0, sizeof *ts);
-    ts->ring = malloc(n * sizeof(wt__ent));
-    ts->stack = malloc(WT__MAX_DEPTH * sizeof(wt__open));
-    if (!ts->ring || !ts->stack) {
-        free(ts->ring);
-        free(ts->stack);
-        free(ts);
+    ts = wt__pages(sizeof *ts);
+    if (ts) {
+        ts->ring = wt__pages(n * sizeof(wt__ent));
+        ts->stack = wt__pages(WT__MAX_DEPTH * sizeof(wt__open));
+    }
+    if (!ts || !ts->ring || !ts->stack) {
+        if (ts) {
+            wt__pages_free(ts->ring, n * sizeof(wt__ent));
+            wt__pages_free(ts->stack, WT__MAX_DEPTH * sizeof(wt__open));
+        }
+        wt__pages_free(ts, sizeof *ts);
+        wt__fail(atomic_load(&wt__g.path), ENOMEM); /* off, with the one message */
         return NULL;
     }
     ts->mask = n - 1;
@@ -80,18 +100,26 @@ wt__tstate *wt__tstate_make(void)
 claimed:
     init_state(ts);
     wt__tls = ts;
+    /* calls a signal handler dropped while this thread had no state yet; from here on a
+     * handler counts into ts->dropped, so the early count no longer moves under us */
+    atomic_signal_fence(memory_order_seq_cst);
+    const uint64_t early = wt__busy_early;
+    wt__busy_early = 0;
+    atomic_fetch_add_explicit(&ts->dropped, early, memory_order_release);
     pthread_setspecific(key, ts);
     return ts;
 }
 
+/* At open, with no writer running: the opener is the rings' consumer, so it touches only the
+ * consumer's side (tail, enc_pos) and the shared counters. The producers' own fields (limit,
+ * dropping) stay theirs: their threads may be recording right now. A stale limit is never
+ * too high (tail only grows), so the next append past it just takes the slow path. */
 void wt__tstates_reset(void)
 {
     for (wt__tstate *ts = atomic_load(&wt__g.threads); ts; ts = ts->next) {
-        const uint64_t h = atomic_load(&ts->head);
-        atomic_store(&ts->tail, h);
+        const uint64_t h = atomic_load_explicit(&ts->head, memory_order_acquire);
         ts->enc_pos = h;
-        ts->limit = h + (ts->mask + 1) / 2;
-        ts->dropping = 0;
+        atomic_store_explicit(&ts->tail, h, memory_order_release);
         atomic_store(&ts->dropped, 0);
         atomic_store(&ts->kicked, 0);
     }
@@ -103,7 +131,18 @@ static void kick(wt__tstate *ts)
         wt__writer_kick();
 }
 
+static int ring_slow(wt__tstate *ts, unsigned n);
+
+/* errno kept: this may run in a signal handler, whose interrupted code may be reading it */
 int wt__ring_slow(wt__tstate *ts, unsigned n)
+{
+    const int saved = errno;
+    const int rc = ring_slow(ts, n);
+    errno = saved;
+    return rc;
+}
+
+static int ring_slow(wt__tstate *ts, unsigned n)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
     const uint64_t size = ts->mask + 1, half = size / 2;
@@ -148,7 +187,7 @@ int wt__ring_slow(wt__tstate *ts, unsigned n)
     }
     ts->dropping = 1;
 drop:
-    atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);
     kick(ts);
     return 0;
 }

@@ -16,9 +16,15 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "rec_alloc.h"
 #include "rec_state.h"
 
 #define PERIOD_NS 250000000LL
+/* For the first half second of a file the writer looks every 10 ms, so a short run killed
+ * early (kill -9 a quarter of a second in) keeps what it recorded; an idle look walks the
+ * thread list and writes nothing. */
+#define YOUNG_PERIOD_NS 10000000LL
+#define YOUNG_NS 500000000LL
 
 static struct {
     ZSTD_CCtx *cctx;
@@ -53,7 +59,7 @@ void wt__fail_reset(void) { atomic_store(&fail_once, 0); }
 
 void wt__writer_kick(void)
 {
-    if (wt__g.writer_running)
+    if (atomic_load_explicit(&wt__g.writer_running, memory_order_relaxed))
         sem_post(&wt__g.wake);
 }
 
@@ -99,9 +105,11 @@ static int touch(wt__tstate *ts)
             return 0;
     if (W.n_touched == W.cap_touched) {
         const size_t cap = W.cap_touched ? 2 * W.cap_touched : 16;
-        wt__tstate **t = realloc(W.touched, cap * sizeof *t);
-        if (!t)
+        wt__tstate **t = wt__realloc(W.touched, cap * sizeof *t);
+        if (!t) {
+            wt__fail(wt__g.path, ENOMEM);
             return -1;
+        }
         W.touched = t;
         W.cap_touched = cap;
     }
@@ -166,7 +174,8 @@ static int drain(void)
         if (st == WT__TS_FREE)
             continue;
         const uint64_t h = atomic_load_explicit(&ts->head, memory_order_acquire);
-        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_relaxed);
+        /* acquire: a count pairs with the producer's release, so its state (tid) is seen */
+        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_acquire);
         atomic_store_explicit(&ts->kicked, 0, memory_order_relaxed);
         if (ts->enc_pos == h && !d)
             continue;
@@ -200,8 +209,10 @@ static int drain(void)
     for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
          ts = ts->next) {
         if (atomic_load_explicit(&ts->status, memory_order_acquire) == WT__TS_DEAD &&
-            atomic_load(&ts->tail) == atomic_load(&ts->head))
+            atomic_load(&ts->tail) == atomic_load(&ts->head)) {
+            wt__agg_thread_gone(ts->tid); /* before the state can be recycled */
             atomic_store_explicit(&ts->status, WT__TS_FREE, memory_order_release);
+        }
     }
     return 0;
 fail:
@@ -212,8 +223,40 @@ fail:
 
 static int write_end(void)
 {
-    TRY(wt__enc_end(&W.sink.enc, wt__mono_ns(), WT__END_CLEAN, 0));
+    const int64_t now = wt__mono_ns();
+    wt__agg_end(now); /* the exit ledger's wall ends where the trace's does */
+    TRY(wt__enc_end(&W.sink.enc, now, WT__END_CLEAN, 0));
     return wflush(&W.sink);
+}
+
+/* The request the writer answers with this drain. */
+static uint64_t flush_taken(void)
+{
+    pthread_mutex_lock(&wt__g.flush_lock);
+    const uint64_t req = wt__g.flush_req;
+    pthread_mutex_unlock(&wt__g.flush_lock);
+    return req;
+}
+
+/* The last drains at close. A flush asked while the final drain ran is taken by one more
+ * drain (its caller's events were published before it asked); after that, requests are
+ * refused (WT_ESTATE at once), so none can wait for a writer that is gone. A caller that
+ * flushes without pause cannot hold the close up: at most three extra drains. */
+static void final_drains(uint64_t *req, int *failed)
+{
+    for (int round = 0;; round++) {
+        pthread_mutex_lock(&wt__g.flush_lock);
+        const uint64_t more = wt__g.flush_req;
+        if (more == *req || *failed || round == 3)
+            wt__g.flush_open = 0;
+        const int again = wt__g.flush_open;
+        pthread_mutex_unlock(&wt__g.flush_lock);
+        if (!again)
+            return;
+        *req = more;
+        if (drain() < 0)
+            *failed = 1;
+    }
 }
 
 static void *writer_main(void *arg)
@@ -223,7 +266,8 @@ static void *writer_main(void *arg)
     for (;;) {
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += PERIOD_NS;
+        const int young = wt__mono_ns() - wt__g.open_ns < YOUNG_NS;
+        until.tv_nsec += young ? YOUNG_PERIOD_NS : PERIOD_NS;
         if (until.tv_nsec >= 1000000000) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000;
@@ -231,17 +275,21 @@ static void *writer_main(void *arg)
         while (sem_clockwait(&wt__g.wake, CLOCK_MONOTONIC, &until) < 0 && errno == EINTR)
             ;
         const int stop = atomic_load(&wt__g.stop);
-        pthread_mutex_lock(&wt__g.flush_lock);
-        const uint64_t req = wt__g.flush_req;
-        pthread_mutex_unlock(&wt__g.flush_lock);
-        pthread_mutex_lock(&active);
+        uint64_t req = flush_taken();
+        pthread_mutex_lock(&active); /* fork() waits for the writer to be between passes */
         if (!failed && drain() < 0)
             failed = 1;
-        if (stop && !failed && write_end() < 0)
-            failed = 1;
+        if (stop) {
+            final_drains(&req, &failed);
+            if (!failed && write_end() < 0)
+                failed = 1;
+        }
         pthread_mutex_unlock(&active);
         pthread_mutex_lock(&wt__g.flush_lock);
         wt__g.flush_done = req;
+        wt__g.flush_rc = failed || atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : 0;
+        if (stop)
+            wt__g.epoch_over = wt__g.flush_epoch;
         pthread_cond_broadcast(&wt__g.flush_cond);
         pthread_mutex_unlock(&wt__g.flush_lock);
         if (stop)
@@ -252,10 +300,11 @@ static void *writer_main(void *arg)
 
 int wt__writer_start(void)
 {
+    static int sem_ready; /* under the life lock, as every call here */
     W.cctx = ZSTD_createCCtx();
-    W.buf = malloc(WT__FRAME_TARGET);
+    W.buf = wt__alloc(WT__FRAME_TARGET);
     W.out_cap = ZSTD_compressBound(WT__FRAME_TARGET);
-    W.out = malloc(W.out_cap);
+    W.out = wt__alloc(W.out_cap);
     if (!W.cctx || !W.buf || !W.out)
         goto fail;
     ZSTD_CCtx_setParameter(W.cctx, ZSTD_c_compressionLevel, wt__g.zstd_level);
@@ -265,8 +314,10 @@ int wt__writer_start(void)
     W.sink.agg = 1;
     W.n_touched = 0;
     atomic_store(&wt__g.stop, 0);
-    wt__g.flush_req = wt__g.flush_done = 0;
-    sem_init(&wt__g.wake, 0, 0);
+    if (!sem_ready) {
+        sem_init(&wt__g.wake, 0, 0);
+        sem_ready = 1;
+    }
     /* the writer takes no asynchronous signal meant for the program; crash signals stay
      * open so a fault in the writer still reaches the crash handler */
     sigset_t all, old;
@@ -282,7 +333,11 @@ int wt__writer_start(void)
     if (rc)
         goto fail;
     pthread_setname_np(wt__g.writer, "walltime-writer");
-    wt__g.writer_running = 1;
+    pthread_mutex_lock(&wt__g.flush_lock);
+    wt__g.flush_epoch++;
+    wt__g.flush_open = 1;
+    pthread_mutex_unlock(&wt__g.flush_lock);
+    atomic_store(&wt__g.writer_running, 1);
     return 0;
 fail:
     ZSTD_freeCCtx(W.cctx);
@@ -295,8 +350,7 @@ fail:
 /* Frees the writer's buffers once its thread is gone (joined, or absent in a forked child). */
 static void release_writer(void)
 {
-    wt__g.writer_running = 0;
-    sem_destroy(&wt__g.wake);
+    atomic_store(&wt__g.writer_running, 0);
     ZSTD_freeCCtx(W.cctx);
     free(W.buf);
     free(W.out);
@@ -306,7 +360,7 @@ static void release_writer(void)
 
 void wt__writer_stop(void)
 {
-    if (!wt__g.writer_running)
+    if (!atomic_load(&wt__g.writer_running))
         return;
     atomic_store(&wt__g.stop, 1);
     sem_post(&wt__g.wake);
@@ -315,23 +369,29 @@ void wt__writer_stop(void)
 }
 
 /* Forgets the writer in a forked child, where its thread does not exist: its buffers are
- * the child's copies, free to release. */
+ * the child's copies, free to release; no request can be waiting (only the forking thread
+ * exists, and it was not in wt_flush). */
 void wt__writer_forget(void)
 {
-    if (!wt__g.writer_running)
+    wt__g.flush_open = 0;
+    wt__g.epoch_over = wt__g.flush_epoch;
+    if (!atomic_load(&wt__g.writer_running))
         return;
     release_writer();
 }
 
 int wt__writer_flush(void)
 {
-    if (!wt__g.writer_running)
-        return WT_ESTATE;
     pthread_mutex_lock(&wt__g.flush_lock);
-    const uint64_t mine = ++wt__g.flush_req;
+    if (!wt__g.flush_open) {
+        pthread_mutex_unlock(&wt__g.flush_lock);
+        return WT_ESTATE;
+    }
+    const uint64_t mine = ++wt__g.flush_req, epoch = wt__g.flush_epoch;
     sem_post(&wt__g.wake);
-    while (wt__g.flush_done < mine)
+    while (wt__g.flush_done < mine && wt__g.epoch_over < epoch)
         pthread_cond_wait(&wt__g.flush_cond, &wt__g.flush_lock);
+    const int rc = wt__g.flush_done >= mine ? wt__g.flush_rc : WT_ESTATE;
     pthread_mutex_unlock(&wt__g.flush_lock);
-    return atomic_load(&wt__g.state) == WT__ST_FAILED ? WT_EIO : 0;
+    return rc;
 }

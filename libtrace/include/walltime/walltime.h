@@ -9,7 +9,13 @@
  * - It never fails the host program: no call aborts, blocks on I/O or returns an error the
  *   caller must handle. A write error turns recording off with one message on stderr.
  * - Strings are copied (interned by content) before the call returns; the caller's buffers
- *   need not outlive the call. NULL is accepted wherever a string is, meaning "none".
+ *   need not outlive the call. NULL is accepted wherever a string is, meaning "none". Any
+ *   bytes are accepted (invalid UTF-8 is kept as it is); a string longer than 4096 bytes is
+ *   cut to its first 4096. A process defines at most 4,194,304 distinct strings of at most
+ *   128 MiB in all (each counted as its length + 1), what a trace file holds; every new
+ *   string after that is recorded as "(walltime: more distinct strings than a trace holds)".
+ * - Every value a call accepts reads back: what a value becomes when the file cannot hold
+ *   it as given is said at the call (seconds, cache outcomes, counts).
  * - Without wt_open() the recorder starts by itself on first use, with the path from the
  *   environment (below), and closes at exit: from the library's destructor, after the
  *   program's atexit() handlers and C++ static destructors, which may still record.
@@ -18,10 +24,27 @@
  *   the parent's pid in its header; spans open in the parent at the fork stay the parent's.
  * - With WALLTIME=0 or TT_WALLTIME=0 in the environment every call is a no-op costing a
  *   branch, and no file is written.
- * - Thread safety: every function may be called from any thread at any time. Spans belong to
- *   the thread that began them; wt_end() on another thread is ignored.
- * - Recording calls are not async-signal-safe: do not call them from a signal handler (a
- *   thread's first call allocates, a new string takes a lock).
+ * - Thread safety: every function may be called from any thread at any time, wt_open(),
+ *   wt_flush() and wt_close() included (a flush during a close on another thread returns 0
+ *   when its events made it into the file, WT_ESTATE when the file was already being ended).
+ *   Spans belong to the thread that began them; wt_end() on another thread is ignored.
+ * - Signal handlers: the recording calls (wt_begin, wt_end, wt_end_ex, wt_record,
+ *   wt_record_ex, wt_counter, wt_mark, wt_meta, wt_thread_name, wt_round_begin,
+ *   wt_round_end) may be made from a signal handler once the recorder has started outside
+ *   it (wt_open() or any first call). A call that interrupted another walltime call of its
+ *   thread is dropped and counted in the trace's DROPPED record (an interrupted wt_end() or
+ *   wt_round_end() is ignored instead: the span stays open and is recorded unclosed with its
+ *   parent or its thread); any other call is recorded. wt_open(), wt_flush(), wt_close(),
+ *   wt_print_ledger() and wt_pagecache_probe() are not for handlers (they lock, allocate or
+ *   print); wt_open(), wt_flush() and wt_close() made from one that interrupted a walltime
+ *   call return WT_ESTATE and do nothing.
+ * - The program's own handlers: crash handlers are installed for SIGSEGV, SIGBUS, SIGILL,
+ *   SIGFPE and SIGABRT (unless WALLTIME_SIGNALS=0). A handler the program installed before
+ *   walltime's first call runs first; a fault it repairs (mprotect, as JITs and garbage
+ *   collectors do) leaves recording on and the trace unmarked. One installed later runs
+ *   before walltime's anyway.
+ * - libwalltime.so is never unloaded: dlclose() leaves it mapped and recording (its writer
+ *   thread and the threads that recorded run its code until they end).
  *
  * Environment (read once, at the first call):
  *   WALLTIME=0 / TT_WALLTIME=0   record nothing.
@@ -53,7 +76,8 @@
 extern "C" {
 #endif
 
-/* The outcome of a cached load. Three-valued, as in the seed: unknown, HIT, MISS. */
+/* The outcome of a cached load. Three-valued, as in the seed: unknown, HIT, MISS. Any other
+ * value a call is given (3, -1, ...) is recorded as WT_CACHED_UNKNOWN. */
 typedef enum wt_cached { WT_CACHED_UNKNOWN = 0, WT_CACHED_HIT = 1, WT_CACHED_MISS = 2 } wt_cached;
 
 /* A handle to an open span, returned by wt_begin(). 0 is the invalid handle: wt_end(0, ...)
@@ -65,14 +89,18 @@ typedef uint64_t wt_span;
  * default), no bytes (0), no detail. */
 typedef struct wt_span_args {
     wt_cached cached;
-    int64_t count;      /* items this span covered, e.g. tensors; 0 means 1 */
-    int64_t bytes;      /* bytes moved, e.g. uploaded to the device; 0 means none */
+    int64_t count;      /* items this span covered, e.g. tensors; below 1 means 1 */
+    int64_t bytes;      /* bytes moved, e.g. uploaded to the device; 0 means none; any
+                           value, negative included, reads back as given */
     const char *detail; /* free text, e.g. why a cache missed; NULL for none */
 } wt_span_args;
 
 /* The seed's record(): a span of `seconds` that ends now, measured by the caller.
- * label and detail may be NULL. A negative or non-finite `seconds` is recorded as 0.
- * count as in wt_span_args (0 means 1). */
+ * label and detail may be NULL. A negative or non-finite `seconds` (NaN, infinities) is
+ * recorded as 0. A span cannot start before the clock's origin (CLOCK_MONOTONIC's zero,
+ * about the boot): a longer one (a compile timed elsewhere, on a freshly booted machine)
+ * starts there, its duration cut to the time since. count as in wt_span_args (below 1 is
+ * 1). */
 WT_API void wt_record(const char *category, const char *label, double seconds, wt_cached cached,
                       int64_t count, const char *detail);
 
@@ -116,23 +144,31 @@ WT_API void wt_round_end(void);
 /* Probes how much of the file at `path` is resident in the OS page cache (mincore) and
  * records it as two counters, "<name>.resident_bytes" and "<name>.file_bytes", where <name>
  * is `name` or, when NULL, "pagecache". Not a hot-path call: it maps the file and does
- * system calls. Returns the resident bytes, or a negative WT_E* code (nothing recorded). */
+ * system calls. Returns the resident bytes, or a negative WT_E* code (nothing recorded):
+ * WT_EINVAL when path is NULL or `name` is too long to take the suffixes (over 240 bytes). */
 WT_API int64_t wt_pagecache_probe(const char *path, const char *name);
 
 /* Starts recording into `path` (a template as WALLTIME_TRACE; NULL: the environment's or
  * the default). Returns 0; WT_EDISABLED when recording is turned off by the environment;
  * WT_ESTATE when already open (nothing is changed); WT_EOPEN when the file cannot be created
- * (recording stays off and the message is on stderr). */
+ * (recording stays off and the message is on stderr); WT_EIO when the header cannot be
+ * written; WT_ENOMEM when memory runs out (recording is off, the message is on stderr).
+ * After a failure, wt_close() returns the failure's WT_EIO once and wt_open() may be tried
+ * again. */
 WT_API int wt_open(const char *path);
 
-/* Writes everything recorded so far by every thread to the file. Returns 0 or a negative
- * WT_E* code (WT_EIO: recording has been turned off). Not for hot paths: it waits for I/O. */
+/* Writes everything recorded so far by every thread to the file. Returns 0; WT_EIO when
+ * recording has been turned off by an error; WT_ESTATE when no trace is open. Not for hot
+ * paths: it waits for I/O. */
 WT_API int wt_flush(void);
 
 /* Flushes, writes the end record and closes the file. Spans still open on the calling
  * thread, and those a thread left open when it exited, are recorded as unclosed; spans still
- * open on other live threads are not recorded. Later calls record nothing until wt_open(). Returns 0 or a negative WT_E* code.
- * Runs by itself at exit when the program does not call it. */
+ * open on other live threads are not recorded. Later calls record nothing until wt_open().
+ * Returns 0; WT_EIO when recording had been turned off by an error (a failed wt_open() or
+ * first call included; the recorder is then closed and the next wt_close() returns
+ * WT_ESTATE); WT_ESTATE when nothing is open. Runs by itself at exit when the program does
+ * not call it. */
 WT_API int wt_close(void);
 
 /* 1 when calls are being recorded, 0 when not (disabled, closed, or turned off by an error). */
@@ -142,8 +178,11 @@ WT_API int wt_enabled(void);
  * wt_close(). */
 WT_API const char *wt_trace_path(void);
 
-/* Prints the seed's ledger of what was recorded so far (flat arithmetic, from in-memory
- * per-category aggregates) to stderr, titled `title`. The same print runs at exit. */
+/* Prints the ledger of what was recorded so far to stderr, titled `title`, from in-memory
+ * aggregates: the reconciled one (self and inclusive time, each instant of wall once, as
+ * walltime-analyze ledger; spans whose parent has not ended yet count as if it ended with
+ * them), or the seed's flat table with WALLTIME_SUMMARY=flat or 0. The same print runs at
+ * exit unless WALLTIME_SUMMARY=0. */
 WT_API void wt_print_ledger(const char *title);
 
 /* ---- Scope spans for C -------------------------------------------------------------
