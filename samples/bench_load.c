@@ -9,8 +9,8 @@
  * Converted tensors go to a cache directory: the first build that needs one converts and
  * writes it (MISS), later builds read it back (HIT). Each round records the page-cache
  * residency of the weights before the build, the stages as spans (load/from_pretrained around
- * load/weights_load and load/head_build, weights/tensor per tensor, head/arena_pack and
- * head/arena_tensor in skip), and the counters
+ * load/weights_load and load/head_build, one weights/<tensor> span per tensor, head/arena_pack
+ * and one head/<tensor> per DiT tensor in skip), and the counters
  * device_bytes, n_tensors and arena_bytes. Then:
  *
  *     walltime-analyze compare walltime-<pid>.wtrace
@@ -53,6 +53,13 @@ static double now_ms(void)
 static int is_dit(const opts *o, int i)
 {
     return o->skip_every > 0 && i % o->skip_every == 0;
+}
+
+/* Tensor i's name, the span label of its load: its own, as in a real checkpoint, so that a
+ * MISS names the tensor that missed. */
+static void tensor_name(const opts *o, int i, char *out, size_t cap)
+{
+    snprintf(out, cap, is_dit(o, i) ? "dit.%d.weight" : "backbone.%d.weight", i);
 }
 
 /* float32 -> bf16, round to nearest even; NaN stays NaN. */
@@ -107,9 +114,10 @@ static int read_tensor(int fd, const opts *o, int i, float *dst, size_t n)
 static int load_bf16(int wfd, const char *cache, const opts *o, int i, uint16_t *dst, float *tmp,
                      size_t n)
 {
-    char path[4096], detail[128];
+    char path[4096], detail[128], name[48];
     snprintf(path, sizeof path, "%.3500s/t%04d.bf16", cache, i);
-    wt_span h = wt_begin("weights", "tensor");
+    tensor_name(o, i, name, sizeof name);
+    wt_span h = wt_begin("weights", name);
     FILE *f = fopen(path, "rb");
     if (f) {
         const size_t got = fread(dst, sizeof *dst, n, f);
@@ -136,9 +144,10 @@ static int load_bf16(int wfd, const char *cache, const opts *o, int i, uint16_t 
 /* Loads DiT tensor i as int8 into dst: from the arena cache (HIT), or quantised and cached. */
 static int load_i8(int wfd, const char *cache, const opts *o, int i, int8_t *dst, float *tmp, size_t n)
 {
-    char path[4096];
+    char path[4096], name[48];
     snprintf(path, sizeof path, "%.3500s/a%04d.i8", cache, i);
-    wt_span h = wt_begin("head", "arena_tensor");
+    tensor_name(o, i, name, sizeof name);
+    wt_span h = wt_begin("head", name);
     FILE *f = fopen(path, "rb");
     if (f) {
         const size_t got = fread(dst, 1, n, f);

@@ -9,13 +9,19 @@
 #include <sys/wait.h>
 
 /* Runs `WT_ANALYZE_BIN args` in `dir`; stdout to out_path, stderr to err_path (absolute).
- * Returns the exit status, or -1 when it did not exit normally (a crash). */
+ * Returns the exit status, or -1 when it did not exit normally (a crash) or could not be
+ * started. The command is built at its full length: a cut one would run something else. */
 static int cli_run(const char *dir, const char *args, const char *out_path, const char *err_path)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s' 2>'%s'", dir, WT_ANALYZE_BIN, args,
-             out_path, err_path);
-    int st = system(cmd);
+    static const char fmt[] = "cd '%s' && '%s' %s >'%s' 2>'%s'";
+    const int len = snprintf(NULL, 0, fmt, dir, WT_ANALYZE_BIN, args, out_path, err_path);
+    char *cmd = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    int st = -1;
+    if (cmd) {
+        snprintf(cmd, (size_t)len + 1, fmt, dir, WT_ANALYZE_BIN, args, out_path, err_path);
+        st = system(cmd);
+        free(cmd);
+    }
     if (st == -1 || !WIFEXITED(st))
         return -1;
     return WEXITSTATUS(st);

@@ -184,6 +184,140 @@ static void test_cli_badinput_bad_baseline(void **state)
     expect("anomalies --baseline no_such_file.wtrace bad_good.wtrace", 1, "no_such_file.wtrace");
 }
 
+/* By hand: wall 0-30 s; W L HIT 1 s, then 3 MISSes of 6 s (5 s avoidable each: 15 s in all),
+ * A 1 s: 16 s tracked... of which 20 s are spans, so untracked is 10 s = 33.33...% of wall.
+ * Anomalies: the 3 misses and untracked (over the default 10%): 4. */
+static void make_gates(const char *path)
+{
+    tb *b = tb_create(path, 5, S(0), S(0));
+    tb_span_ex(b, &(tb_span_desc){ .tid = 5, .start = S(0), .end = S(1), .category = "W",
+                                   .label = "L", .cached = WT_CACHED_HIT });
+    for (int i = 0; i < 3; i++)
+        tb_span_ex(b, &(tb_span_desc){ .tid = 5, .start = S(1 + 6 * i), .end = S(7 + 6 * i),
+                                       .category = "W", .label = "L", .cached = WT_CACHED_MISS });
+    tb_span(b, 5, S(19), S(20), 0, "A", "a");
+    tb_close(b, TB_END_CLEAN, S(30), 0);
+}
+
+/* Each --fail-on gate fires just past its threshold and not at it, in `anomalies` and
+ * `ledger` alike; a fired gate says which on stderr. */
+static void test_cli_fail_on_gates_at_their_thresholds(void **state)
+{
+    make_gates("gates.wtrace");
+    static const struct {
+        const char *gate;
+        int status;
+    } cases[] = {
+        { "miss", 3 },                 { "miss>2", 3 },
+        { "miss>3", 0 },               { "anomaly>3", 3 },
+        { "anomaly>4", 0 },            { "avoidable>14.999", 3 },
+        { "avoidable>15", 0 },         { "avoidable>15s", 0 },
+        { "avoidable>14999ms", 3 },    { "avoidable>15000ms", 0 },
+        { "untracked>33.3333%", 3 },   { "untracked>33.3334%", 0 },
+        { "untracked>9.99", 3 },       { "untracked>10s", 0 },
+        { "repeat-miss", 0 },          { "budget", 0 },
+        { "miss>5,untracked>30%", 3 }, { "miss>5,avoidable>20", 0 },
+        { "miss>5,avoidable>10", 3 },  { "untracked>50%,budget,miss>3", 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int c = 0; c < 2; c++) {
+            char args[256];
+            snprintf(args, sizeof args, "%s '--fail-on=%s' gates.wtrace",
+                     c ? "ledger" : "anomalies", cases[i].gate);
+            outcome r = run(args);
+            if (r.status != cases[i].status)
+                fail_msg("'%s' exited %d, want %d; stderr: %s", args, r.status,
+                         cases[i].status, r.err);
+            if (cases[i].status == 3 && !strstr(r.err, "' matched: "))
+                fail_msg("'%s': stderr '%s' does not say which gate matched", args, r.err);
+            release(&r);
+        }
+    }
+    outcome r = run("anomalies --fail-on='miss>2' gates.wtrace");
+    assert_string_equal(r.err, "walltime-analyze: --fail-on: 'miss>2' matched: 3 found\n");
+    release(&r);
+    /* budget: A's 1 s over 0.5 s, not over 1 s; the gate options repeat */
+    expect("anomalies --budget A=0.5 --fail-on budget gates.wtrace", 3, "'budget' matched");
+    r = run("anomalies --budget A=1 --fail-on budget --fail-on 'miss>3' gates.wtrace");
+    assert_int_equal(r.status, 0);
+    release(&r);
+}
+
+/* A malformed gate is a usage error (exit 2) that names it, not a gate that never fires. */
+static void test_cli_fail_on_malformed_is_a_usage_error(void **state)
+{
+    static const char *const bad[] = {
+        "miss>", "miss>x", "miss>-1", "miss>1.5", "miss<3", "avoidable", "avoidable>5q",
+        "avoidable>-1", "untracked>120%", "untracked>%", "untracked>x%", "bogus", "", "miss,",
+        ",miss", "miss,,budget",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[256], want[128];
+        snprintf(args, sizeof args, "anomalies '--fail-on=%s' bad_good.wtrace", bad[i]);
+        snprintf(want, sizeof want, "anomalies: --fail-on: '");
+        expect(args, 2, want);
+        outcome r = run(args);
+        assert_int_equal(count_lines(r.err), 1);
+        assert_non_null(strstr(r.err, "see 'walltime-analyze anomalies --help'"));
+        assert_string_equal(r.out, "");
+        release(&r);
+    }
+    expect("anomalies --min-cost 5q bad_good.wtrace", 2, "anomalies: --min-cost: '5q' is not a duration");
+}
+
+/* A first word that is no command: a file-like word runs the ledger, which says the file does
+ * not exist; a typo gets the nearest command; anything else says it is neither. */
+static void test_cli_first_word_file_or_typo(void **state)
+{
+    expect("run.wtraec", 1, "cannot open 'run.wtraec': No such file or directory");
+    expect("dir/run", 1, "cannot open 'dir/run'");
+    static const char *const typos[][2] = { { "legder", "ledger" }, { "anomalis", "anomalies" },
+                                            { "exprot", "export" },  { "ifo", "info" },
+                                            { "dmup", "dump" },      { "compaer", "compare" } };
+    for (size_t i = 0; i < sizeof typos / sizeof typos[0]; i++) {
+        char args[64], want[128];
+        snprintf(args, sizeof args, "%s bad_good.wtrace", typos[i][0]);
+        snprintf(want, sizeof want, "'%s' is not a command; did you mean '%s'?", typos[i][0],
+                 typos[i][1]);
+        expect(args, 2, want);
+    }
+    expect("frobnicate bad_good.wtrace", 2, "'frobnicate' is not a command, nor a file");
+    /* a word without a dot or slash is a file when it exists */
+    unlink("bad_plain");
+    expect("bad_plain", 2, "'bad_plain' is not a command, nor a file");
+    tb_write_file("bad_plain", (const unsigned char *)"x", 1);
+    outcome r = run("bad_plain");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "'bad_plain'"));
+    assert_null(strstr(r.err, "not a command"));
+    release(&r);
+}
+
+/* Usage errors name their command and where to read more, in one line. */
+static void test_cli_usage_errors_follow_one_pattern(void **state)
+{
+    static const char *const cases[][2] = {
+        { "ledger --top", "walltime-analyze: ledger: option '--top' needs a value; see 'walltime-analyze ledger --help'" },
+        { "ledger --top x bad_good.wtrace", "walltime-analyze: ledger: --top: 'x' is not an integer; see 'walltime-analyze ledger --help'" },
+        { "anomalies --untracked-pct x bad_good.wtrace", "walltime-analyze: anomalies: --untracked-pct: 'x' is not a number; see 'walltime-analyze anomalies --help'" },
+        { "info --bogus bad_good.wtrace", "walltime-analyze: info: unknown option '--bogus'; see 'walltime-analyze info --help'" },
+        { "dump", "walltime-analyze: dump: no trace file given; see 'walltime-analyze dump --help'" },
+        { "--bogus bad_good.wtrace", "walltime-analyze: ledger: unknown option '--bogus'; see 'walltime-analyze ledger --help'" },
+        { "anomalies --json=1 bad_good.wtrace", "walltime-analyze: anomalies: option '--json' takes no value; see 'walltime-analyze anomalies --help'" },
+        { "anomalies -x bad_good.wtrace", "walltime-analyze: anomalies: unknown option '-x'; see 'walltime-analyze anomalies --help'" },
+        { "anomalies bad_good.wtrace --min-cost", "walltime-analyze: anomalies: option '--min-cost' needs a value; see 'walltime-analyze anomalies --help'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        outcome r = run(cases[i][0]);
+        assert_int_equal(r.status, 2);
+        char want[512];
+        snprintf(want, sizeof want, "%s\n", cases[i][1]);
+        if (strcmp(r.err, want) != 0)
+            fail_msg("'%s': stderr '%s', want '%s'", cases[i][0], r.err, want);
+        release(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +330,10 @@ int main(void)
         cmocka_unit_test(test_cli_badinput_corrupted_middle_frame),
         cmocka_unit_test(test_cli_badinput_one_bad_file_among_good_ones),
         cmocka_unit_test(test_cli_badinput_bad_baseline),
+        cmocka_unit_test(test_cli_fail_on_gates_at_their_thresholds),
+        cmocka_unit_test(test_cli_fail_on_malformed_is_a_usage_error),
+        cmocka_unit_test(test_cli_first_word_file_or_typo),
+        cmocka_unit_test(test_cli_usage_errors_follow_one_pattern),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

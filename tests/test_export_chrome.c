@@ -288,9 +288,10 @@ static void test_export_anomaly_options_match_anomalies_command(void **state)
     char err[4096], args[1024];
     build(path_in("a.wtrace"));
     /* by hand: wall 1000 ms, top-level spans 550 + 100 ms, so untracked is 35 % of wall (over
-     * the default 10 %, under 50 %); w2 is the one MISS (a repeat-miss from 1 miss on) */
-    static const char opts[] = "--untracked-pct 50 --repeat-miss=1";
-    static const char *const kinds[] = { "miss", "untracked", "repeat-miss", "outlier" };
+     * the default 10 %, under 50 %); w2 is the one MISS; compile's 300 ms are over a budget
+     * of 0.2 s */
+    static const char opts[] = "--untracked-pct 50 --budget=compile=0.2";
+    static const char *const kinds[] = { "miss", "untracked", "budget", "outlier" };
     static const int want_default[] = { 1, 1, 0, 0 }, want_opts[] = { 1, 0, 1, 0 };
     for (int pass = 0; pass < 2; pass++) {
         const char *o = pass ? opts : "";

@@ -394,7 +394,7 @@ static const char *mutate_records(const seed *s, buf *m)
         } else {
             what = mutate_bytes(&content, 0);
         }
-        static char desc[64];
+        static char desc[128]; /* room for the longest description and a 20-digit frame */
         snprintf(desc, sizeof desc, "record-level %s in frame %zu", what, f);
         what = desc;
     }

@@ -124,6 +124,28 @@ static void test_stats_paired_too_few_rounds_says_so(void **state)
     assert_true(isnan(p.median));
 }
 
+/* By hand at 95%: k(n) = the largest k with 2 P(X <= k-1) <= 0.05 is 0 for n <= 5, 1 for
+ * n = 6..8 (2 P(X <= 1) at n = 8 is 2 * 9/256 = 0.0703), 2 for n = 9 (2 * 10/512 = 0.039).
+ * The interval excludes 0 when fewer than k differences are on the minority side. */
+static void test_stats_more_pairs_from_the_sign_test(void **state)
+{
+    const double four_up[4] = { 3, 1, 2, 5 };
+    assert_int_equal(wt_stats_more_pairs(four_up, 4, 0.95, 1000), 2);      /* 6 pairs, k 1 > 0 */
+    const double three_up[4] = { 3, -1, 2, 5 };
+    assert_int_equal(wt_stats_more_pairs(three_up, 4, 0.95, 1000), 5);     /* 9 pairs, k 2 > 1 */
+    const double zero_counts_against[4] = { 3, 0, 2, 5 };
+    assert_int_equal(wt_stats_more_pairs(zero_counts_against, 4, 0.95, 1000), 5);
+    const double down[2] = { -1, -2 };
+    assert_int_equal(wt_stats_more_pairs(down, 2, 0.95, 1000), 4);
+    assert_int_equal(wt_stats_more_pairs(down, 2, 0.90, 1000), 3);         /* 5 pairs at 90% */
+    const double tie[2] = { 1, -1 };
+    assert_int_equal(wt_stats_more_pairs(tie, 2, 0.95, 1000), -1);         /* no direction */
+    const double six_up[6] = { 1, 2, 3, 4, 5, 6 };
+    assert_int_equal(wt_stats_more_pairs(six_up, 6, 0.95, 1000), 0);       /* decided already */
+    assert_int_equal(wt_stats_more_pairs(three_up, 4, 0.95, 4), -1);       /* beyond the bound */
+    assert_int_equal(wt_stats_more_pairs(NULL, 0, 0.95, 1000), -1);
+}
+
 static void test_stats_kendall_tau_trends(void **state)
 {
     const double up[] = { 1, 2, 3, 4 }, down[] = { 4, 3, 2, 1 }, mixed[] = { 1, 3, 2, 4 };
@@ -147,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_stats_paired_slower_when_b_takes_longer),
         cmocka_unit_test(test_stats_paired_too_few_rounds_says_so),
         cmocka_unit_test(test_stats_kendall_tau_trends),
+        cmocka_unit_test(test_stats_more_pairs_from_the_sign_test),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

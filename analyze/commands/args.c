@@ -3,10 +3,27 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "source.h"
+
+/* The subcommand running (main.c sets it before dispatch): every usage error names it. */
+static const char *command = "ledger";
+
+void wt_args_set_command(const char *cmd) { command = cmd; }
+
+void wt_usage_error(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wt_cli_error("%s: %s; see '" WT_PROG " %s --help'", command, msg, command);
+}
 
 const char *wt_args_match(int argc, char **argv, int *i, const char *name, int want_value, int *err)
 {
@@ -21,7 +38,7 @@ const char *wt_args_match(int argc, char **argv, int *i, const char *name, int w
     if (a[n] != '\0')
         return NULL;
     if (*i + 1 >= argc) {
-        wt_cli_error("option '%s' needs a value", name);
+        wt_usage_error("option '%s' needs a value", name);
         *err = 1;
         return NULL;
     }
@@ -34,7 +51,7 @@ int wt_args_double(const char *opt, const char *s, double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (!*s || *end || errno || !isfinite(v)) {
-        wt_cli_error("%s: '%s' is not a number", opt, s);
+        wt_usage_error("%s: '%s' is not a number", opt, s);
         return -1;
     }
     *out = v;
@@ -47,7 +64,7 @@ int wt_args_int(const char *opt, const char *s, long long *out)
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (!*s || *end || errno) {
-        wt_cli_error("%s: '%s' is not an integer", opt, s);
+        wt_usage_error("%s: '%s' is not an integer", opt, s);
         return -1;
     }
     *out = v;
@@ -70,14 +87,14 @@ int wt_args_budget(const char *opt, const char *spec, int self, wt_budget *out)
         v = strtod(num, &end);
     }
     if (!end || *end || !isfinite(v) || v < 0) {
-        wt_cli_error("%s: '%s' is not CATEGORY=SECONDS or CATEGORY=PERCENT%%", opt, spec);
+        wt_usage_error("%s: '%s' is not CATEGORY=SECONDS or CATEGORY=PERCENT%%", opt, spec);
         return -1;
     }
     if (percent && v > 100) {
-        wt_cli_error("%s: '%s': a share of wall is at most 100%%", opt, spec);
+        wt_usage_error("%s: '%s': a share of wall is at most 100%%", opt, spec);
         return -1;
     }
-    /* the category is the text before '=', owned by the caller (wt_anomaly_args_release) */
+    /* the category is the text before '=', owned by the config (wt_anomaly_config_release) */
     char *cat = strndup(spec, (size_t)(eq - spec));
     if (!cat)
         return -1;
@@ -85,10 +102,10 @@ int wt_args_budget(const char *opt, const char *spec, int self, wt_budget *out)
     return 0;
 }
 
-int wt_anomaly_args_check(const wt_anomaly_args *a, const wt_ledger_result *r)
+int wt_anomaly_args_check(const wt_anomaly_config *c, const wt_ledger_result *r)
 {
-    for (size_t i = 0; i < a->opts.n_budgets; i++) {
-        const wt_budget *b = &a->budgets[i];
+    for (size_t i = 0; i < c->opts.n_budgets; i++) {
+        const wt_budget *b = &c->budgets[i];
         size_t k = 0;
         while (k < r->n_cats && strcmp(r->cats[k].name, b->category) != 0)
             k++;
@@ -101,96 +118,193 @@ int wt_anomaly_args_check(const wt_anomaly_args *a, const wt_ledger_result *r)
         for (k = 0; k < r->n_cats && len + 64 < sizeof list; k++, shown++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s'%.60s'", k ? ", " : "",
                                     r->cats[k].name);
+        const char *opt = b->self ? "--budget-self" : "--budget";
         if (r->n_cats == 0)
-            wt_cli_error("%s: no category '%s': the trace has no spans", b->self ? "--budget-self" : "--budget",
-                         b->category);
+            wt_usage_error("%s: no category '%s': the trace has no spans", opt, b->category);
         else
-            wt_cli_error("%s: no category '%s'; the categories are %s%s", b->self ? "--budget-self" : "--budget",
-                         b->category, list, shown < r->n_cats ? ", ..." : "");
+            wt_usage_error("%s: no category '%s'; the categories are %s%s", opt, b->category, list,
+                           shown < r->n_cats ? ", ..." : "");
         return -1;
     }
     return 0;
 }
 
-int wt_args_fail_on(const char *s, unsigned *flags)
+/* wt_args_seconds() without the report. */
+static int seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double unit = !strcmp(end, "") || !strcmp(end, "s") ? 1.0
+                  : !strcmp(end, "ms")                 ? 1e-3
+                  : !strcmp(end, "us")                 ? 1e-6
+                                                       : -1.0;
+    if (end == s || errno || unit < 0 || !isfinite(v) || v < 0)
+        return -1;
+    *out = v * unit;
+    return 0;
+}
+
+int wt_args_seconds(const char *opt, const char *s, double *out)
+{
+    if (seconds(s, out) == 0)
+        return 0;
+    wt_usage_error("%s: '%s' is not a duration (seconds, or with s, ms or us)", opt, s);
+    return -1;
+}
+
+/* KIND or KIND>N: the anomaly kind (anomaly: any) and the count it must exceed. */
+static int gate_count(const char *name, size_t n, const char *limit, wt_gate *g)
+{
+    g->measure = WT_GATE_COUNT;
+    g->kind = -2;
+    if (n == 7 && !strncmp(name, "anomaly", 7))
+        g->kind = -1;
+    for (int k = 0; k < WT_AN_KIND_COUNT && g->kind == -2; k++) {
+        const char *kn = wt_anomaly_kind_name((wt_anomaly_kind)k);
+        if (strlen(kn) == n && !strncmp(name, kn, n))
+            g->kind = k;
+    }
+    if (g->kind == -2)
+        return -1;
+    g->limit = 0;
+    if (!limit)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(limit, &end, 10);
+    if (end == limit || *end || errno || v < 0 || !(*limit >= '0' && *limit <= '9'))
+        return -1;
+    g->limit = (double)v;
+    return 0;
+}
+
+/* One gate of the --fail-on list (anomalies.h: wt_gate), `term` of length n. 0 or -1. */
+static int gate_parse(const char *term, size_t n, wt_gate *g)
+{
+    char buf[128];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, term, n);
+    buf[n] = '\0';
+    char *gt = strchr(buf, '>');
+    const char *limit = gt ? gt + 1 : NULL;
+    size_t name_n = gt ? (size_t)(gt - buf) : n;
+    if (gt && !*limit)
+        return -1;
+    if (limit && name_n == 9 && !strncmp(buf, "avoidable", 9)) {
+        g->measure = WT_GATE_AVOIDABLE;
+        g->kind = -1;
+        return seconds(limit, &g->limit);
+    }
+    if (limit && name_n == 9 && !strncmp(buf, "untracked", 9)) {
+        size_t ln = strlen(limit);
+        g->kind = -1;
+        if (limit[ln - 1] != '%') {
+            g->measure = WT_GATE_UNTRACKED_S;
+            return seconds(limit, &g->limit);
+        }
+        char *end;
+        errno = 0;
+        g->measure = WT_GATE_UNTRACKED_PCT;
+        g->limit = strtod(limit, &end);
+        return end != limit && end == limit + ln - 1 && !errno && g->limit >= 0 &&
+                       g->limit <= 100 ? 0 : -1;
+    }
+    return gate_count(buf, name_n, limit, g);
+}
+
+int wt_args_fail_on(const char *s, wt_anomaly_config *c)
 {
     const char *p = s;
-    while (*p) {
+    do {
         size_t n = strcspn(p, ",");
-        if (n == 4 && !strncmp(p, "miss", 4))
-            *flags |= WT_FAIL_MISS;
-        else if (n == 7 && !strncmp(p, "anomaly", 7))
-            *flags |= WT_FAIL_ANOMALY;
-        else if (n == 6 && !strncmp(p, "budget", 6))
-            *flags |= WT_FAIL_BUDGET;
-        else {
-            wt_cli_error("--fail-on: '%.*s' is not miss, anomaly or budget", (int)n, p);
+        if (c->n_gates >= WT_MAX_GATES) {
+            wt_usage_error("--fail-on: at most %d gates", WT_MAX_GATES);
             return -1;
         }
+        if (gate_parse(p, n, &c->gates[c->n_gates]) < 0) {
+            wt_usage_error("--fail-on: '%.*s' is not a gate: KIND, KIND>N, avoidable>SECONDS or "
+                         "untracked>PERCENT%% (KIND: anomaly, miss, budget, ...)", (int)n, p);
+            return -1;
+        }
+        snprintf(c->gate_text[c->n_gates++], sizeof c->gate_text[0], "%.*s", (int)n, p);
         p += n;
-        if (*p == ',')
-            p++;
+    } while (*p++ == ',');
+    return 0;
+}
+
+int wt_anomaly_args_opt(wt_anomaly_config *c, int code, const char *v)
+{
+    long long n;
+    switch (code) {
+    case WT_OPT_BUDGET:
+    case WT_OPT_BUDGET_SELF: {
+        const int self = code == WT_OPT_BUDGET_SELF;
+        const char *opt = self ? "--budget-self" : "--budget";
+        if (c->opts.n_budgets >= WT_MAX_BUDGETS) {
+            wt_usage_error("%s: at most %d budgets", opt, WT_MAX_BUDGETS);
+            return -1;
+        }
+        if (wt_args_budget(opt, v, self, &c->budgets[c->opts.n_budgets]) < 0)
+            return -1;
+        c->opts.n_budgets++;
+        return 0;
     }
-    if (!*s) {
-        wt_cli_error("--fail-on: needs miss, anomaly or budget");
+    case WT_OPT_BASELINE:
+        c->baseline = v;
+        return 0;
+    case WT_OPT_FAIL_ON:
+        return wt_args_fail_on(v, c);
+    case WT_OPT_MIN_COST:
+        return wt_args_seconds("--min-cost", v, &c->opts.min_cost_s);
+    case WT_OPT_UNTRACKED_PCT:
+        return wt_args_double("--untracked-pct", v, &c->opts.untracked_pct);
+    case WT_OPT_OUTLIER_FACTOR:
+        return wt_args_double("--outlier-factor", v, &c->opts.outlier_factor);
+    case WT_OPT_BASELINE_PCT:
+        return wt_args_double("--baseline-pct", v, &c->opts.baseline_pct);
+    case WT_OPT_BASELINE_MIN:
+        return wt_args_double("--baseline-min", v, &c->opts.baseline_min_s);
+    case WT_OPT_REPEAT_MISS:
+        if (wt_args_int("--repeat-miss", v, &n) < 0)
+            return -1;
+        c->opts.repeat_miss = n;
+        return 0;
+    default:
         return -1;
+    }
+}
+
+static const struct option anomaly_longopts[] = { WT_ANOMALY_LONGOPTS, { NULL, 0, NULL, 0 } };
+
+int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i)
+{
+    for (const struct option *o = anomaly_longopts; o->name; o++) {
+        char name[64];
+        snprintf(name, sizeof name, "--%s", o->name);
+        int err = 0;
+        const char *v = wt_args_match(argc, argv, i, name, 1, &err);
+        if (err)
+            return -1;
+        if (v)
+            return wt_anomaly_args_opt(c, o->val, v) < 0 ? -1 : 1;
     }
     return 0;
 }
 
-void wt_anomaly_args_init(wt_anomaly_args *a)
+void wt_args_getopt_error(int rc, char **argv)
 {
-    memset(a, 0, sizeof *a);
-    wt_anomaly_opts_init(&a->opts);
-    a->opts.budgets = a->budgets;
-}
-
-void wt_anomaly_args_release(wt_anomaly_args *a)
-{
-    for (size_t i = 0; i < a->opts.n_budgets; i++)
-        free((char *)a->budgets[i].category);
-    a->opts.n_budgets = 0;
-}
-
-int wt_anomaly_args_parse(wt_anomaly_args *a, int argc, char **argv, int *i)
-{
-    int err = 0;
-    const char *v;
-    long long n;
-    for (int self = 0; self <= 1; self++) {
-        const char *opt = self ? "--budget-self" : "--budget";
-        if (err || !(v = wt_args_match(argc, argv, i, opt, 1, &err)))
-            continue;
-        if (a->opts.n_budgets >= sizeof a->budgets / sizeof a->budgets[0]) {
-            wt_cli_error("%s: at most 64 budgets", opt);
-            return -1;
-        }
-        if (wt_args_budget(opt, v, self, &a->budgets[a->opts.n_budgets]) < 0)
-            return -1;
-        a->opts.n_budgets++;
-        return 1;
-    }
-    if (!err && (v = wt_args_match(argc, argv, i, "--baseline", 1, &err))) {
-        a->baseline = v;
-        return 1;
-    }
-    if (!err && (v = wt_args_match(argc, argv, i, "--fail-on", 1, &err)))
-        return wt_args_fail_on(v, &a->fail_on) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--untracked-pct", 1, &err)))
-        return wt_args_double("--untracked-pct", v, &a->opts.untracked_pct) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--outlier-factor", 1, &err)))
-        return wt_args_double("--outlier-factor", v, &a->opts.outlier_factor) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--baseline-pct", 1, &err)))
-        return wt_args_double("--baseline-pct", v, &a->opts.baseline_pct) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--baseline-min", 1, &err)))
-        return wt_args_double("--baseline-min", v, &a->opts.baseline_min_s) < 0 ? -1 : 1;
-    if (!err && (v = wt_args_match(argc, argv, i, "--repeat-miss", 1, &err))) {
-        if (wt_args_int("--repeat-miss", v, &n) < 0)
-            return -1;
-        a->opts.repeat_miss = n;
-        return 1;
-    }
-    return err ? -1 : 0;
+    /* ':' a known option without its value; '?' an unknown one, or a flag given a value
+     * (optopt is then its code); the offending word is the last one getopt_long read */
+    const char *word = argv[optind - 1];
+    const char *eq = strchr(word, '=');
+    if (rc == ':')
+        wt_usage_error("option '%s' needs a value", word);
+    else if (optopt != 0 && word[0] == '-' && word[1] == '-' && eq)
+        wt_usage_error("option '%.*s' takes no value", (int)(eq - word), word);
+    else
+        wt_usage_error("unknown option '%s'", word);
 }
 
 const char wt_anomaly_args_help[] =
@@ -203,51 +317,52 @@ const char wt_anomaly_args_help[] =
     "  --baseline-pct P         ... by more than P percent (20)\n"
     "  --baseline-min S         ... and by more than S seconds (0.5)\n"
     "  --untracked-pct P        an anomaly when untracked exceeds P% of wall (10)\n"
-    "  --repeat-miss N          an anomaly when a label misses N times or more (3)\n"
+    "  --repeat-miss N          an anomaly when a label misses N times where a warm cache\n"
+    "                           was expected: a later round or run than its first load (1)\n"
     "  --outlier-factor F       an anomaly for a span over F x its siblings' median (5)\n"
-    "  --fail-on=KIND[,KIND]    exit 3 when anything of KIND was found: miss, budget, or\n"
-    "                           anomaly (any kind)\n";
-
-int wt_anomaly_args_gate(const wt_anomaly_args *a, const wt_anomalies *an)
-{
-    int64_t total = 0;
-    for (int k = 0; k < WT_AN_KIND_COUNT; k++)
-        total += wt_anomalies_count(an, (wt_anomaly_kind)k);
-    if ((a->fail_on & WT_FAIL_MISS) && wt_anomalies_count(an, WT_AN_MISS))
-        return WT_EXIT_GATE;
-    if ((a->fail_on & WT_FAIL_BUDGET) && wt_anomalies_count(an, WT_AN_BUDGET))
-        return WT_EXIT_GATE;
-    if ((a->fail_on & WT_FAIL_ANOMALY) && total)
-        return WT_EXIT_GATE;
-    return 0;
-}
+    "  --min-cost S             slow-hit and outlier only when they cost S or\n"
+    "                           more (e.g. 0.05, 50ms; default: 1% of wall, at least 10ms)\n"
+    "  --fail-on=GATE[,GATE]    exit 3 when a gate matches; GATE is KIND (any of it: miss,\n"
+    "                           budget, repeat-miss, ..., anomaly for any kind), KIND>N\n"
+    "                           (more than N), avoidable>S (the misses' avoidable seconds),\n"
+    "                           untracked>P% or untracked>S; quote it: --fail-on='miss>10'\n";
 
 void wt_args_unknown(const char *cmd, const char *opt)
 {
-    wt_cli_error("%s: unknown option '%s'; see '" WT_PROG " %s --help'", cmd, opt, cmd);
+    wt_args_set_command(cmd);
+    wt_usage_error("unknown option '%s'", opt);
 }
 
 void wt_args_no_file(const char *cmd)
 {
-    wt_cli_error("%s: no trace file given; see '" WT_PROG " %s --help'", cmd, cmd);
+    wt_args_set_command(cmd);
+    wt_usage_error("no trace file given");
 }
 
 int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FILE *), int *json,
                        char **files, int *nfiles)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_JSON = WT_OPT_FIRST_FREE };
+    static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
+                                              { "json", no_argument, NULL, OPT_JSON },
+                                              { NULL, 0, NULL, 0 } };
+    int c;
+    wt_args_set_command(cmd);
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h') {
             usage(stdout);
             return WT_EXIT_OK;
-        } else if (!strcmp(argv[i], "--json")) {
+        } else if (c == OPT_JSON) {
             *json = 1;
-        } else if (WT_ARGS_IS_OPTION(argv[i])) {
-            wt_args_unknown(cmd, argv[i]);
-            return WT_EXIT_USAGE;
         } else {
-            files[(*nfiles)++] = argv[i];
+            wt_args_getopt_error(c, argv);
+            return WT_EXIT_USAGE;
         }
     }
+    for (int i = optind; i < argc; i++)
+        files[(*nfiles)++] = argv[i];
     if (*nfiles == 0) {
         wt_args_no_file(cmd);
         return WT_EXIT_USAGE;

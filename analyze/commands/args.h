@@ -1,14 +1,15 @@
 /* Option helpers shared by the subcommands: `--name=value` and `--name value` forms, numbers
- * with a clear usage error, and the anomaly options (thresholds, --budget, --fail-on) that both
- * `ledger` and `anomalies` accept. Usage errors are reported on stderr here; callers return
+ * with a clear usage error, and the anomaly options (thresholds, --budget, --fail-on) that
+ * `ledger`, `anomalies` and `export` accept, into a wt_anomaly_config (analysis.h). Usage errors are reported on stderr here; callers return
  * WT_EXIT_USAGE. */
 #ifndef WT_ARGS_H
 #define WT_ARGS_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "anomalies.h"
+#include "analysis.h"
 
 /* When argv[*i] is the option `name` ("--flat"): for a flag (want_value 0) returns "" ; for an
  * option with a value returns the value, taken from "--name=value" or from the next argument
@@ -21,43 +22,78 @@ int wt_args_double(const char *opt, const char *s, double *out);
 int wt_args_int(const char *opt, const char *s, long long *out);
 
 /* The value of --budget (self 0) or --budget-self (self 1), named `opt` in messages:
- * "CATEGORY=SECONDS" or "CATEGORY=PERCENT%" (0 to 100). The category is a copy the caller
- * frees. 0, or -1 after reporting a malformed value or a share over 100%. */
+ * "CATEGORY=SECONDS" or "CATEGORY=PERCENT%" (0 to 100). The category is malloc'ed (the config
+ * frees it). 0, or -1 after reporting a malformed value or a share over 100%. */
 int wt_args_budget(const char *opt, const char *spec, int self, wt_budget *out);
 
-#define WT_FAIL_MISS 0x1
-#define WT_FAIL_ANOMALY 0x2
-#define WT_FAIL_BUDGET 0x4
-/* "miss", "anomaly", "budget", or a comma-separated list of them: ORs the flags. 0 or -1. */
-int wt_args_fail_on(const char *s, unsigned *flags);
+/* Seconds as "5", "5s", "500ms" or "250us", finite and not negative: 0, or -1 after
+ * reporting "OPT: 'S' is not a duration". */
+int wt_args_seconds(const char *opt, const char *s, double *out);
 
-/* The anomaly options as parsed from a command line. */
-typedef struct wt_anomaly_args {
-    wt_anomaly_opts opts;
-    wt_budget budgets[64];
-    const char *baseline; /* --baseline FILE, or NULL */
-    unsigned fail_on;
-} wt_anomaly_args;
+/* The --fail-on grammar, a comma-separated list of gates:
+ *   KIND          any anomaly of KIND (miss, budget, repeat-miss, ...; anomaly: of any kind)
+ *   KIND>N        more than N of them
+ *   avoidable>S   the MISSes' avoidable seconds over S (a duration as wt_args_seconds())
+ *   untracked>P%  untracked over P percent of wall (0 to 100); untracked>S: over S seconds
+ * Appends to c->gates (each gate's text points into s); 0, or -1 after reporting. */
+int wt_args_fail_on(const char *s, wt_anomaly_config *c);
 
-void wt_anomaly_args_init(wt_anomaly_args *a);
-/* Frees what parsing allocated (the budgets' categories). */
-void wt_anomaly_args_release(wt_anomaly_args *a);
-/* Tries the anomaly options at argv[*i]: 1 when consumed, 0 when not one of them, -1 on a
- * usage error (reported). */
-int wt_anomaly_args_parse(wt_anomaly_args *a, int argc, char **argv, int *i);
+/* The anomaly options, as getopt_long(3) entries for a subcommand's table (their codes are
+ * above any character), and what one of them sets in c: 0, or -1 after reporting a usage
+ * error. The values' grammars (budgets, gates, durations) are ours. */
+enum {
+    WT_OPT_BUDGET = 0x100,
+    WT_OPT_BUDGET_SELF,
+    WT_OPT_BASELINE,
+    WT_OPT_FAIL_ON,
+    WT_OPT_MIN_COST,
+    WT_OPT_UNTRACKED_PCT,
+    WT_OPT_OUTLIER_FACTOR,
+    WT_OPT_BASELINE_PCT,
+    WT_OPT_BASELINE_MIN,
+    WT_OPT_REPEAT_MISS,
+    WT_OPT_FIRST_FREE /* the first code a subcommand may use for its own options */
+};
+#define WT_ANOMALY_LONGOPTS                                                                    \
+    { "budget", required_argument, NULL, WT_OPT_BUDGET },                                      \
+        { "budget-self", required_argument, NULL, WT_OPT_BUDGET_SELF },                        \
+        { "baseline", required_argument, NULL, WT_OPT_BASELINE },                              \
+        { "fail-on", required_argument, NULL, WT_OPT_FAIL_ON },                                \
+        { "min-cost", required_argument, NULL, WT_OPT_MIN_COST },                              \
+        { "untracked-pct", required_argument, NULL, WT_OPT_UNTRACKED_PCT },                    \
+        { "outlier-factor", required_argument, NULL, WT_OPT_OUTLIER_FACTOR },                  \
+        { "baseline-pct", required_argument, NULL, WT_OPT_BASELINE_PCT },                      \
+        { "baseline-min", required_argument, NULL, WT_OPT_BASELINE_MIN },                      \
+        { "repeat-miss", required_argument, NULL, WT_OPT_REPEAT_MISS }
+int wt_anomaly_args_opt(wt_anomaly_config *c, int code, const char *value);
+
+/* For the option loops not on getopt_long yet: tries the anomaly options at argv[*i] into c
+ * ("--name value" or "--name=value", exact names): 1 when consumed, 0 when not one of them, -1
+ * on a usage error (reported). */
+int wt_anomaly_args_parse(wt_anomaly_config *c, int argc, char **argv, int *i);
+
+/* Reports what getopt_long(3) returned `rc` (':' or '?', with opterr 0 and an optstring that
+ * starts with ':') for: "option 'OPT' needs a value" or "unknown option 'OPT'". */
+void wt_args_getopt_error(int rc, char **argv);
 /* The help text of the anomaly options. */
 extern const char wt_anomaly_args_help[];
 
 /* After the run, before any output: every budget's category must be in the trace (a typo
  * would make a CI gate always pass). 0, or -1 after reporting the unknown category and the
  * categories that exist (the caller exits WT_EXIT_USAGE). */
-int wt_anomaly_args_check(const wt_anomaly_args *a, const wt_ledger_result *r);
+int wt_anomaly_args_check(const wt_anomaly_config *c, const wt_ledger_result *r);
 
-/* The exit status of the --fail-on gate: WT_EXIT_GATE when a selected kind matched, else 0. */
-int wt_anomaly_args_gate(const wt_anomaly_args *a, const wt_anomalies *an);
+/* Usage errors are worded alike in every subcommand, one line on stderr:
+ *   walltime-analyze: CMD: PROBLEM; see 'walltime-analyze CMD --help'
+ * PROBLEM leads with what is wrong and quotes its subject: "unknown option '--x'", "--top: 'x'
+ * is not an integer" (STYLE.md, The CLI). The helpers here report theirs so. */
 
-/* The usage errors every subcommand words alike, on stderr: "CMD: unknown option 'OPT'; see
- * '... CMD --help'" and "CMD: no trace file given; see '... CMD --help'". */
+/* The subcommand whose usage errors these are; main.c sets it before dispatch ("ledger"
+ * without). */
+void wt_args_set_command(const char *cmd);
+/* A usage error of the current subcommand, printf-style, in the form above. */
+void wt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "unknown option 'OPT'" and "no trace file given" for CMD (which becomes the current one). */
 void wt_args_unknown(const char *cmd, const char *opt);
 void wt_args_no_file(const char *cmd);
 

@@ -8,6 +8,7 @@
 #include "source.h"
 #include "commands.h"
 #include "compare.h"
+#include "gr00t.h"
 #include "svg.h"
 
 static void usage(FILE *out)
@@ -19,16 +20,22 @@ static void usage(FILE *out)
           "Keep/skip comparisons. With one file, the rounds inside it (wt_round_begin/end): a\n"
           "configuration per round name, paired round by round. With two files, or --a/--b, two\n"
           "runs: each file is a run (one round) or contributes its rounds, side against side.\n"
-          "Per stage (spans inside a round, by category/label) and configuration: n, median, min,\n"
-          "max and per-round ms; per pair: the savings A - B, the median paired difference with an\n"
-          "exact sign-test interval, and a verdict (faster, slower, within noise, too few rounds).\n"
+          "Per stage (spans inside a round, grouped as --by says, each under its enclosing span on\n"
+          "the same thread) and configuration: n, median, min, max, HIT/MISS and per-round ms; per\n"
+          "pair: the savings A - B, the median paired difference with an exact sign-test interval,\n"
+          "and a verdict (faster, slower, within noise, too few rounds: and how many more pairs).\n"
           "\n"
           "options:\n"
           "  --rounds          rounds mode for every file given (several processes of one run)\n"
           "  --a FILE...       the base side (runs mode), up to the next option\n"
           "  --b FILE...       the new side (runs mode)\n"
+          "  --by WAY          stages by 'label' (category/label), 'category', or 'auto' (the\n"
+          "                    default: by label, a category with more than " WT_CMP_STR(WT_CMP_AUTO_LABELS) " labels as one row)\n"
           "  --json            the walltime-compare/1 document on stdout instead of the table\n"
+          "  --schema NAME     with --json: 'walltime-compare/1' (default) or 'gr00t-tt-perf/1', the\n"
+          "                    layout of the seed's bench_load results\n"
           "  --svg FILE        also write a self-contained SVG chart to FILE\n"
+          "  --svg-scale S     'stage' (default: each stage its own ms scale) or 'shared' (one scale)\n"
           "  --confidence C    coverage of the interval, 0.5 <= C < 1 (default 0.95)\n"
           "  --discard N       leave out the first N rounds of each configuration (cold cache)\n"
           "  -h, --help        this text\n"
@@ -105,7 +112,8 @@ static char *side_name(const char *path)
 
 int cmd_compare(int argc, char **argv)
 {
-    int json = 0, rounds_mode = 0, discard = 0, which = -1, status = WT_EXIT_FAIL;
+    int json = 0, rounds_mode = 0, discard = 0, which = -1, status = WT_EXIT_FAIL, shared = 0, gr00t = 0;
+    wt_cmp_by by = WT_CMP_BY_AUTO;
     double confidence = 0.95;
     const char *svg = NULL;
     char **files[3] = { NULL, NULL, NULL }; /* positional, --a, --b */
@@ -127,7 +135,8 @@ int cmd_compare(int argc, char **argv)
             rounds_mode = 1;
         } else if (!strcmp(a, "--a") || !strcmp(a, "--b")) {
             which = a[2] == 'a' ? 1 : 2;
-        } else if (!strcmp(a, "--svg") || !strcmp(a, "--confidence") || !strcmp(a, "--discard")) {
+        } else if (!strcmp(a, "--svg") || !strcmp(a, "--confidence") || !strcmp(a, "--discard") ||
+                   !strcmp(a, "--by") || !strcmp(a, "--svg-scale") || !strcmp(a, "--schema")) {
             if (i + 1 >= argc) {
                 wt_cli_error("compare: '%s' needs a value", a);
                 usage(stderr);
@@ -136,7 +145,33 @@ int cmd_compare(int argc, char **argv)
             }
             const char *v = argv[++i];
             char *end = NULL;
-            if (a[2] == 's') {
+            if (!strcmp(a, "--by")) {
+                if (!strcmp(v, "auto"))
+                    by = WT_CMP_BY_AUTO;
+                else if (!strcmp(v, "label"))
+                    by = WT_CMP_BY_LABEL;
+                else if (!strcmp(v, "category"))
+                    by = WT_CMP_BY_CATEGORY;
+                else {
+                    wt_cli_error("compare: '--by %s': not one of auto, label, category", v);
+                    status = WT_EXIT_USAGE;
+                    goto out;
+                }
+            } else if (!strcmp(a, "--svg-scale")) {
+                if (strcmp(v, "stage") && strcmp(v, "shared")) {
+                    wt_cli_error("compare: '--svg-scale %s': not one of stage, shared", v);
+                    status = WT_EXIT_USAGE;
+                    goto out;
+                }
+                shared = !strcmp(v, "shared");
+            } else if (!strcmp(a, "--schema")) {
+                if (strcmp(v, WT_CMP_SCHEMA) && strcmp(v, WT_GR00T_SCHEMA)) {
+                    wt_cli_error("compare: '--schema %s': not one of " WT_CMP_SCHEMA ", " WT_GR00T_SCHEMA, v);
+                    status = WT_EXIT_USAGE;
+                    goto out;
+                }
+                gr00t = !strcmp(v, WT_GR00T_SCHEMA);
+            } else if (a[2] == 's') {
                 svg = v;
             } else if (a[2] == 'c') {
                 confidence = strtod(v, &end);
@@ -183,7 +218,12 @@ int cmd_compare(int argc, char **argv)
         status = WT_EXIT_USAGE;
         goto out;
     }
-    wt_compare_opts o = { .confidence = confidence, .discard = discard, .runs = runs };
+    if (gr00t && !json) {
+        wt_cli_error("compare: '--schema %s' needs --json", WT_GR00T_SCHEMA);
+        status = WT_EXIT_USAGE;
+        goto out;
+    }
+    wt_compare_opts o = { .confidence = confidence, .discard = discard, .runs = runs, .by = by };
     if (runs && nfiles[0] == 2) {
         /* BASE NEW: name the sides after the files, unless that does not tell them apart */
         names[0] = side_name(files[0][0]);
@@ -227,14 +267,26 @@ int cmd_compare(int argc, char **argv)
         wt_cli_error("compare: %s", wt_strerror(rc));
         goto out;
     }
-    rc = json ? wt_compare_write_json(c, stdout, 1) : wt_compare_write_text(c, stdout);
+    for (size_t k = 0; k < wt_compare_n_configs(c); k++)
+        if (c->configs[k].n_rounds == 0 && c->configs[k].n_discarded > 0) {
+            /* an empty table would look like a result */
+            wt_cli_error("compare: '--discard %d' leaves no rounds of '%s' (it has %zu)", discard,
+                         c->configs[k].name, c->configs[k].n_discarded);
+            status = WT_EXIT_USAGE;
+            goto out;
+        }
+    if (json && gr00t)
+        rc = wt_gr00t_write_json(c, stdout, 1);
+    else
+        rc = json ? wt_compare_write_json(c, stdout, 1) : wt_compare_write_text(c, stdout);
     if (rc || fflush(stdout)) {
         wt_cli_error("compare: cannot write the report: %s", wt_strerror(WT_EIO));
         goto out;
     }
     if (svg) {
         FILE *f = fopen(svg, "w");
-        int src = f ? wt_svg_write(c, f) : WT_EOPEN;
+        const wt_svg_opts so = { .shared_scale = shared };
+        int src = f ? wt_svg_write_ex(c, &so, f) : WT_EOPEN;
         if (f && fclose(f))
             src = WT_EIO;
         if (src) {

@@ -87,71 +87,68 @@ static char *default_output(const char *in, wt_export_format fmt)
 }
 
 /* "-o VALUE", "-oVALUE", "--output VALUE" or "--output=VALUE": the value, else NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
-                             int *err)
-{
-    const char *v = wt_args_match(argc, argv, i, lng, 1, err);
-    if (v || *err)
-        return v;
-    if (!strncmp(argv[*i], shrt, 2) && argv[*i][2])
-        return argv[*i] + 2;
-    return wt_args_match(argc, argv, i, shrt, 1, err);
-}
-
 int cmd_export(int argc, char **argv)
 {
-    wt_anomaly_args aa;
-    wt_anomaly_args_init(&aa);
+    wt_anomaly_config aa;
+    wt_anomaly_config_init(&aa);
     wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .anomaly = &aa };
     wt_ledger_calc *base = NULL;
-    const char *output = NULL, *v;
+    const char *output = NULL;
     char *owned = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    int json = 0, nfiles = 0, status = WT_EXIT_USAGE, only_files = 0;
+    int json = 0, nfiles = 0, status = WT_EXIT_USAGE;
     if (!files) {
         wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        int err = 0, r;
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || !a[1]) {
-            files[nfiles++] = argv[i];
-        } else if (!strcmp(a, "--")) {
-            only_files = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    enum { OPT_NO_ANALYSIS = WT_OPT_FIRST_FREE, OPT_ALIGNED, OPT_JSON };
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "no-analysis", no_argument, NULL, OPT_NO_ANALYSIS },
+        { "aligned-rounds", no_argument, NULL, OPT_ALIGNED },
+        { "json", no_argument, NULL, OPT_JSON },
+        WT_ANOMALY_LONGOPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":hf:o:", longopts, NULL)) != -1) {
+        if (c == 'h') {
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        } else if ((v = opt_value(argc, argv, &i, "-f", "--format", &err))) {
-            if (!strcmp(v, "perfetto") || !strcmp(v, "proto")) {
+        } else if (c == 'f') {
+            if (!strcmp(optarg, "perfetto") || !strcmp(optarg, "proto")) {
                 o.format = WT_EXPORT_PERFETTO;
-            } else if (!strcmp(v, "chrome") || !strcmp(v, "json")) {
+            } else if (!strcmp(optarg, "chrome") || !strcmp(optarg, "json")) {
                 o.format = WT_EXPORT_CHROME;
             } else {
-                wt_cli_error("export: unknown format '%s' (perfetto or chrome)", v);
+                wt_usage_error("unknown format '%s' (perfetto or chrome)", optarg);
                 goto out;
             }
-        } else if (!err && (v = opt_value(argc, argv, &i, "-o", "--output", &err))) {
-            output = v;
-        } else if (!err && wt_args_match(argc, argv, &i, "--no-analysis", 0, &err)) {
+        } else if (c == 'o') {
+            output = optarg;
+        } else if (c == OPT_NO_ANALYSIS) {
             o.no_analysis = 1;
-        } else if (!err && wt_args_match(argc, argv, &i, "--aligned-rounds", 0, &err)) {
+        } else if (c == OPT_ALIGNED) {
             o.aligned_rounds = 1;
-        } else if (!err && wt_args_match(argc, argv, &i, "--json", 0, &err)) {
+        } else if (c == OPT_JSON) {
             json = 1;
-        } else if (err || (r = wt_anomaly_args_parse(&aa, argc, argv, &i)) < 0) {
+        } else if (c == ':' || c == '?') {
+            wt_args_getopt_error(c, argv);
             goto out;
-        } else if (r == 0) {
-            wt_cli_error("export: unknown option '%s'", a);
-            usage(stderr);
+        } else if (wt_anomaly_args_opt(&aa, c, optarg) < 0) {
             goto out;
         }
     }
+    for (int i = optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (nfiles == 0) {
-        wt_cli_error("export: no trace file given");
-        usage(stderr);
+        wt_args_no_file("export");
         goto out;
     }
     status = WT_EXIT_FAIL;
@@ -161,7 +158,7 @@ int cmd_export(int argc, char **argv)
     }
     if (aa.baseline) {
         if (o.no_analysis) {
-            wt_cli_error("export: --baseline needs the analysis (drop --no-analysis)");
+            wt_usage_error("--baseline needs the analysis (drop --no-analysis)");
             status = WT_EXIT_USAGE;
             goto out;
         }
@@ -216,7 +213,7 @@ int cmd_export(int argc, char **argv)
         print_report(output, &o, &rep);
 out:
     wt_ledger_calc_free(base);
-    wt_anomaly_args_release(&aa);
+    wt_anomaly_config_release(&aa);
     free(owned);
     free(files);
     return status;

@@ -43,6 +43,8 @@ static void usage(FILE *out)
             "                           min, median, max, total seconds of their spans\n"
             "  --top N                  labels per category with --by label (10)\n"
             "  --title TEXT             the table's title (default: the file name)\n"
+            "  --all                    every anomaly line (default: the 10 most costly of\n"
+            "                           each group)\n"
             "  --json                   the walltime-ledger/1 JSON object\n"
             "  -h, --help               this help\n"
             "anomaly options (the ANOMALIES list; see `" WT_PROG " anomalies --help`):\n"
@@ -57,60 +59,67 @@ static void usage(FILE *out)
 int cmd_ledger(int argc, char **argv)
 {
     wt_ledger_opts lo = { 0 };
-    wt_anomaly_args aa;
-    wt_anomaly_args_init(&aa);
+    wt_anomaly_config aa;
+    wt_anomaly_config_init(&aa);
     int json = 0, status = WT_EXIT_USAGE, nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     wt_analysis A = { 0 };
-    const char **lines = NULL;
+    char **lines = NULL;
+    size_t n_lines = 0;
+    int all = 0;
     if (!files) {
         status = WT_EXIT_FAIL;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        int err = 0;
-        const char *v;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    enum { OPT_FLAT = WT_OPT_FIRST_FREE, OPT_JSON, OPT_ALL, OPT_BY, OPT_TOP, OPT_TITLE };
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },         { "flat", no_argument, NULL, OPT_FLAT },
+        { "json", no_argument, NULL, OPT_JSON },    { "all", no_argument, NULL, OPT_ALL },
+        { "by", required_argument, NULL, OPT_BY },  { "top", required_argument, NULL, OPT_TOP },
+        { "title", required_argument, NULL, OPT_TITLE },
+        WT_ANOMALY_LONGOPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    opterr = 0;
+    optind = 0; /* a full reset: the loop may run more than once in a process */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        long long n = 0;
+        if (c == 'h') {
             usage(stdout);
             status = WT_EXIT_OK;
             goto out;
-        }
-        if (wt_args_match(argc, argv, &i, "--flat", 0, &err)) {
+        } else if (c == OPT_FLAT) {
             lo.flat = 1;
-        } else if (wt_args_match(argc, argv, &i, "--json", 0, &err)) {
+        } else if (c == OPT_JSON) {
             json = 1;
-        } else if ((v = wt_args_match(argc, argv, &i, "--by", 1, &err))) {
-            if (strcmp(v, "label") != 0) {
-                wt_cli_error("--by: '%s' is not supported (only 'label')", v);
+        } else if (c == OPT_ALL) {
+            all = 1;
+        } else if (c == OPT_BY) {
+            if (strcmp(optarg, "label") != 0) {
+                wt_usage_error("--by: '%s' is not supported (only 'label')", optarg);
                 goto out;
             }
             lo.by_label = 1;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--top", 1, &err))) {
-            long long n = 0;
-            if (wt_args_int("--top", v, &n) < 0)
+        } else if (c == OPT_TOP) {
+            if (wt_args_int("--top", optarg, &n) < 0)
                 goto out;
             if (n < 1 || n > 100000) {
-                wt_cli_error("--top: '%s' is not between 1 and 100000", v);
+                wt_usage_error("--top: '%s' is not between 1 and 100000", optarg);
                 goto out;
             }
             lo.top = (int)n;
-        } else if (!err && (v = wt_args_match(argc, argv, &i, "--title", 1, &err))) {
-            lo.title = v;
-        } else if (!err) {
-            int r = wt_anomaly_args_parse(&aa, argc, argv, &i);
-            if (r < 0)
-                goto out;
-            if (r == 0) {
-                if (WT_ARGS_IS_OPTION(argv[i])) {
-                    wt_args_unknown("ledger", argv[i]);
-                    goto out;
-                }
-                files[nfiles++] = argv[i];
-            }
-        }
-        if (err)
+        } else if (c == OPT_TITLE) {
+            lo.title = optarg;
+        } else if (c == ':' || c == '?') {
+            wt_args_getopt_error(c, argv);
             goto out;
+        } else if (wt_anomaly_args_opt(&aa, c, optarg) < 0) {
+            goto out;
+        }
     }
+    for (int i = optind; i < argc; i++)
+        files[nfiles++] = argv[i];
     if (nfiles == 0) {
         wt_args_no_file("ledger");
         goto out;
@@ -128,8 +137,6 @@ int cmd_ledger(int argc, char **argv)
         goto out;
     }
     const wt_ledger_calc *lc = A.lc;
-    size_t n;
-    const wt_anomaly *list = wt_anomalies_list(A.an, &n);
     int wrc;
     if (json) {
         wt_json j;
@@ -140,24 +147,21 @@ int cmd_ledger(int argc, char **argv)
     } else if (lo.flat) {
         wrc = wt_ledger_calc_render_text(lc, stdout, NULL, 0);
     } else {
-        lines = calloc(n ? n : 1, sizeof *lines);
-        if (!lines)
+        if (wt_anomalies_lines(A.an, all ? 0 : WT_ANOMALY_TOP, &lines, &n_lines) < 0)
             goto out;
-        for (size_t i = 0; i < n; i++)
-            lines[i] = list[i].text;
-        wrc = wt_ledger_calc_render_text(lc, stdout, lines, n);
+        wrc = wt_ledger_calc_render_text(lc, stdout, (const char *const *)lines, n_lines);
     }
     if (fflush(stdout) != 0 || wrc < 0) {
         wt_cli_error("cannot write the ledger to stdout");
         goto out;
     }
     status = wt_source_exit_status(&A.res);
-    if (wt_anomaly_args_gate(&aa, A.an))
+    if (wt_anomaly_config_status(&aa, A.an))
         status = WT_EXIT_GATE;
 out:
-    free(lines);
+    wt_anomaly_lines_free(lines, n_lines);
     wt_analysis_release(&A);
-    wt_anomaly_args_release(&aa);
+    wt_anomaly_config_release(&aa);
     free(files);
     return status;
 }

@@ -1,10 +1,14 @@
 /* walltime-analyze: replays .wtrace files into a ledger, anomalies, comparisons and exports.
- * This file only dispatches: each subcommand lives in cmd_<name>.c with its own usage. */
+ * This file only dispatches: each subcommand lives in cmd_<name>.c with its own usage. A first
+ * word that is no command runs `ledger` when it looks like a file (which then says whether it
+ * exists), else it is a usage error that suggests the nearest command. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "source.h"
+#include "args.h"
 #include "commands.h"
+#include "source.h"
 #include "walltime/version.h"
 
 static const struct command {
@@ -30,6 +34,58 @@ static void usage(FILE *out)
                  "3 a --fail-on gate matched; 4 a file was damaged (results cover what was readable)\n");
 }
 
+/* The edit distance between a and b (optimal string alignment: a swap of two neighbours is
+ * one edit, "legder" -> "ledger"), for words of up to 31 characters; longer: a large number. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 31 || m > 31)
+        return 100;
+    size_t d[32][32];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+/* The command nearest to a mistyped word: within 2 edits, and fewer edits than the word has
+ * letters (so that "ab" suggests nothing); NULL when none is. */
+static const char *nearest(const char *word)
+{
+    const char *best = NULL;
+    size_t best_d = 3, len = strlen(word);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        size_t d = distance(word, commands[i].name);
+        if (d < best_d && d < len) {
+            best = commands[i].name;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* A word that names a file rather than a command: it has a dot or a slash, or a file of that
+ * name exists. */
+static int looks_like_file(const char *word)
+{
+    struct stat st;
+    return strchr(word, '.') || strchr(word, '/') || stat(word, &st) == 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -44,18 +100,24 @@ int main(int argc, char **argv)
         usage(stderr);
         return WT_EXIT_USAGE;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (!strcmp(argv[1], commands[i].name)) {
+            wt_args_set_command(commands[i].name);
             return commands[i].fn(argc - 1, argv + 1);
-    if (argv[1][0] == '-' && argv[1][1] != '\0') {
-        /* an option first: the default command gets everything */
+        }
+    }
+    /* an option or a file first: the default command gets everything (it says when the
+     * file does not exist: "cannot open 'run.wtraec': No such file or directory") */
+    if (WT_ARGS_IS_OPTION(argv[1]) || looks_like_file(argv[1])) {
         argv[0] = "ledger";
+        wt_args_set_command("ledger");
         return cmd_ledger(argc, argv);
     }
-    if (strstr(argv[1], ".wtrace") || strchr(argv[1], '/')) {
-        argv[0] = "ledger";
-        return cmd_ledger(argc, argv);
-    }
-    wt_cli_error("'%s' is not a command; see '" WT_PROG " --help'", argv[1]);
+    const char *near = nearest(argv[1]);
+    if (near)
+        wt_cli_error("'%s' is not a command; did you mean '%s'? see '" WT_PROG " --help'",
+                     argv[1], near);
+    else
+        wt_cli_error("'%s' is not a command, nor a file; see '" WT_PROG " --help'", argv[1]);
     return WT_EXIT_USAGE;
 }

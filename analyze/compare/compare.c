@@ -23,7 +23,7 @@ static uint32_t hash_str(const char *s)
     return h;
 }
 
-static int names_init(wt_cmp_names *t, size_t cap)
+int wt__cmp_names_init(wt_cmp_names *t, size_t cap)
 {
     memset(t, 0, sizeof *t);
     t->cap = cap;
@@ -35,7 +35,7 @@ static int names_init(wt_cmp_names *t, size_t cap)
     return (t->s && t->slot) ? 0 : WT_ENOMEM;
 }
 
-static void names_release(wt_cmp_names *t)
+void wt__cmp_names_release(wt_cmp_names *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->s[i]);
@@ -43,8 +43,7 @@ static void names_release(wt_cmp_names *t)
     free(t->slot);
 }
 
-/* The index of `s`, added when `add` and there is room; -1 absent or full, -2 no memory. */
-static long names_find(wt_cmp_names *t, const char *s, int add)
+long wt__cmp_names_find(wt_cmp_names *t, const char *s, int add)
 {
     size_t m = t->nslot - 1, i = hash_str(s) & m;
     for (; t->slot[i]; i = (i + 1) & m)
@@ -86,6 +85,8 @@ wt_compare *wt_compare_create(const wt_compare_opts *opts)
         c->opt.confidence = 0.95;
     if (c->opt.discard < 0)
         c->opt.discard = 0;
+    if (c->opt.by != WT_CMP_BY_LABEL && c->opt.by != WT_CMP_BY_CATEGORY)
+        c->opt.by = WT_CMP_BY_AUTO;
     c->pass = 1;
     c->cur_file = -1;
     c->files = calloc(WT_CMP_MAX_FILES, sizeof *c->files);
@@ -93,15 +94,18 @@ wt_compare *wt_compare_create(const wt_compare_opts *opts)
     c->stages = calloc(WT_CMP_MAX_STAGES, sizeof *c->stages);
     c->configs = calloc(WT_CMP_MAX_CONFIGS, sizeof *c->configs);
     if (!c->files || !c->rounds || !c->stages || !c->configs ||
-        names_init(&c->stage_keys, WT_CMP_MAX_STAGES) || names_init(&c->counter_names, WT_CMP_MAX_COUNTERS) ||
-        names_init(&c->meta_keys, WT_CMP_MAX_META) || names_init(&c->config_keys, WT_CMP_MAX_CONFIGS))
+        wt__cmp_names_init(&c->stage_keys, WT_CMP_MAX_STAGES) || wt__cmp_names_init(&c->counter_names, WT_CMP_MAX_COUNTERS) ||
+        wt__cmp_names_init(&c->meta_keys, WT_CMP_MAX_META) || wt__cmp_names_init(&c->config_keys, WT_CMP_MAX_CONFIGS) ||
+        wt__cmp_census_init(&c->census))
         goto fail;
     /* stage 0: the round itself, the seed's from_pretrained when a program records no span */
-    if (names_find(&c->stage_keys, "\x01round", 1) != 0)
+    if (wt__cmp_names_find(&c->stage_keys, "\x01round", 1) != 0)
         goto fail;
     c->stages[0].category = xstrdup("round");
     c->stages[0].display = xstrdup(c->opt.runs ? "(run)" : "(round)");
     c->stages[0].is_round = 1;
+    c->stages[0].kind = WT_CMP_STAGE_ROUND;
+    c->stages[0].has_data = 1;
     if (!c->stages[0].category || !c->stages[0].display)
         goto fail;
     for (int s = 0; s < 2; s++)
@@ -133,6 +137,8 @@ void wt_compare_free(wt_compare *c)
     free(c->files);
     for (size_t i = 0; i < c->n_rounds; i++) {
         free(c->rounds[i].stage_ns);
+        free(c->rounds[i].hits);
+        free(c->rounds[i].misses);
         free(c->rounds[i].ctr);
         free(c->rounds[i].ctr_ts);
     }
@@ -173,10 +179,17 @@ void wt_compare_free(wt_compare *c)
     for (size_t i = 0; i < c->n_warnings; i++)
         free(c->warnings[i].message);
     free(c->warnings);
-    names_release(&c->stage_keys);
-    names_release(&c->counter_names);
-    names_release(&c->meta_keys);
-    names_release(&c->config_keys);
+    wt__cmp_names_release(&c->stage_keys);
+    wt__cmp_names_release(&c->counter_names);
+    wt__cmp_names_release(&c->meta_keys);
+    wt__cmp_names_release(&c->config_keys);
+    wt__cmp_census_release(&c->census);
+    if (c->threads) {
+        for (size_t t = 0; t < WT_CMP_MAX_THREADS; t++)
+            for (size_t l = 0; l < WT_CMP_MAX_DEPTH; l++)
+                free(c->threads[t].lv[l].e);
+        free(c->threads);
+    }
     free(c);
 }
 
@@ -215,6 +228,7 @@ int wt_compare_file_begin(wt_compare *c, int side, const char *path, const wt_tr
         return WT_ENOMEM;
     }
     f->pid = info ? info->pid : 0;
+    wt_procname_init(&f->who, f->pid);
     f->open_ns = info ? info->open_ns : 0;
     f->min_ts = INT64_MAX;
     f->max_end = INT64_MIN;
@@ -236,7 +250,7 @@ static int config_of(wt_compare *c, int side, const char *name)
     } else {
         snprintf(key, sizeof key, "%s", name ? name : "(unnamed)");
     }
-    long i = names_find(&c->config_keys, key, 1);
+    long i = wt__cmp_names_find(&c->config_keys, key, 1);
     if (i < 0)
         return -1;
     wt_cmp_config *k = &c->configs[i];
@@ -322,16 +336,21 @@ int wt_compare_file_resume(wt_compare *c, int index)
 {
     if (index < 0 || (size_t)index >= c->n_files)
         return WT_EINVAL;
+    int rc = 0;
+    if (c->pass == 1)
+        rc = wt__cmp_plan(c); /* the stages, from pass 1's census */
+    else
+        wt__cmp_flush_threads(c); /* the file before: spans still waiting for a parent */
     c->pass = 2;
     c->cur_file = index;
-    return 0;
+    return rc;
 }
 
 /* ---- pass 2: stages, counters, metadata ---------------------------------------------- */
 
 /* The round of the current file whose window holds [ts, end], or NULL. Rounds of a process
  * rarely overlap (one thread runs them), so a few steps back from the binary search suffice. */
-static wt_cmp_round *round_at(wt_compare *c, int64_t ts, int64_t end)
+wt_cmp_round *wt__cmp_round_at(wt_compare *c, int64_t ts, int64_t end)
 {
     const wt_cmp_file *f = &c->files[c->cur_file];
     wt_cmp_round *r = c->rounds + f->first_round;
@@ -349,77 +368,12 @@ static wt_cmp_round *round_at(wt_compare *c, int64_t ts, int64_t end)
     return NULL;
 }
 
-static long stage_of(wt_compare *c, const wt_event *ev)
-{
-    const char *cat = ev->category ? ev->category : "", *lab = ev->label ? ev->label : "";
-    size_t lc = strlen(cat), ll = strlen(lab);
-    char stackbuf[256], *key = lc + ll + 2 <= sizeof stackbuf ? stackbuf : malloc(lc + ll + 2);
-    if (!key)
-        return -2;
-    memcpy(key, cat, lc);
-    key[lc] = '\x1f'; /* a separator no label has: "a/b"+"c" and "a"+"b/c" stay apart */
-    memcpy(key + lc + 1, lab, ll + 1);
-    const size_t before = c->stage_keys.n;
-    long s = names_find(&c->stage_keys, key, 1);
-    if (key != stackbuf)
-        free(key);
-    if (s < 0 || (size_t)s < before)
-        return s;
-    wt_cmp_stage *st = &c->stages[s];
-    st->category = ev->category ? strdup(ev->category) : NULL;
-    st->label = ev->label ? strdup(ev->label) : NULL;
-    const size_t n = lc + ll + 2;
-    st->display = malloc(n);
-    if (st->display)
-        snprintf(st->display, n, "%s%s%s", cat, (lc && ll) ? "/" : "", lab);
-    st->depth = ev->depth;
-    st->first_offset = INT64_MAX;
-    return (st->display && (st->category || !ev->category) && (st->label || !ev->label)) ? s : -2;
-}
-
-static int add_span(wt_compare *c, const wt_event *ev)
-{
-    const int64_t dur = ev->dur < 0 ? 0 : ev->dur;
-    wt_cmp_round *r = round_at(c, ev->ts, end_of(ev->ts, dur));
-    if (!r) {
-        c->spans_outside++;
-        return 0;
-    }
-    long s = stage_of(c, ev);
-    if (s == -2)
-        return WT_ENOMEM;
-    if (s < 0) {
-        c->dropped_stages++;
-        return 0;
-    }
-    c->spans_in_rounds++;
-    if ((size_t)s >= r->n_stage_cap) {
-        size_t cap = r->n_stage_cap ? r->n_stage_cap : 8;
-        while (cap <= (size_t)s)
-            cap *= 2;
-        double *v = realloc(r->stage_ns, cap * sizeof *v);
-        if (!v)
-            return WT_ENOMEM;
-        for (size_t i = r->n_stage_cap; i < cap; i++)
-            v[i] = NAN;
-        r->stage_ns = v;
-        r->n_stage_cap = cap;
-    }
-    r->stage_ns[s] = isnan(r->stage_ns[s]) ? (double)dur : r->stage_ns[s] + (double)dur;
-    wt_cmp_stage *st = &c->stages[s];
-    if (ev->depth < st->depth)
-        st->depth = ev->depth;
-    if (ev->ts - r->ts < st->first_offset)
-        st->first_offset = ev->ts - r->ts;
-    return 0;
-}
-
 static int add_counter(wt_compare *c, const wt_event *ev)
 {
-    wt_cmp_round *r = round_at(c, ev->ts, ev->ts);
+    wt_cmp_round *r = wt__cmp_round_at(c, ev->ts, ev->ts);
     if (!r || !ev->name)
         return 0;
-    long i = names_find(&c->counter_names, ev->name, 1);
+    long i = wt__cmp_names_find(&c->counter_names, ev->name, 1);
     if (i == -2)
         return WT_ENOMEM;
     if (i < 0) {
@@ -438,12 +392,12 @@ static int add_meta(wt_compare *c, const wt_event *ev)
 {
     if (!ev->name)
         return 0;
-    long i = names_find(&c->meta_keys, ev->name, 1);
+    long i = wt__cmp_names_find(&c->meta_keys, ev->name, 1);
     if (i == -2)
         return WT_ENOMEM;
     if (i < 0)
         return 0;
-    const wt_cmp_round *r = round_at(c, ev->ts, ev->ts);
+    const wt_cmp_round *r = wt__cmp_round_at(c, ev->ts, ev->ts);
     char **slot = r ? &c->configs[r->config].meta[i] : &c->side_meta[c->files[c->cur_file].side][i];
     char *v = xstrdup(ev->detail);
     if (!v)
@@ -466,12 +420,15 @@ int wt_compare_event(wt_compare *c, const wt_event *ev)
             if (end > f->max_end)
                 f->max_end = end;
         }
-        if (ev->kind == WT_EV_ROUND)
+        wt_procname_event(&f->who, ev);
+        if (ev->kind == WT_EV_ROUND) {
+            wt__cmp_census_round_tid(c, ev->tid);
             return add_round(c, f->side, ev->name, ev->count, ev->ts, ev->dur, 0);
-        return 0;
+        }
+        return ev->kind == WT_EV_SPAN ? wt__cmp_census_span(c, ev) : 0;
     }
     switch (ev->kind) {
-    case WT_EV_SPAN: return add_span(c, ev);
+    case WT_EV_SPAN: return wt__cmp_place_span(c, ev);
     case WT_EV_COUNTER: return add_counter(c, ev);
     case WT_EV_META: return add_meta(c, ev);
     default: return 0;
@@ -499,19 +456,6 @@ static int cmp_config_rounds(const void *pa, const void *pb)
     if (a->file != b->file)
         return (a->file > b->file) - (a->file < b->file);
     return (a->ts > b->ts) - (a->ts < b->ts);
-}
-
-static int cmp_stage_order(const void *pa, const void *pb)
-{
-    const size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
-    const wt_cmp_stage *a = &sort_ctx->stages[ia], *b = &sort_ctx->stages[ib];
-    if (a->is_round != b->is_round)
-        return b->is_round - a->is_round;
-    if (a->first_offset != b->first_offset)
-        return (a->first_offset > b->first_offset) - (a->first_offset < b->first_offset);
-    if (a->depth != b->depth)
-        return (a->depth > b->depth) - (a->depth < b->depth);
-    return (ia > ib) - (ia < ib);
 }
 
 /* Orders configurations by side, then by their first round in the files (keep before skip
@@ -594,7 +538,12 @@ static int summarise(wt_compare *c)
             }
             size_t n = 0;
             for (size_t i = 0; i < K->n_rounds; i++) {
-                const double v = wt__cmp_round_stage_ns(&c->rounds[K->rounds[i]], s) / 1e6;
+                const wt_cmp_round *r = &c->rounds[K->rounds[i]];
+                const double v = wt__cmp_round_stage_ns(r, s) / 1e6;
+                if (s < r->n_stage_cap) {
+                    cell->hits += r->hits[s];
+                    cell->misses += r->misses[s];
+                }
                 cell->per_round[i] = v;
                 if (!isnan(v))
                     tmp[n++] = v;
@@ -670,6 +619,9 @@ static int pair_stages(wt_compare *c, wt_cmp_pair *p)
         }
         for (size_t i = 0; i < n; i++)
             ps->diff[i] = va[i] - vb[i];
+        ps->more_pairs = (ps->paired.verdict == WT_VERDICT_TOO_FEW || ps->paired.verdict == WT_VERDICT_NOISE)
+                             ? wt_stats_more_pairs(ps->diff, n, c->opt.confidence, WT_CMP_MAX_MORE)
+                             : 0;
     }
     free(va);
     free(vb);
@@ -680,26 +632,26 @@ int wt_compare_finish(wt_compare *c)
 {
     if (c->finished)
         return WT_ESTATE;
+    int rc = 0;
+    if (c->pass == 1)
+        rc = wt__cmp_plan(c); /* no pass 2 (nothing read twice): the stages are still planned */
+    else
+        wt__cmp_flush_threads(c);
     c->finished = 1;
     c->cur_file = -1;
-    const size_t ns = c->stage_keys.n;
     order_configs(c);
-    int rc = collect_rounds(c);
+    if (!rc)
+        rc = collect_rounds(c);
     if (!rc)
         rc = summarise(c);
     if (!rc)
         rc = make_pairs(c);
     for (size_t p = 0; p < c->n_pairs && !rc; p++)
         rc = pair_stages(c, &c->pairs[p]);
-    if (!rc && !(c->stage_order = malloc(ns * sizeof *c->stage_order)))
-        rc = WT_ENOMEM;
-    if (!rc) {
-        for (size_t s = 0; s < ns; s++)
-            c->stage_order[s] = s;
-        sort_ctx = c;
-        qsort(c->stage_order, ns, sizeof *c->stage_order, cmp_stage_order);
+    if (!rc)
+        rc = wt__cmp_tree_order(c);
+    if (!rc)
         rc = wt__cmp_find_warnings(c);
-    }
     return rc;
 }
 
@@ -708,6 +660,11 @@ const wt_cmp_cell *wt_compare_cell(const wt_compare *c, size_t config, size_t st
     if (!c->cells || config >= c->config_keys.n || stage >= c->stage_keys.n)
         return NULL;
     return &c->cells[config * c->stage_keys.n + stage];
+}
+
+const char *wt_compare_process(const wt_compare *c, size_t f, char *buf, size_t n)
+{
+    return wt_procname_format(&c->files[f].who, buf, n);
 }
 
 long wt_compare_find_stage(const wt_compare *c, const char *display)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "procname.h"
 #include "stats.h"
 #include "walltime/reader.h"
 
@@ -35,12 +36,36 @@
 #define WT_CMP_MAX_META 256
 #define WT_CMP_MAX_WARNINGS 200
 #define WT_CMP_SCHEMA "walltime-compare/1"
+/* Stage grouping (compare_tree.c). */
+#define WT_CMP_AUTO_LABELS 8       /* --by auto: a category with more labels is one row */
+#define WT_CMP_MAX_KEYS 16384      /* distinct (category, label) counted in pass 1 */
+#define WT_CMP_MAX_CATEGORIES 1024 /* distinct categories counted in pass 1 */
+#define WT_CMP_CENSUS_BYTES (4u << 20) /* and at most this many bytes of their names */
+#define WT_CMP_MAX_DEPTH 32        /* nesting levels followed per thread; deeper spans count flat */
+#define WT_CMP_MAX_THREADS 4096    /* threads followed per file; others count flat */
+#define WT_CMP_MAX_PENDING 262144  /* span sums waiting for their parent, all threads */
+
+/* How spans are grouped into stages. */
+typedef enum wt_cmp_by {
+    WT_CMP_BY_AUTO = 0,  /* by label, but a category with more than WT_CMP_AUTO_LABELS labels is
+                            one row (top-level stages of the round's thread keep their own) */
+    WT_CMP_BY_LABEL,     /* a row per (category, label), folded by category only at the limit */
+    WT_CMP_BY_CATEGORY   /* a row per category */
+} wt_cmp_by;
+
+/* What a stage row is. */
+#define WT_CMP_STAGE_ROUND 0    /* the round's own duration */
+#define WT_CMP_STAGE_LABEL 1    /* one (category, label) */
+#define WT_CMP_STAGE_CATEGORY 2 /* every label of a category (--by category) */
+#define WT_CMP_STAGE_ROLLUP 3   /* the labels of a category rolled up (auto, or at the limit) */
+#define WT_CMP_STAGE_OTHER 4    /* past every limit: "(other stages)" */
 
 typedef struct wt_compare_opts {
     double confidence;     /* of the paired interval; 0 means 0.95 */
     int discard;           /* rounds left out at the start of every configuration */
     int runs;              /* 1: runs mode (two sides), 0: rounds mode */
     const char *side[2];   /* runs mode: the sides' names; NULL: "a", "b" */
+    wt_cmp_by by;          /* stage grouping */
 } wt_compare_opts;
 
 /* A name table: strings copied once, found by content through an open-addressing hash. */
@@ -55,30 +80,81 @@ typedef struct wt_cmp_file {
     char *path, *program, *host;
     int side;
     uint64_t pid;
+    wt_procname who; /* "rank N (pid P)" when the trace records wt_meta rank, else "pid P" */
     int64_t open_ns, min_ts, max_end;
     size_t first_round, n_rounds; /* its rounds: [first, first + n), sorted by start */
 } wt_cmp_file;
+
+/* Pass 1's census of span names, from which the stages are planned before pass 2: grouping
+ * needs each category's label count, and the top-level stages must be known before the
+ * limit folds anything. */
+typedef struct wt_cmp_census {
+    wt_cmp_names keys;      /* "category\x1flabel" */
+    long *key_cat;          /* [WT_CMP_MAX_KEYS] its category, -1 past the category limit */
+    uint64_t *key_top_tid;  /* the thread of its first depth-0 span */
+    unsigned char *key_top; /* 1: it has a depth-0 span; 2: one on the main thread (tid = pid) */
+    long *key_stage;        /* after planning */
+    wt_cmp_names cats;
+    size_t *cat_labels;     /* [WT_CMP_MAX_CATEGORIES] distinct labels counted */
+    uint64_t *cat_overflow; /* spans of labels past the key limit */
+    long *cat_stage;        /* its category row, -1 none */
+    int *cat_fold;          /* 0 not folded, 1 auto, 2 limit, 3 --by category */
+    uint64_t keys_overflow, cats_overflow;
+    size_t key_bytes;       /* of the names counted, against WT_CMP_CENSUS_BYTES */
+    uint64_t round_tid[64]; /* threads that recorded rounds: their depth-0 spans are top-level */
+    size_t n_round_tid;
+    long other_stage;       /* "(other stages)", -1 none */
+    size_t n_limit_folded, n_to_other; /* categories folded at the limit; keys sent to other */
+} wt_cmp_census;
+
+/* Pass 2's view of one thread: per nesting level, the span time of finished spans still
+ * waiting for their enclosing span (spans are written when they end, children first). */
+typedef struct wt_cmp_pending {
+    uint32_t stage;
+    int direct; /* a span of this level (1), or time carried up from below (0) */
+    double ns;
+} wt_cmp_pending;
+
+typedef struct wt_cmp_level {
+    long round;        /* the round these spans lie in */
+    int64_t first, last; /* the earliest start and latest end of its spans */
+    wt_cmp_pending *e;
+    size_t n, cap;
+} wt_cmp_level;
+
+typedef struct wt_cmp_thread {
+    uint64_t tid;
+    int used, top; /* top: one past the deepest level with entries */
+    wt_cmp_level lv[WT_CMP_MAX_DEPTH];
+} wt_cmp_thread;
 
 typedef struct wt_cmp_round {
     int config, file;
     int64_t number, ts, dur;
     int implicit, discarded;
-    double *stage_ns;  /* [n_stage_cap] summed span time, NAN when the stage is absent */
+    double *stage_ns;  /* [n stages] summed span time, NAN when the stage is absent; a span
+                          inside a span of its own stage (same thread) is not added again */
+    uint32_t *hits, *misses; /* [n stages] spans with cached HIT / MISS */
     size_t n_stage_cap;
     int64_t *ctr, *ctr_ts; /* [WT_CMP_MAX_COUNTERS]; ctr_ts INT64_MIN: no sample */
 } wt_cmp_round;
 
 typedef struct wt_cmp_stage {
-    const char *category, *label; /* NULL allowed */
-    char *display;                /* "category/label" */
-    uint32_t depth;               /* the least depth it was seen at; round stage: 0 */
-    int64_t first_offset;         /* least start - round start: orders the table */
+    const char *category, *label; /* NULL allowed; label NULL for a category row */
+    char *display;                /* "category/label", "category" or "category/..." (rolled up) */
+    int kind;                     /* WT_CMP_STAGE_* */
+    size_t n_labels;              /* category rows: the distinct labels in it */
+    long parent;                  /* the enclosing stage (the round: 0); -1 not yet seen */
+    uint32_t depth;               /* in the stage tree: the round 0, its children 1, ... */
+    int64_t first_offset;         /* least start - round start: orders siblings */
     int is_round;                 /* the round's own duration */
+    int has_data;                 /* some span of it lies in a round */
 } wt_cmp_stage;
 
 /* A stage of one configuration. */
 typedef struct wt_cmp_cell {
     wt_summary s;        /* over the rounds that have the stage, in ms */
+    uint64_t hits, misses; /* spans with cached HIT / MISS in the configuration's kept rounds */
     double *per_round;   /* [config n_rounds], ms, NAN when absent in that round */
 } wt_cmp_cell;
 
@@ -95,6 +171,9 @@ typedef struct wt_cmp_config {
 typedef struct wt_cmp_pair_stage {
     double a_median, b_median, saved, saved_pct; /* ms, %; NAN when a side lacks the stage */
     wt_paired paired;                            /* d = A - B, ms */
+    long more_pairs;   /* too few or noise: the fewest further pairs that, agreeing with the
+                          median's sign, would give an interval excluding 0; 0 decided; -1 not
+                          within WT_CMP_MAX_MORE or no direction */
     double *diff;                                /* [paired.n] A - B per pair, pair order */
 } wt_cmp_pair_stage;
 
@@ -117,6 +196,10 @@ typedef struct wt_compare {
     wt_cmp_round *rounds;
     size_t n_rounds;
     wt_cmp_names stage_keys, counter_names, meta_keys, config_keys;
+    wt_cmp_census census;
+    wt_cmp_thread *threads; /* pass 2, the current file: [WT_CMP_MAX_THREADS] by tid hash */
+    size_t n_pending;
+    uint64_t spans_flat;    /* spans counted without their tree (depth or thread limits) */
     wt_cmp_stage *stages;
     wt_cmp_config *configs;
     char **side_meta[2];   /* [WT_CMP_MAX_META] metadata outside rounds, per side */
@@ -126,7 +209,8 @@ typedef struct wt_compare {
     wt_cmp_cell *cells;    /* [config * n stages + stage] */
     wt_cmp_pair *pairs;
     size_t n_pairs;
-    size_t *stage_order;   /* display order of the stages */
+    size_t *stage_order;   /* display order: the stage tree depth first, siblings by start */
+    size_t n_order;        /* stages shown: the round and every stage with data */
     wt_cmp_warning *warnings;
     size_t n_warnings;
     uint64_t warnings_dropped;
@@ -164,6 +248,9 @@ int wt_compare_write_text(const wt_compare *c, FILE *out);
 /* The walltime-compare/1 document, on `out`. */
 int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty);
 
+/* The name of file f's process, "rank N (pid P)" or "pid P", into buf; returns buf. */
+const char *wt_compare_process(const wt_compare *c, size_t f, char *buf, size_t n);
+
 /* A value in ms, "-" for NAN, into buf; returns buf. */
 const char *wt_compare_fmt_ms(char *buf, size_t n, double ms);
 
@@ -173,5 +260,34 @@ void wt__cmp_warn(wt_compare *c, const char *kind, const char *fmt, ...)
 double wt__cmp_round_stage_ns(const wt_cmp_round *r, size_t s);
 /* Adds every warning of a finished collection (compare_warn.c). */
 int wt__cmp_find_warnings(wt_compare *c);
+
+/* Name tables (compare.c). names_find: the index of `s`, added when `add` and there is room;
+ * -1 absent or full, -2 no memory. */
+int wt__cmp_names_init(wt_cmp_names *t, size_t cap);
+void wt__cmp_names_release(wt_cmp_names *t);
+long wt__cmp_names_find(wt_cmp_names *t, const char *s, int add);
+/* The round of the current file whose window holds [ts, end], or NULL (compare.c). */
+wt_cmp_round *wt__cmp_round_at(wt_compare *c, int64_t ts, int64_t end);
+
+/* The rows (compare_census.c): pass 1's census of a span and of a thread that records rounds;
+ * the plan of the rows after pass 1. */
+int wt__cmp_census_init(wt_cmp_census *k);
+void wt__cmp_census_release(wt_cmp_census *k);
+int wt__cmp_census_span(wt_compare *c, const wt_event *ev);
+void wt__cmp_census_round_tid(wt_compare *c, uint64_t tid);
+int wt__cmp_plan(wt_compare *c);
+/* "category\x1flabel" of a span: a separator no name has, so "a/b"+"c" and "a"+"b/c" stay
+ * apart. In buf when it fits, else malloc'd (the caller frees it when != buf); NULL when out
+ * of memory. */
+char *wt__cmp_key_of(char *buf, size_t n, const wt_event *ev);
+/* The stage tree (compare_tree.c): a span of pass 2; the end of a file's pass 2; the tree
+ * order at finish. */
+int wt__cmp_place_span(wt_compare *c, const wt_event *ev);
+void wt__cmp_flush_threads(wt_compare *c);
+int wt__cmp_tree_order(wt_compare *c);
+/* The most further pairs compare looks for when a verdict is not reached. */
+#define WT_CMP_MAX_MORE 1000
+#define WT_CMP_STR_(x) #x
+#define WT_CMP_STR(x) WT_CMP_STR_(x)
 
 #endif

@@ -44,25 +44,76 @@ static const char *verdict_words(char *buf, size_t n, const wt_compare *c, const
 {
     const char *b = c->configs[p->b].name;
     switch (ps->paired.verdict) {
-    case WT_VERDICT_FASTER: snprintf(buf, n, "%.40s faster", b); break;
-    case WT_VERDICT_SLOWER: snprintf(buf, n, "%.40s slower", b); break;
+    case WT_VERDICT_FASTER: snprintf(buf, n, "%s faster", b); break;
+    case WT_VERDICT_SLOWER: snprintf(buf, n, "%s slower", b); break;
     case WT_VERDICT_NOISE: snprintf(buf, n, "within noise"); break;
-    case WT_VERDICT_TOO_FEW: snprintf(buf, n, "too few rounds"); break;
+    case WT_VERDICT_TOO_FEW:
+        if (ps->more_pairs > 0)
+            snprintf(buf, n, "too few rounds: %ld more pair%s would let %.0f%% decide", ps->more_pairs,
+                     ps->more_pairs == 1 ? "" : "s", 100 * c->opt.confidence);
+        else
+            snprintf(buf, n, "too few rounds");
+        break;
     case WT_VERDICT_NONE: snprintf(buf, n, "not comparable"); break;
     }
     return buf;
 }
 
+/* The name a row shows: the display name, with the label count of a category row. */
+static const char *row_name(char *buf, size_t n, const wt_cmp_stage *st)
+{
+    if (st->kind == WT_CMP_STAGE_ROLLUP || st->kind == WT_CMP_STAGE_CATEGORY)
+        snprintf(buf, n, "%s (%zu label%s)", st->display, st->n_labels, st->n_labels == 1 ? "" : "s");
+    else
+        snprintf(buf, n, "%s", st->display);
+    return buf;
+}
+
+static int indent_of(const wt_cmp_stage *st)
+{
+    return 2 * (int)(st->depth > 12 ? 12 : st->depth);
+}
+
+/* The stage column: as wide as the longest name up to NAME_COL_MAX; a longer name gets a line
+ * of its own and its values start on the next line (never cut). */
+#define NAME_COL_MAX 72
+static int name_width(const wt_compare *c)
+{
+    char buf[1024];
+    int w = 10;
+    for (size_t o = 0; o < c->n_order; o++) {
+        const wt_cmp_stage *st = &c->stages[c->stage_order[o]];
+        const int len = indent_of(st) + (int)strlen(row_name(buf, sizeof buf, st));
+        w = len > w && len <= NAME_COL_MAX ? len : w; /* longer ones go on their own line */
+    }
+    return w;
+}
+
 static void write_stage_name(FILE *out, const wt_cmp_stage *st, int width)
 {
-    const int indent = st->is_round ? 0 : 2 * (int)(st->depth > 8 ? 8 : st->depth);
-    fprintf(out, "%*s%-*.*s", indent, "", width - indent, width - indent, st->display);
+    char buf[1024];
+    const char *name = st->kind == WT_CMP_STAGE_LABEL ? st->display : row_name(buf, sizeof buf, st);
+    const int indent = indent_of(st), len = (int)strlen(name);
+    if (indent + len > width)
+        fprintf(out, "%*s%s\n%-*s", indent, "", name, width, "");
+    else
+        fprintf(out, "%*s%-*s", indent, "", width - indent, name);
+}
+
+static const char *by_words(const wt_compare *c)
+{
+    switch (c->opt.by) {
+    case WT_CMP_BY_LABEL: return "by label (--by label)";
+    case WT_CMP_BY_CATEGORY: return "by category (--by category)";
+    default: break;
+    }
+    return "by label, a category of more than " WT_CMP_STR(WT_CMP_AUTO_LABELS) " labels as one row (--by auto)";
 }
 
 int wt_compare_write_text(const wt_compare *c, FILE *out)
 {
     const size_t ns = c->stage_keys.n, nc = c->config_keys.n;
-    char b1[32], b2[32], b3[32], b4[32], b5[64];
+    char b1[32], b2[32], b3[32], b4[32], b5[160];
     fprintf(out, "compare: %s mode, %zu file%s;", c->opt.runs ? "runs" : "rounds", c->n_files,
             c->n_files == 1 ? "" : "s");
     for (size_t k = 0; k < nc; k++)
@@ -70,30 +121,40 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
                 c->configs[k].n_rounds == 1 ? "" : "s");
     if (c->opt.discard)
         fprintf(out, " (first %d of each left out)", c->opt.discard);
-    fputs("\n\n", out);
+    for (size_t f = 0; f < c->n_files; f++) {
+        char who[WT_PROCNAME_MAX];
+        fprintf(out, "\n  %s: '%s', %zu round%s", wt_compare_process(c, f, who, sizeof who), c->files[f].path,
+                c->files[f].n_rounds, c->files[f].n_rounds == 1 ? "" : "s");
+    }
+    fprintf(out, "\nstages %s, each under its enclosing span on the same thread\n\n", by_words(c));
     if (nc == 0) {
         fputs("nothing to compare: no rounds\n", out);
         goto warnings;
     }
-    int cw = 6; /* the config column: as wide as the longest name, within reason */
+    int cw = 6; /* the config column: as wide as the longest name */
     for (size_t k = 0; k < nc; k++) {
         const int len = (int)strlen(c->configs[k].name);
-        cw = len > cw ? (len > 32 ? 32 : len) : cw;
+        cw = len > cw ? len : cw;
     }
-    fprintf(out, "%-34s %-*s %3s %10s %10s %10s  %s\n", "stage (ms)", cw, "config", "n", "median", "min",
-            "max", "per round");
-    for (size_t o = 0; o < ns; o++) {
+    const int nw = name_width(c);
+    fprintf(out, "%-*s %-*s %3s %10s %10s %10s %9s  %s\n", nw, "stage (ms)", cw, "config", "n", "median",
+            "min", "max", "HIT/MISS", "per round");
+    for (size_t o = 0; o < c->n_order; o++) {
         const size_t s = c->stage_order[o];
         for (size_t k = 0; k < nc; k++) {
             const wt_cmp_cell *cell = &c->cells[k * ns + s];
             if (k == 0)
-                write_stage_name(out, &c->stages[s], 34);
+                write_stage_name(out, &c->stages[s], nw);
             else
-                fprintf(out, "%-34s", "");
-            fprintf(out, " %-*.*s %3zu %10s %10s %10s ", cw, cw, c->configs[k].name, cell->s.n,
+                fprintf(out, "%-*s", nw, "");
+            char hm[48] = "-";
+            if (cell->hits || cell->misses)
+                snprintf(hm, sizeof hm, "%llu/%llu", (unsigned long long)cell->hits,
+                         (unsigned long long)cell->misses);
+            fprintf(out, " %-*s %3zu %10s %10s %10s %9s ", cw, c->configs[k].name, cell->s.n,
                     wt_compare_fmt_ms(b1, sizeof b1, cell->s.median),
                     wt_compare_fmt_ms(b2, sizeof b2, cell->s.min),
-                    wt_compare_fmt_ms(b3, sizeof b3, cell->s.max));
+                    wt_compare_fmt_ms(b3, sizeof b3, cell->s.max), hm);
             for (size_t i = 0; i < c->configs[k].n_rounds && i < 12; i++)
                 fprintf(out, " %s", wt_compare_fmt_ms(b1, sizeof b1, cell->per_round[i]));
             if (c->configs[k].n_rounds > 12)
@@ -107,9 +168,9 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
         fprintf(out, "\n%s vs %s: saved = %s - %s, paired round by round (%zu pairs, %.0f%% interval)\n",
                 an, bn, an, bn, p->n_pairs, 100 * c->opt.confidence);
         const int aw = strlen(an) > 10 ? (int)strlen(an) : 10, bw = strlen(bn) > 10 ? (int)strlen(bn) : 10;
-        fprintf(out, "%-34s %*s %*s %10s %7s  %-28s %s\n", "stage (ms)", aw, an, bw, bn, "saved", "saved%",
+        fprintf(out, "%-*s %*s %*s %10s %7s  %-28s %s\n", nw, "stage (ms)", aw, an, bw, bn, "saved", "saved%",
                 "paired median [interval]", "verdict");
-        for (size_t o = 0; o < ns; o++) {
+        for (size_t o = 0; o < c->n_order; o++) {
             const size_t s = c->stage_order[o];
             const wt_cmp_pair_stage *ps = &p->stage[s];
             char ci[112]; /* three numbers of up to 31 bytes */
@@ -127,7 +188,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
                 snprintf(pct, sizeof pct, "-");
             else
                 snprintf(pct, sizeof pct, "%.1f%%", ps->saved_pct);
-            write_stage_name(out, &c->stages[s], 34);
+            write_stage_name(out, &c->stages[s], nw);
             fprintf(out, " %*s %*s %10s %7s  %-28s %s\n", aw,
                     wt_compare_fmt_ms(b1, sizeof b1, ps->a_median), bw,
                     wt_compare_fmt_ms(b2, sizeof b2, ps->b_median),
@@ -135,12 +196,12 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
                     verdict_words(b5, sizeof b5, c, p, ps));
         }
         if (c->counter_names.n) {
-            fprintf(out, "%-34s %*s %*s %10s   (median of each round's last sample)\n", "counter",
+            fprintf(out, "%-*s %*s %*s %10s   (median of each round's last sample)\n", nw, "counter",
                     aw, an, bw, bn, "saved");
             for (size_t t = 0; t < c->counter_names.n; t++) {
                 const char *name = c->counter_names.s[t];
                 const double va = c->configs[p->a].ctr[t].median, vb = c->configs[p->b].ctr[t].median;
-                fprintf(out, "%-34.34s %*s %*s %10s\n", name, aw, fmt_ctr(b1, sizeof b1, name, va), bw,
+                fprintf(out, "%-*s %*s %*s %10s\n", nw, name, aw, fmt_ctr(b1, sizeof b1, name, va), bw,
                         fmt_ctr(b2, sizeof b2, name, vb), fmt_ctr(b3, sizeof b3, name, va - vb));
             }
         }
@@ -226,7 +287,8 @@ static void json_stages(wt_json *j, const wt_compare *c)
 {
     const size_t ns = c->stage_keys.n;
     wt_json_array_begin(j, "stages");
-    for (size_t o = 0; o < ns; o++) {
+    static const char *const kinds[] = { "round", "label", "category", "rollup", "other" };
+    for (size_t o = 0; o < c->n_order; o++) {
         const size_t s = c->stage_order[o];
         const wt_cmp_stage *st = &c->stages[s];
         wt_json_object_begin(j, NULL);
@@ -234,6 +296,13 @@ static void json_stages(wt_json *j, const wt_compare *c)
         wt_json_string(j, "category", st->is_round ? NULL : st->category);
         wt_json_string(j, "label", st->is_round ? NULL : st->label);
         wt_json_bool(j, "whole_round", st->is_round);
+        wt_json_string(j, "kind", kinds[st->kind]);
+        if (st->kind == WT_CMP_STAGE_ROLLUP || st->kind == WT_CMP_STAGE_CATEGORY)
+            wt_json_uint(j, "labels", st->n_labels);
+        if (st->is_round)
+            wt_json_null(j, "parent");
+        else
+            wt_json_string(j, "parent", c->stages[st->parent].display);
         wt_json_uint(j, "depth", st->depth);
         wt_json_array_begin(j, "per_config");
         for (size_t k = 0; k < c->config_keys.n; k++) {
@@ -241,6 +310,8 @@ static void json_stages(wt_json *j, const wt_compare *c)
             wt_json_object_begin(j, NULL);
             wt_json_string(j, "config", c->configs[k].name);
             json_summary(j, &cell->s);
+            wt_json_uint(j, "hits", cell->hits);
+            wt_json_uint(j, "misses", cell->misses);
             wt_json_array_begin(j, "per_round_ms");
             for (size_t i = 0; i < c->configs[k].n_rounds; i++)
                 json_ms(j, NULL, cell->per_round[i]);
@@ -255,8 +326,7 @@ static void json_stages(wt_json *j, const wt_compare *c)
 
 static void json_pairs(wt_json *j, const wt_compare *c)
 {
-    const size_t ns = c->stage_keys.n;
-    char words[64];
+    char words[160];
     wt_json_array_begin(j, "pairs");
     for (size_t pi = 0; pi < c->n_pairs; pi++) {
         const wt_cmp_pair *p = &c->pairs[pi];
@@ -266,7 +336,7 @@ static void json_pairs(wt_json *j, const wt_compare *c)
         wt_json_string(j, "b", B->name);
         wt_json_uint(j, "n_pairs", p->n_pairs);
         wt_json_array_begin(j, "stages");
-        for (size_t o = 0; o < ns; o++) {
+        for (size_t o = 0; o < c->n_order; o++) {
             const size_t s = c->stage_order[o];
             const wt_cmp_pair_stage *ps = &p->stage[s];
             wt_json_object_begin(j, NULL);
@@ -288,6 +358,10 @@ static void json_pairs(wt_json *j, const wt_compare *c)
             wt_json_array_end(j);
             wt_json_object_end(j);
             wt_json_string(j, "verdict", wt_verdict_name(ps->paired.verdict));
+            if (ps->more_pairs >= 0)
+                wt_json_int(j, "more_pairs", ps->more_pairs);
+            else
+                wt_json_null(j, "more_pairs");
             wt_json_string(j, "verdict_text", verdict_words(words, sizeof words, c, p, ps));
             wt_json_object_end(j);
         }
@@ -318,6 +392,7 @@ int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
     wt_json_string(&j, "mode", c->opt.runs ? "runs" : "rounds");
     wt_json_fixed(&j, "confidence", c->opt.confidence, 4);
     wt_json_int(&j, "discard", c->opt.discard);
+    wt_json_string(&j, "by", c->opt.by == WT_CMP_BY_LABEL ? "label" : c->opt.by == WT_CMP_BY_CATEGORY ? "category" : "auto");
     wt_json_array_begin(&j, "inputs");
     for (size_t f = 0; f < c->n_files; f++) {
         const wt_cmp_file *F = &c->files[f];
@@ -326,6 +401,12 @@ int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
         if (c->opt.runs)
             wt_json_string(&j, "side", c->opt.side[F->side] ? c->opt.side[F->side] : (F->side ? "b" : "a"));
         wt_json_uint(&j, "pid", F->pid);
+        char who[WT_PROCNAME_MAX];
+        wt_json_string(&j, "name", wt_compare_process(c, f, who, sizeof who));
+        if (F->who.has_rank)
+            wt_json_int(&j, "rank", F->who.rank);
+        else
+            wt_json_null(&j, "rank");
         wt_json_string(&j, "program", F->program);
         wt_json_string(&j, "host", F->host);
         wt_json_uint(&j, "rounds", F->n_rounds);
@@ -338,6 +419,7 @@ int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
     wt_json_object_begin(&j, "spans");
     wt_json_uint(&j, "in_rounds", c->spans_in_rounds);
     wt_json_uint(&j, "outside_rounds", c->spans_outside);
+    wt_json_uint(&j, "flat", c->spans_flat);
     wt_json_object_end(&j);
     wt_json_array_begin(&j, "warnings");
     for (size_t i = 0; i < c->n_warnings; i++) {

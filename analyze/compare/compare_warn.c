@@ -53,20 +53,50 @@ static const char *config_word(const wt_cmp_config *k)
     return colon ? colon + 1 : k->name;
 }
 
+/* Says which categories the stage limit folded into one row, and what went to "other". */
+static void warn_folded(wt_compare *c)
+{
+    const wt_cmp_census *k = &c->census;
+    if (!k->n_limit_folded && !k->n_to_other && !k->keys_overflow && !k->cats_overflow)
+        return;
+    char list[600] = "";
+    size_t used = 0, count = 0;
+    for (size_t g = 0; g < k->cats.n; g++) {
+        if (k->cat_fold[g] != 2)
+            continue;
+        if (++count <= 6 && used < sizeof list) {
+            int w = snprintf(list + used, sizeof list - used, "%s'%s' (%zu%s labels)", count > 1 ? ", " : "",
+                             k->cats.s[g], k->cat_labels[g], k->cat_overflow[g] ? "+" : "");
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
+    if (count)
+        wt__cmp_warn(c, "limit",
+                     "more than %d stages: the labels of %s%s are folded into one row per category "
+                     "(shown as 'category/*'); the round and top-level stages keep their own rows",
+                     WT_CMP_MAX_STAGES, list, count > 6 ? ", ..." : "");
+    if (k->n_to_other || k->cats_overflow)
+        wt__cmp_warn(c, "limit",
+                     "more categories than stage rows: %zu names of the last categories counted in "
+                     "'(other stages)'", k->n_to_other + (size_t)(k->cats_overflow ? 1 : 0));
+}
+
 static void warn_inputs(wt_compare *c)
 {
+    warn_folded(c);
     if (c->dropped_rounds || c->dropped_stages || c->dropped_counters)
         wt__cmp_warn(c, "limit",
-                     "limits reached: %llu rounds, %llu spans of new stages and %llu counter samples "
+                     "limits reached: %llu rounds, %llu spans and %llu counter samples "
                      "left out (at most %d rounds, %d stages, %d counters)",
                      (unsigned long long)c->dropped_rounds, (unsigned long long)c->dropped_stages,
                      (unsigned long long)c->dropped_counters, WT_CMP_MAX_ROUNDS, WT_CMP_MAX_STAGES,
                      WT_CMP_MAX_COUNTERS);
+    char who[WT_PROCNAME_MAX];
     for (size_t f = 0; f < c->n_files && !c->opt.runs; f++)
         if (c->files[f].n_rounds == 0)
             wt__cmp_warn(c, "no_rounds",
-                         "'%s': no rounds: record each build between wt_round_begin(config, round) "
-                         "and wt_round_end()", c->files[f].path);
+                         "'%s' (%s): no rounds: record each build between wt_round_begin(config, round) "
+                         "and wt_round_end()", c->files[f].path, wt_compare_process(c, f, who, sizeof who));
     if (c->opt.runs) {
         for (int s = 0; s < 2; s++) {
             int any = 0;
@@ -156,12 +186,13 @@ static void warn_alternation(wt_compare *c)
                 times++;
             }
         }
+        char who[WT_PROCNAME_MAX];
         if (times)
             wt__cmp_warn(c, "not_alternating",
-                         "rounds did not alternate: '%s' rounds %lld and %lld ran back to back (%zu "
+                         "rounds did not alternate in %s: '%s' rounds %lld and %lld ran back to back (%zu "
                          "time%s in all): configurations may have seen different page-cache states",
-                         c->configs[ex->config].name, (long long)ex[-1].number, (long long)ex->number,
-                         times, times == 1 ? "" : "s");
+                         wt_compare_process(c, f, who, sizeof who), c->configs[ex->config].name,
+                         (long long)ex[-1].number, (long long)ex->number, times, times == 1 ? "" : "s");
     }
 }
 
@@ -293,11 +324,16 @@ static void warn_pair(wt_compare *c, const wt_cmp_pair *p)
                      "unequal round counts: '%s' has %zu rounds, '%s' %zu: paired the first %zu of each",
                      A->name, A->n_rounds, B->name, B->n_rounds, p->n_pairs);
     const wt_cmp_pair_stage *ps = &p->stage[0];
-    if (ps->paired.verdict == WT_VERDICT_TOO_FEW)
+    if (ps->paired.verdict == WT_VERDICT_TOO_FEW) {
+        char more[96] = "run more rounds";
+        if (ps->more_pairs > 0)
+            snprintf(more, sizeof more, "%ld more pair%s would let %.0f%% decide, if they agree", ps->more_pairs,
+                     ps->more_pairs == 1 ? "" : "s", 100 * c->opt.confidence);
         wt__cmp_warn(c, "too_few_rounds",
                      "too few rounds to tell: %zu pair%s of '%s' and '%s'; a %.0f%% interval needs at "
-                     "least %u (run more rounds)", ps->paired.n, ps->paired.n == 1 ? "" : "s", A->name,
-                     B->name, 100 * c->opt.confidence, ps->paired.min_pairs);
+                     "least %u: %s", ps->paired.n, ps->paired.n == 1 ? "" : "s", A->name,
+                     B->name, 100 * c->opt.confidence, ps->paired.min_pairs, more);
+    }
     if (ps->paired.n >= DRIFT_MIN && ps->paired.n <= 5000) {
         const double tau = wt_stats_kendall_tau(ps->diff, ps->paired.n);
         double lo = ps->diff[0], hi = ps->diff[0];

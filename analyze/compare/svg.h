@@ -12,7 +12,14 @@
 /* At most this many stages are drawn (in the text report's order); the chart says so. */
 #define WT_SVG_MAX_STAGES 40
 
-/* Writes the chart of the finished comparison `c` to `out`. Returns 0 or WT_EIO. */
+typedef struct wt_svg_opts {
+    int shared_scale; /* 1: one ms scale for every stage's bars (and one for the differences) */
+} wt_svg_opts;
+
+/* Writes the chart of the finished comparison `c` to `out`; opts NULL means defaults.
+ * Returns 0, WT_EIO, or WT_ENOMEM (nothing written). */
+int wt_svg_write_ex(const wt_compare *c, const wt_svg_opts *opts, FILE *out);
+/* The same with the defaults. */
 int wt_svg_write(const wt_compare *c, FILE *out);
 
 #endif

@@ -1,7 +1,49 @@
 /* The ledger + anomalies pass shared by the subcommands: see analysis.h. */
 #include "analysis.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+void wt_anomaly_config_init(wt_anomaly_config *c)
+{
+    memset(c, 0, sizeof *c);
+    wt_anomaly_opts_init(&c->opts);
+    c->opts.budgets = c->budgets;
+}
+
+void wt_anomaly_config_release(wt_anomaly_config *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->opts.n_budgets; i++)
+        free((char *)c->budgets[i].category);
+    wt_anomaly_config_init(c);
+}
+
+int wt_anomaly_config_gate(const wt_anomaly_config *c, const wt_anomalies *an, double *value)
+{
+    for (size_t i = 0; i < c->n_gates; i++)
+        if (wt_anomalies_gate(an, &c->gates[i], value))
+            return (int)i;
+    return -1;
+}
+
+int wt_anomaly_config_status(const wt_anomaly_config *c, const wt_anomalies *an)
+{
+    double v;
+    int i = wt_anomaly_config_gate(c, an, &v);
+    if (i < 0)
+        return 0;
+    const wt_gate *g = &c->gates[i];
+    if (g->measure == WT_GATE_COUNT)
+        wt_cli_error("--fail-on: '%s' matched: %.0f found", c->gate_text[i], v);
+    else if (g->measure == WT_GATE_UNTRACKED_PCT)
+        wt_cli_error("--fail-on: '%s' matched: %.2f%% untracked", c->gate_text[i], v);
+    else
+        wt_cli_error("--fail-on: '%s' matched: %.3f s %s", c->gate_text[i], v,
+                     g->measure == WT_GATE_AVOIDABLE ? "avoidable" : "untracked");
+    return WT_EXIT_GATE;
+}
 
 /* ---- both analyses (and the caller's callbacks) from one source run ---- */
 

@@ -34,6 +34,32 @@ typedef struct wt_analysis_opts {
     void *also_ctx;
 } wt_analysis_opts;
 
+/* The anomaly side of a run as a command sets it: the rules' options with room for the
+ * budgets, the --baseline trace and the CI gates. Parsed from a command line by
+ * commands/args.c; taken by `ledger`, `anomalies` and export (export.h). opts.budgets points
+ * into budgets[], so the struct is not to be copied. */
+#define WT_MAX_BUDGETS 64
+#define WT_MAX_GATES 16
+typedef struct wt_anomaly_config {
+    wt_anomaly_opts opts;
+    wt_budget budgets[WT_MAX_BUDGETS]; /* their categories malloc'ed, freed by release */
+    const char *baseline;              /* a --baseline trace, or NULL */
+    wt_gate gates[WT_MAX_GATES];       /* --fail-on: any that fires fails the run */
+    char gate_text[WT_MAX_GATES][48];  /* each gate as written, for messages */
+    size_t n_gates;
+} wt_anomaly_config;
+
+/* Defaults (wt_anomaly_opts_init()), no budget, baseline or gate. */
+void wt_anomaly_config_init(wt_anomaly_config *c);
+/* Frees the budgets' categories; c is then as after init. NULL is a no-op. */
+void wt_anomaly_config_release(wt_anomaly_config *c);
+/* The index of the first of c's gates that fires on the finished `an`, with its measure in
+ * *value; -1 when none does. */
+int wt_anomaly_config_gate(const wt_anomaly_config *c, const wt_anomalies *an, double *value);
+/* The exit status of c's gates on the finished an: WT_EXIT_GATE after saying on stderr which
+ * gate matched and its measure ("--fail-on: 'miss>0' matched: 600 found"), else 0. */
+int wt_anomaly_config_status(const wt_anomaly_config *c, const wt_anomalies *an);
+
 /* The results of wt_analysis_run(), owned by the caller: wt_analysis_release(). */
 typedef struct wt_analysis {
     wt_ledger_calc *lc;     /* the run's ledger, finished */

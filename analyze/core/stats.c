@@ -90,6 +90,55 @@ const char *wt_verdict_name(wt_verdict v)
     return "none";
 }
 
+/* The largest k (1-based) with 2 * P(X <= k-1) <= 1 - confidence, X ~ Binomial(n, 1/2), and
+ * P(X <= k-1) in *tail; 0 when none. The cdf grows term by term. */
+static unsigned sign_k(unsigned n, double confidence, double *tail)
+{
+    const double alpha = (1.0 - confidence) * (1 + 1e-9);
+    unsigned k = 0;
+    double cdf = 0;
+    const double ln2n = n * log(2.0), lgn1 = lgamma(n + 1.0);
+    *tail = 0;
+    for (unsigned j = 1; j <= (n + 1) / 2; j++) {
+        const unsigned i = j - 1;
+        cdf += exp(lgn1 - lgamma(i + 1.0) - lgamma((double)(n - i) + 1.0) - ln2n);
+        if (2.0 * cdf > alpha)
+            break;
+        k = j;
+        *tail = cdf;
+    }
+    return k;
+}
+
+long wt_stats_more_pairs(const double *d, size_t n, double confidence, unsigned max_more)
+{
+    confidence = clean_confidence(confidence);
+    size_t pos = 0, neg = 0;
+    for (size_t i = 0; i < n; i++) {
+        pos += d[i] > 0;
+        neg += d[i] < 0;
+    }
+    if (pos == neg || n > 100000)
+        return -1; /* no direction to agree with */
+    /* the interval [d(k), d(N+1-k)] excludes 0 when fewer than k differences are on the
+     * other side (or zero); k grows with N, so the least N is found by bisection */
+    const size_t against = n - (pos > neg ? pos : neg);
+    double tail;
+    if (sign_k((unsigned)n, confidence, &tail) > against)
+        return 0;
+    unsigned lo = 1, hi = max_more;
+    if (sign_k((unsigned)n + hi, confidence, &tail) <= against)
+        return -1;
+    while (lo < hi) {
+        const unsigned mid = lo + (hi - lo) / 2;
+        if (sign_k((unsigned)n + mid, confidence, &tail) > against)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return (long)lo;
+}
+
 int wt_stats_paired(const double *a, const double *b, size_t n, double confidence,
                     wt_paired *out)
 {
@@ -110,20 +159,8 @@ int wt_stats_paired(const double *a, const double *b, size_t n, double confidenc
     out->median = wt_stats_median_sorted(d, n);
     out->verdict = WT_VERDICT_TOO_FEW;
 
-    const double alpha = (1.0 - confidence) * (1 + 1e-9);
-    const unsigned un = n > 100000 ? 100000u : (unsigned)n; /* callers bound rounds far below */
-    /* the largest k (1-based) with 2 * P(X <= k-1) <= alpha; the cdf grows term by term */
-    unsigned k = 0;
-    double tail = 0, cdf = 0;
-    const double ln2n = un * log(2.0), lgn1 = lgamma(un + 1.0);
-    for (unsigned j = 1; j <= (un + 1) / 2; j++) {
-        const unsigned i = j - 1;
-        cdf += exp(lgn1 - lgamma(i + 1.0) - lgamma((double)(un - i) + 1.0) - ln2n);
-        if (2.0 * cdf > alpha)
-            break;
-        k = j;
-        tail = cdf;
-    }
+    double tail = 0;
+    const unsigned k = sign_k(n > 100000 ? 100000u : (unsigned)n, confidence, &tail);
     if (k >= 1) {
         out->lo = d[k - 1];
         out->hi = d[n - k];

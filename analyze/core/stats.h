@@ -62,6 +62,13 @@ typedef struct wt_paired {
 int wt_stats_paired(const double *a, const double *b, size_t n, double confidence,
                     wt_paired *out);
 
+/* Guidance when paired differences d[0..n) give no verdict at `confidence`: the fewest further
+ * pairs that, all on the side of the majority of d, would give an interval that excludes 0.
+ * 0 when d already does; -1 when there is no majority side, or more than max_more would be
+ * needed. At 95%: 4 differences all positive need 2 more (6 is the least n); 3 positive and
+ * 1 negative need 5 more (at n = 9 the interval starts at d(2)). */
+long wt_stats_more_pairs(const double *d, size_t n, double confidence, unsigned max_more);
+
 /* Kendall's tau-a of v[0..n) against its index: +1 rising in every pair, -1 falling, near 0
  * no trend. 0 for n < 2. O(n^2): callers bound n. */
 double wt_stats_kendall_tau(const double *v, size_t n);

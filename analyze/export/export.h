@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "anomalies.h"
-#include "args.h"
+#include "analysis.h"
 #include "source.h"
 #include "walltime/reader.h"
 
@@ -110,7 +110,7 @@ typedef struct wt_export_opts {
     int reference;      /* tests: pack every Perfetto packet with protobuf-c (no fast path) */
     /* the anomaly options of the command line (thresholds, budgets, --fail-on), as `ledger`
      * and `anomalies` take them; NULL: the defaults */
-    const wt_anomaly_args *anomaly;
+    const wt_anomaly_config *anomaly;
     /* the --baseline trace's ledger (the baseline rule), or NULL */
     const wt_ledger_result *baseline;
 } wt_export_opts;

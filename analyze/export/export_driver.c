@@ -378,7 +378,7 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
             (rc = write_anomalies(&x, rep)) < 0)
             goto out;
         if (o->anomaly)
-            rep->gate = wt_anomaly_args_gate(o->anomaly, x.an);
+            rep->gate = wt_anomaly_config_status(o->anomaly, x.an);
     }
     for (size_t i = 0; i < x.n_files; i++) {
         if (!x.files[i].path)

@@ -4,70 +4,13 @@
  * durations, the miss count, and the few slowest spans and HITs (the only spans the outlier
  * and slow-HIT rules can name). Misses are kept one by one (bounded list) because their
  * avoidable cost needs the median HIT, known only at the end. */
-#include "anomalies.h"
+#include "anomalies_int.h"
 
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NS 1e-9
-
-typedef struct an_span {
-    uint64_t pid, tid;
-    int64_t ts, dur;
-    const char *category, *label, *detail;
-} an_span;
-
-/* Where a span of a known key was: what the slowest-span lists keep (the key has the names). */
-typedef struct an_at {
-    uint64_t pid, tid;
-    int64_t ts, dur;
-} an_at;
-
-typedef struct an_key {
-    /* first: what every span of the key reads (two cache lines) */
-    int64_t floor_slow, floor_slow_hits; /* a span enters slow[] (slow_hits[]) when over this:
-                                            -1 while not full, then the shortest kept */
-    uint32_t cat; /* index in cat_hits */
-    wt__reservoir all, hits, misses;
-    const char *category, *label;
-    an_at slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
-    uint8_t n_slow, n_slow_hits;
-    uint8_t lo_slow, lo_slow_hits; /* the index of the shortest kept, once full */
-    an_at first_miss;
-} an_key;
-
-typedef struct an_list {
-    wt_anomaly *v;
-    size_t n, cap;
-} an_list;
-
-struct wt_anomalies {
-    wt_anomaly_opts opts;
-    wt__pair_slot pcache[WT_PAIR_CACHE]; /* (category, label) pointers -> key index */
-    wt__strmap strings;       /* interned strings, owned */
-    wt__strmap key_map;       /* "category\x1flabel" -> index in keys */
-    an_key *keys;
-    size_t n_keys, cap_keys;
-    wt__strmap cat_map;       /* category -> index in cat_hits */
-    wt__reservoir *cat_hits;
-    size_t n_cats, cap_cats;
-    an_span *misses;
-    size_t n_misses, cap_misses;
-    an_list kinds[WT_AN_KIND_COUNT];
-    int64_t counts[WT_AN_KIND_COUNT];
-    int64_t omitted, listed;
-    wt_anomaly *out;
-    size_t n_out;
-    /* the current file */
-    const char *path;
-    uint64_t pid, first_pid;
-    int64_t start, first_start, last_ts, dropped;
-    uint64_t dropped_tid;
-    int files, damaged_reported;
-};
 
 static const char *const kind_names[WT_AN_KIND_COUNT] = {
     "miss", "untracked", "repeat-miss", "slow-hit", "outlier", "unclosed",
@@ -83,13 +26,14 @@ void wt_anomaly_opts_init(wt_anomaly_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->untracked_pct = 10.0;
-    o->repeat_miss = 3;
+    o->repeat_miss = 1;
     o->outlier_factor = 5.0;
     o->baseline_pct = 20.0;
     o->baseline_min_s = 0.5;
+    o->min_cost_s = -1.0;
 }
 
-static const char *intern(wt_anomalies *a, const char *s)
+const char *wt__an_intern(wt_anomalies *a, const char *s)
 {
     if (!s)
         return NULL;
@@ -100,11 +44,17 @@ static const char *intern(wt_anomalies *a, const char *s)
     return stable;
 }
 
-/* Adds an anomaly of kind k with a printf text; counted always, listed while under the cap. */
-static int add(wt_anomalies *a, wt_anomaly_kind k, const wt_anomaly *proto, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int add(wt_anomalies *a, wt_anomaly_kind k, const wt_anomaly *proto, const char *fmt, ...)
+/* Adds an anomaly of kind k: `title` is the rule's word, the printf text what follows it (the
+ * process name goes between them at finish). Counted always, in its group too; listed while
+ * under the cap. */
+static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+               const char *fmt, ...)
 {
+    long g = wt__an_group_add(a, k, title, proto->category, 1, proto->cost);
+    if (g < 0)
+        return WT_ENOMEM;
     a->counts[k]++;
     if (a->listed >= WT_ANOMALY_MAX_LIST) {
         a->omitted++;
@@ -127,6 +77,8 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const wt_anomaly *proto, cons
     *x = *proto;
     x->kind = k;
     x->text = text;
+    x->title = title;
+    x->group = (size_t)g;
     a->listed++;
     return 0;
 }
@@ -145,22 +97,54 @@ int wt_anomalies_create(const wt_anomaly_opts *opts, wt_anomalies **out)
     return 0;
 }
 
+/* The command's name without its directory: what tells runs of the same program. */
+static const char *program_of(wt_anomalies *a, const char *cmdline)
+{
+    char buf[256];
+    const char *c = cmdline ? cmdline : "";
+    size_t n = strcspn(c, " ");
+    const char *slash = memrchr(c, '/', n);
+    if (slash) {
+        n -= (size_t)(slash + 1 - c);
+        c = slash + 1;
+    }
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, c, n);
+    buf[n] = '\0';
+    return wt__an_intern(a, buf);
+}
+
 int wt_anomalies_file_begin(wt_anomalies *a, const char *path, const wt_trace_info *info)
 {
-    a->path = intern(a, path ? path : "");
+    a->path = wt__an_intern(a, path ? path : "");
     a->pid = info ? info->pid : 0;
     a->start = info ? (info->process_start_ns > 0 ? info->process_start_ns : info->open_ns) : 0;
-    if (a->files == 0) {
+    if (a->files_seen == 0) {
         a->first_pid = a->pid;
         a->first_start = a->start;
     }
-    a->files++;
+    a->files_seen++;
     a->last_ts = a->start;
     a->dropped = 0;
     a->dropped_tid = 0;
     a->damaged_reported = 0;
+    a->n_rounds = 0;
     memset(a->pcache, 0, sizeof a->pcache);
-    return a->path ? 0 : WT_ENOMEM;
+    for (size_t i = 0; i < a->n_keys; i++)
+        a->keys[i].load_ts_file = INT64_MAX;
+    an_file *nf = wt__grow_array(a->files, &a->cap_files, a->n_files + 1, sizeof *nf);
+    if (!nf)
+        return WT_ENOMEM;
+    a->files = nf;
+    an_file *f = &a->files[a->n_files++];
+    memset(f, 0, sizeof *f);
+    f->pid = a->pid;
+    wt_procname_init(&f->who, f->pid);
+    f->start = f->end = a->start;
+    f->miss_begin = a->n_misses;
+    f->program = program_of(a, info ? info->cmdline : NULL);
+    return a->path && f->program ? 0 : WT_ENOMEM;
 }
 
 static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *idx_out);
@@ -227,8 +211,9 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         an_key *k = &a->keys[a->n_keys++];
         memset(k, 0, sizeof *k);
         k->floor_slow = k->floor_slow_hits = -1;
-        k->category = intern(a, c);
-        k->label = intern(a, l);
+        k->load_ts_file = k->load_ts = INT64_MAX;
+        k->category = wt__an_intern(a, c);
+        k->label = wt__an_intern(a, l);
         if (!k->category || !k->label || !cat_hits_of(a, c, &k->cat))
             return NULL;
     }
@@ -293,11 +278,6 @@ static void keep_slowest(an_at *v, uint8_t *n, uint8_t *lo, int64_t *thr, an_at 
     *thr = v[*lo].dur;
 }
 
-static inline an_span span_of(const wt_event *ev, const an_key *k, int64_t dur)
-{
-    return (an_span){ ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL };
-}
-
 static inline an_at at_of(const wt_event *ev, int64_t dur)
 {
     return (an_at){ ev->pid, ev->tid, ev->ts, dur };
@@ -306,20 +286,21 @@ static inline an_at at_of(const wt_event *ev, int64_t dur)
 /* A MISS: sampled, listed (bounded) for its cost at finish. */
 static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
 {
-    an_span m = span_of(ev, k, dur);
     if (wt__reservoir_add(&k->misses, sec) < 0)
         return WT_ENOMEM;
-    if (k->misses.n == 1)
-        k->first_miss = at_of(ev, dur);
     if (a->n_misses < WT_ANOMALY_MAX_LIST) {
+        an_span m = { ev->pid, ev->tid, ev->ts, dur, NULL, (uint32_t)(k - a->keys),
+                      (uint32_t)(a->n_files - 1), 0 };
         /* the detail only of a listed miss: details past the list would grow the strings */
-        if (ev->detail && *ev->detail && !(m.detail = intern(a, ev->detail)))
+        if (ev->detail && *ev->detail && !(m.detail = wt__an_intern(a, ev->detail)))
             return WT_ENOMEM;
         an_span *nm = wt__grow_array(a->misses, &a->cap_misses, a->n_misses + 1, sizeof *nm);
         if (!nm)
             return WT_ENOMEM;
         a->misses = nm;
         a->misses[a->n_misses++] = m;
+        k->listed_n++;
+        k->listed_s += sec;
     } else {
         a->counts[WT_AN_MISS]++;
         a->omitted++;
@@ -327,12 +308,26 @@ static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, 
     return 0;
 }
 
+/* A HIT or MISS: the key's first load, in this file and in the run (what makes a later MISS a
+ * repeat). */
+static void on_load(wt_anomalies *a, an_key *k, const wt_event *ev)
+{
+    if (ev->ts < k->load_ts_file)
+        k->load_ts_file = ev->ts;
+    if (ev->ts < k->load_ts) {
+        k->load_ts = ev->ts;
+        k->load_file = (uint32_t)(a->n_files - 1);
+    }
+}
+
 static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
 {
-    wt_anomaly p = { 0, ev->pid, ev->tid, ev->ts, dur, k->category, k->label, NULL, sec, 0, NULL };
-    return add(a, WT_AN_UNCLOSED, &p,
-               "LEFT OPEN: %s %s (%.1fs) was still open at exit or crash (thread %llu), "
-               "ended then", k->category, k->label, sec, (unsigned long long)ev->tid);
+    wt_anomaly p = { .pid = ev->pid, .tid = ev->tid, .ts = ev->ts, .dur = dur,
+                     .category = k->category, .label = k->label, .seconds = sec };
+    char b[WT_LEDGER_SECONDS_MAX];
+    return add(a, WT_AN_UNCLOSED, "LEFT OPEN", &p,
+               "%s %s (%s) was still open at exit or crash (thread %llu), ended then",
+               k->category, k->label, AN_SECS(b, sec), (unsigned long long)ev->tid);
 }
 
 /* One span of key k: the per-span path (tens of millions of calls). Of all and HIT durations
@@ -348,6 +343,8 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
         return WT_ENOMEM;
     if (WT_UNLIKELY(dur > k->floor_slow))
         keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, at_of(ev, dur));
+    if (ev->cached != WT_CACHED_UNKNOWN)
+        on_load(a, k, ev);
     if (ev->cached == WT_CACHED_HIT) {
         wt__reservoir *ch = &a->cat_hits[k->cat];
         if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
@@ -382,7 +379,8 @@ static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_even
 int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
 {
     /* The common case, decided before anything changes: a known key, no sample replaced, not
-     * among the slowest, not a MISS to list, not left open. It only counts; everything else is
+     * among the slowest, not a MISS to list, not left open, not the key's earliest load in
+     * this file. It only counts; everything else is
      * span_general() (the same work as wt_anomalies_event()). Kept free of calls so that it
      * needs no stack frame. */
     const uint32_t ki = *key;
@@ -396,9 +394,10 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
                  !(ev->flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
         common = common && k->hits.n + 1 < k->hits.next && ch->n + 1 < ch->next &&
-                 dur <= k->floor_slow_hits;
+                 dur <= k->floor_slow_hits && ev->ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
-        common = common && k->misses.n + 1 < k->misses.next && a->n_misses >= WT_ANOMALY_MAX_LIST;
+        common = common && k->misses.n + 1 < k->misses.next &&
+                 a->n_misses >= WT_ANOMALY_MAX_LIST && ev->ts >= k->load_ts_file;
     if (WT_UNLIKELY(!common))
         return span_general(a, ev, key);
     const int64_t ref = ev->ts + dur;
@@ -438,6 +437,22 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
             a->dropped = wt__sat_add_i64(a->dropped, ev->count);
         }
         return 0;
+    case WT_EV_ROUND: {
+        if (ev->ts + (ev->dur > 0 ? ev->dur : 0) > a->last_ts)
+            a->last_ts = ev->ts + (ev->dur > 0 ? ev->dur : 0);
+        if (a->n_rounds >= AN_MAX_ROUNDS)
+            return 0;
+        int64_t *nr = wt__grow_array(a->rounds, &a->cap_rounds, a->n_rounds + 1, sizeof *nr);
+        if (!nr)
+            return WT_ENOMEM;
+        a->rounds = nr;
+        a->rounds[a->n_rounds++] = ev->ts;
+        return 0;
+    }
+    case WT_EV_META:
+        if (a->n_files)
+            wt_procname_event(&a->files[a->n_files - 1].who, ev);
+        return 0;
     default:
         return 0;
     }
@@ -445,11 +460,12 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
 
 void wt_anomalies_damage(wt_anomalies *a, int64_t offset, const char *message)
 {
+    (void)offset;
     if (a->damaged_reported)
         return;
     a->damaged_reported = 1;
-    wt_anomaly p = { 0, a->pid, 0, a->last_ts, 0, NULL, NULL, NULL, 0, 0, NULL };
-    add(a, WT_AN_DAMAGED, &p, "DAMAGED: %s (results cover what was readable)",
+    wt_anomaly p = { .pid = a->pid, .ts = a->last_ts };
+    add(a, WT_AN_DAMAGED, "DAMAGED", &p, "%s (results cover what was readable)",
         message && *message ? message : a->path);
 }
 
@@ -467,20 +483,61 @@ static const char *sig_name(int s)
     }
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+    const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The round of the file at t: how many rounds started at or before t (0: before the first). */
+static size_t round_at(const int64_t *starts, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The file's MISSes in a later round than the first load of their label in the file. Rounds
+ * arrive when they end, after their spans: known only now. */
+static void mark_round_repeats(wt_anomalies *a, const an_file *f)
+{
+    if (a->n_rounds == 0)
+        return;
+    qsort(a->rounds, a->n_rounds, sizeof *a->rounds, cmp_i64);
+    for (size_t i = f->miss_begin; i < a->n_misses; i++) {
+        an_span *m = &a->misses[i];
+        const an_key *k = &a->keys[m->key];
+        if (round_at(a->rounds, a->n_rounds, m->ts) >
+            round_at(a->rounds, a->n_rounds, k->load_ts_file))
+            m->repeat = 1;
+    }
+}
+
 int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st)
 {
     int rc = 0;
-    wt_anomaly p = { 0, a->pid, 0, a->last_ts, 0, NULL, NULL, NULL, 0, 0, NULL };
+    an_file *f = a->n_files ? &a->files[a->n_files - 1] : NULL;
+    if (f) {
+        f->end = a->last_ts;
+        mark_round_repeats(a, f);
+    }
+    wt_anomaly p = { .pid = a->pid, .ts = a->last_ts };
     if (st && st->end == WT_END_NONE)
-        rc = add(a, WT_AN_NO_END, &p,
-                 "NO END RECORD: '%s' ends without its end record: the writer died or the file "
-                 "is cut; its wall ends at its last event", a->path);
+        rc = add(a, WT_AN_NO_END, "NO END RECORD", &p,
+                 "'%s' ends without its end record: the writer died or the file is cut; its "
+                 "wall ends at its last event", a->path);
     else if (st && st->end == WT_END_SIGNAL)
-        rc = add(a, WT_AN_NO_END, &p, "CRASHED: '%s' ended by signal %d%s", a->path,
+        rc = add(a, WT_AN_NO_END, "CRASHED", &p, "'%s' ended by signal %d%s", a->path,
                  st->end_signal, sig_name(st->end_signal));
     if (rc == 0 && a->dropped) {
         p.tid = a->dropped_tid;
-        rc = add(a, WT_AN_DROPPED, &p, "DROPPED: the recorder dropped %lld events in '%s'",
+        rc = add(a, WT_AN_DROPPED, "DROPPED", &p, "the recorder dropped %lld events in '%s'",
                  (long long)a->dropped, a->path);
     }
     if (rc == 0 && st && (st->frames_damaged || st->errors) && !a->damaged_reported)
@@ -490,42 +547,133 @@ int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st)
 
 /* ---- end-of-run rules ---- */
 
+static int cmp_file_start(const void *x, const void *y)
+{
+    const an_file *a = *(const an_file *const *)x, *b = *(const an_file *const *)y;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Runs: files in order of process start; a file that starts before every earlier file of its
+ * run ended is of that run (the ranks of one job), else it starts the next run. */
+static int number_runs(wt_anomalies *a)
+{
+    an_file **by = malloc((a->n_files ? a->n_files : 1) * sizeof *by);
+    if (!by)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < a->n_files; i++)
+        by[i] = &a->files[i];
+    qsort(by, a->n_files, sizeof *by, cmp_file_start);
+    int run = 0;
+    int64_t end = INT64_MIN;
+    for (size_t i = 0; i < a->n_files; i++) {
+        if (i > 0 && by[i]->start >= end)
+            run++;
+        by[i]->run = run;
+        if (by[i]->end > end)
+            end = by[i]->end;
+    }
+    free(by);
+    return 0;
+}
+
+/* The MISSes in a later run of the same program than their label's first load, then every
+ * repeat counted into its key. */
+static void count_repeats(wt_anomalies *a)
+{
+    for (size_t i = 0; i < a->n_misses; i++) {
+        an_span *m = &a->misses[i];
+        an_key *k = &a->keys[m->key];
+        if (!m->repeat && k->load_ts != INT64_MAX && k->load_file < a->n_files) {
+            const an_file *first = &a->files[k->load_file], *here = &a->files[m->file];
+            m->repeat = first->run < here->run && first->program == here->program ? 2 : 0;
+        }
+        if (!m->repeat)
+            continue;
+        if (k->rep_n == 0 || m->ts < k->first_rep.ts)
+            k->first_rep = (an_at){ m->pid, m->tid, m->ts, m->dur };
+        k->rep_n++;
+        k->rep_runs += m->repeat == 2;
+        k->rep_s += (double)m->dur * NS;
+    }
+}
+
+/* The median HIT a MISS of k is held against (its label's, else its category's) and what it
+ * is of; NULL when there is no HIT at all. */
+static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
+{
+    if (k->hits.n) {
+        *med = wt__reservoir_median(&k->hits);
+        return "label";
+    }
+    wt__reservoir *ch = &a->cat_hits[k->cat];
+    if (ch->n) {
+        *med = wt__reservoir_median(ch);
+        return "category";
+    }
+    *med = NAN;
+    return NULL;
+}
+
 static int finish_misses(wt_anomalies *a)
 {
     for (size_t i = 0; i < a->n_misses; i++) {
         const an_span *m = &a->misses[i];
-        an_key *k = key_of(a, m->category, m->label);
-        if (!k)
-            return WT_ENOMEM;
+        an_key *k = &a->keys[m->key];
         const double sec = (double)m->dur * NS;
-        double med = NAN;
-        const char *of = NULL;
-        if (k->hits.n) {
-            med = wt__reservoir_median(&k->hits);
-            of = "label";
-        } else {
-            wt__reservoir *ch = &a->cat_hits[k->cat];
-            if (ch->n) {
-                med = wt__reservoir_median(ch);
-                of = "category";
-            }
-        }
+        double med;
+        const char *of = hit_median(a, k, &med);
         double cost = of ? (sec > med ? sec - med : 0.0) : sec;
-        wt_anomaly p = { 0, m->pid, m->tid, m->ts, m->dur, m->category, m->label, m->detail, sec, cost,
-                         NULL };
+        a->avoidable += cost;
+        wt_anomaly p = { .pid = m->pid, .tid = m->tid, .ts = m->ts, .dur = m->dur,
+                         .category = k->category, .label = k->label, .detail = m->detail,
+                         .seconds = sec, .cost = cost };
         const char *detail = m->detail ? m->detail : WT_LEDGER_MISS_DEFAULT;
+        char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
         int rc;
         if (of)
-            rc = add(a, WT_AN_MISS, &p,
-                     "CACHE MISS: %s %s (%.1fs) \xe2\x80\x94 %s; avoidable %.2fs (median HIT of "
-                     "the %s %.2fs)", m->category, m->label, sec, detail, cost, of, med);
+            rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
+                     "%s %s (%s) \xe2\x80\x94 %s; avoidable %s (median HIT of the %s %s)",
+                     k->category, k->label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost), of,
+                     AN_SECS(b3, med));
         else
-            rc = add(a, WT_AN_MISS, &p,
-                     "CACHE MISS: %s %s (%.1fs) \xe2\x80\x94 %s; avoidable up to %.2fs (no HIT "
-                     "to compare)", m->category, m->label, sec, detail, cost);
+            rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
+                     "%s %s (%s) \xe2\x80\x94 %s; avoidable up to %s (no HIT to compare)",
+                     k->category, k->label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost));
         if (rc < 0)
             return rc;
     }
+    return 0;
+}
+
+/* The MISSes past the list (counted as they came): into their groups, with the avoidable
+ * seconds their total allows at least (sum(max(0, s - med)) >= total - n * med). */
+static int finish_unlisted_misses(wt_anomalies *a)
+{
+    for (size_t i = 0; i < a->n_keys; i++) {
+        an_key *k = &a->keys[i];
+        const int64_t n = k->misses.n - k->listed_n;
+        if (n <= 0)
+            continue;
+        double med, total = k->misses.total - k->listed_s;
+        double cost = hit_median(a, k, &med) ? total - (double)n * med : total;
+        if (cost < 0)
+            cost = 0;
+        a->avoidable += cost;
+        a->avoidable_lb = 1;
+        long g = wt__an_group_add(a, WT_AN_MISS, "CACHE MISS", k->category, n, cost);
+        if (g < 0)
+            return WT_ENOMEM;
+        a->groups[g].g.cost_lower_bound = 1;
+    }
+    return 0;
+}
+
+/* Whether a rule's finding costs enough to fire; if not it is counted below the min cost. */
+static int costs_enough(wt_anomalies *a, wt_anomaly_kind k, double cost)
+{
+    if (cost >= a->min_cost)
+        return 1;
+    a->below[k]++;
     return 0;
 }
 
@@ -533,28 +681,43 @@ static int finish_keys(wt_anomalies *a)
 {
     const wt_anomaly_opts *o = &a->opts;
     int rc = 0;
+    char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX];
     for (size_t i = 0; i < a->n_keys && rc == 0; i++) {
         an_key *k = &a->keys[i];
-        if (o->repeat_miss > 0 && k->misses.n >= o->repeat_miss) {
-            const an_at *f = &k->first_miss;
-            wt_anomaly p = { 0, f->pid, f->tid, f->ts, f->dur, k->category, k->label, NULL,
-                             k->misses.total, k->misses.total, NULL };
-            rc = add(a, WT_AN_REPEAT_MISS, &p,
-                     "REPEATED MISS: %s %s missed %lld times (%.1fs in misses): a cache that "
-                     "never warms", k->category, k->label, (long long)k->misses.n, k->misses.total);
+        /* not held to the min cost: each repeat is small, but a cache that never warms is
+         * what the rule is for */
+        if (o->repeat_miss > 0 && k->rep_n >= o->repeat_miss) {
+            const an_at *f = &k->first_rep;
+            wt_anomaly p = { .pid = f->pid, .tid = f->tid, .ts = f->ts, .dur = f->dur,
+                             .category = k->category, .label = k->label, .seconds = k->rep_s,
+                             .cost = k->rep_s };
+            const char *where = k->rep_runs == 0          ? "rounds"
+                                : k->rep_runs == k->rep_n ? "runs"
+                                                          : "rounds or runs";
+            if (k->rep_n == 1)
+                rc = add(a, WT_AN_REPEAT_MISS, "REPEATED MISS", &p,
+                         "%s %s missed again in a later %s than its first load (%s): a cache "
+                         "that never warms", k->category, k->label, k->rep_runs ? "run" : "round",
+                         AN_SECS(b1, k->rep_s));
+            else
+                rc = add(a, WT_AN_REPEAT_MISS, "REPEATED MISS", &p,
+                         "%s %s missed %lld times in later %s than its first load (%s): a "
+                         "cache that never warms", k->category, k->label, (long long)k->rep_n,
+                         where, AN_SECS(b1, k->rep_s));
         }
         if (rc == 0 && k->misses.n && k->n_slow_hits) {
             double mm = wt__reservoir_median(&k->misses);
             for (size_t j = 0; j < k->n_slow_hits && rc == 0; j++) {
                 const an_at *h = &k->slow_hits[j];
                 double sec = (double)h->dur * NS;
-                if (sec <= mm)
+                if (sec <= mm || !costs_enough(a, WT_AN_SLOW_HIT, sec - mm))
                     continue;
-                wt_anomaly p = { 0, h->pid, h->tid, h->ts, h->dur, k->category, k->label, NULL,
-                                 sec, sec - mm, NULL };
-                rc = add(a, WT_AN_SLOW_HIT, &p,
-                         "SLOW HIT: %s %s HIT took %.1fs, slower than its median MISS %.1fs: a "
-                         "cache that does not help", k->category, k->label, sec, mm);
+                wt_anomaly p = { .pid = h->pid, .tid = h->tid, .ts = h->ts, .dur = h->dur,
+                                 .category = k->category, .label = k->label, .seconds = sec,
+                                 .cost = sec - mm };
+                rc = add(a, WT_AN_SLOW_HIT, "SLOW HIT", &p,
+                         "%s %s HIT took %s, slower than its median MISS %s: a cache that does "
+                         "not help", k->category, k->label, AN_SECS(b1, sec), AN_SECS(b2, mm));
             }
         }
         if (rc == 0 && k->all.n >= 3 && o->outlier_factor > 0) {
@@ -562,13 +725,15 @@ static int finish_keys(wt_anomalies *a)
             for (size_t j = 0; j < k->n_slow && rc == 0; j++) {
                 const an_at *s = &k->slow[j];
                 double sec = (double)s->dur * NS;
-                if (!(med > 0) || sec <= o->outlier_factor * med)
+                if (!(med > 0) || sec <= o->outlier_factor * med ||
+                    !costs_enough(a, WT_AN_OUTLIER, sec - med))
                     continue;
-                wt_anomaly p = { 0, s->pid, s->tid, s->ts, s->dur, k->category, k->label, NULL,
-                                 sec, sec - med, NULL };
-                rc = add(a, WT_AN_OUTLIER, &p,
-                         "SLOW SPAN: %s %s took %.1fs, %.1fx the median %.1fs of its %lld "
-                         "siblings", k->category, k->label, sec, sec / med, med,
+                wt_anomaly p = { .pid = s->pid, .tid = s->tid, .ts = s->ts, .dur = s->dur,
+                                 .category = k->category, .label = k->label, .seconds = sec,
+                                 .cost = sec - med };
+                rc = add(a, WT_AN_OUTLIER, "SLOW SPAN", &p,
+                         "%s %s took %s, %.1fx the median %s of its %lld siblings", k->category,
+                         k->label, AN_SECS(b1, sec), sec / med, AN_SECS(b2, med),
                          (long long)k->all.n);
             }
         }
@@ -588,13 +753,15 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
 {
     const wt_anomaly_opts *o = &a->opts;
     const double wall = l->wall > 0 ? l->wall : 0.0;
-    wt_anomaly p = { 0, a->first_pid, 0, a->first_start, 0, NULL, NULL, NULL, 0, 0, NULL };
+    wt_anomaly p = { .pid = a->first_pid, .ts = a->first_start };
+    char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
     int rc = 0;
     if (wall > 0 && 100.0 * l->untracked / wall > o->untracked_pct) {
         p.seconds = l->untracked;
-        rc = add(a, WT_AN_UNTRACKED, &p,
-                 "UNTRACKED: %.1fs of %.1fs wall (%.1f%%) is in no span (threshold %g%%)",
-                 l->untracked, wall, 100.0 * l->untracked / wall, o->untracked_pct);
+        rc = add(a, WT_AN_UNTRACKED, "UNTRACKED", &p,
+                 "%s of %s wall (%.1f%%) is in no span (threshold %g%%)",
+                 AN_SECS(b1, l->untracked), AN_SECS(b2, wall), 100.0 * l->untracked / wall,
+                 o->untracked_pct);
     }
     for (size_t i = 0; i < o->n_budgets && rc == 0; i++) {
         const wt_budget *b = &o->budgets[i];
@@ -603,21 +770,19 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
         const double limit = b->percent ? b->limit / 100.0 * wall : b->limit;
         if (sec <= limit)
             continue;
-        char took[WT_LEDGER_SECONDS_MAX], by[WT_LEDGER_SECONDS_MAX], lim[WT_LEDGER_SECONDS_MAX];
-        wt_ledger_fmt_seconds(took, sizeof took, sec);
-        wt_ledger_fmt_seconds(by, sizeof by, sec - limit);
         const char *what = b->self ? "self" : "inclusive";
-        p.category = intern(a, b->category);
+        p.category = wt__an_intern(a, b->category);
         p.seconds = sec;
         p.cost = sec - limit;
         if (b->percent)
-            rc = add(a, WT_AN_BUDGET, &p,
-                     "BUDGET: %s took %s %s = %.1f%% of wall, over its budget of %g%% (by %s)",
-                     b->category, took, what, wall > 0 ? 100.0 * sec / wall : 0.0, b->limit, by);
+            rc = add(a, WT_AN_BUDGET, "BUDGET", &p,
+                     "%s took %s %s = %.1f%% of wall, over its budget of %g%% (by %s)",
+                     b->category, AN_SECS(b1, sec), what, wall > 0 ? 100.0 * sec / wall : 0.0,
+                     b->limit, AN_SECS(b2, sec - limit));
         else
-            rc = add(a, WT_AN_BUDGET, &p, "BUDGET: %s took %s %s, over its budget of %s (by %s)",
-                     b->category, took, what, wt_ledger_fmt_seconds(lim, sizeof lim, b->limit),
-                     by);
+            rc = add(a, WT_AN_BUDGET, "BUDGET", &p, "%s took %s %s, over its budget of %s (by %s)",
+                     b->category, AN_SECS(b1, sec), what, AN_SECS(b3, b->limit),
+                     AN_SECS(b2, sec - limit));
     }
     for (size_t i = 0; base && i < l->n_cats && rc == 0; i++) {
         const wt_ledger_cat *c = &l->cats[i];
@@ -627,17 +792,17 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
             continue;
         if (was > 0 && 100.0 * grew / was <= o->baseline_pct)
             continue;
-        p.category = intern(a, c->name);
+        p.category = wt__an_intern(a, c->name);
         p.seconds = c->seconds;
         p.cost = grew;
         if (was > 0)
-            rc = add(a, WT_AN_BASELINE, &p,
-                     "REGRESSION: %s took %.1fs against %.1fs in the baseline (+%.1fs, +%.0f%%; "
-                     "threshold %g%%)", c->name, c->seconds, was, grew, 100.0 * grew / was,
-                     o->baseline_pct);
+            rc = add(a, WT_AN_BASELINE, "REGRESSION", &p,
+                     "%s took %s against %s in the baseline (+%s, +%.0f%%; threshold %g%%)",
+                     c->name, AN_SECS(b1, c->seconds), AN_SECS(b2, was), AN_SECS(b3, grew),
+                     100.0 * grew / was, o->baseline_pct);
         else
-            rc = add(a, WT_AN_BASELINE, &p,
-                     "REGRESSION: %s took %.1fs and is not in the baseline", c->name, c->seconds);
+            rc = add(a, WT_AN_BASELINE, "REGRESSION", &p, "%s took %s and is not in the baseline",
+                     c->name, AN_SECS(b1, c->seconds));
     }
     return rc;
 }
@@ -647,25 +812,22 @@ int wt_anomalies_finish(wt_anomalies *a, const wt_ledger_result *ledger,
 {
     if (a->out)
         return 0;
-    int rc = finish_misses(a);
+    a->wall = ledger && ledger->wall > 0 ? ledger->wall : 0.0;
+    a->untracked = ledger ? ledger->untracked : 0.0;
+    a->min_cost = a->opts.min_cost_s >= 0 ? a->opts.min_cost_s
+                                          : fmax(0.01 * a->wall, WT_ANOMALY_MIN_COST_FLOOR_S);
+    int rc = number_runs(a);
+    if (rc == 0) {
+        count_repeats(a);
+        rc = finish_misses(a);
+    }
+    if (rc == 0)
+        rc = finish_unlisted_misses(a);
     if (rc == 0)
         rc = finish_keys(a);
     if (rc == 0 && ledger)
         rc = finish_totals(a, ledger, baseline);
-    if (rc < 0)
-        return rc;
-    size_t n = 0;
-    for (int k = 0; k < WT_AN_KIND_COUNT; k++)
-        n += a->kinds[k].n;
-    a->out = calloc(n ? n : 1, sizeof *a->out);
-    if (!a->out)
-        return WT_ENOMEM;
-    for (int k = 0; k < WT_AN_KIND_COUNT; k++) {
-        if (a->kinds[k].n)
-            memcpy(a->out + a->n_out, a->kinds[k].v, a->kinds[k].n * sizeof *a->out);
-        a->n_out += a->kinds[k].n;
-    }
-    return 0;
+    return rc < 0 ? rc : wt__an_compose(a);
 }
 
 const wt_anomaly *wt_anomalies_list(const wt_anomalies *a, size_t *n)
@@ -680,6 +842,20 @@ int64_t wt_anomalies_count(const wt_anomalies *a, wt_anomaly_kind k)
 }
 
 int64_t wt_anomalies_omitted(const wt_anomalies *a) { return a->omitted; }
+
+int64_t wt_anomalies_below_min_cost(const wt_anomalies *a, wt_anomaly_kind k)
+{
+    return (unsigned)k < WT_AN_KIND_COUNT ? a->below[k] : 0;
+}
+
+double wt_anomalies_min_cost(const wt_anomalies *a) { return a->min_cost; }
+
+double wt_anomalies_avoidable(const wt_anomalies *a, int *lower_bound)
+{
+    if (lower_bound)
+        *lower_bound = a->avoidable_lb;
+    return a->avoidable;
+}
 
 void wt_anomalies_free(wt_anomalies *a)
 {
@@ -701,6 +877,12 @@ void wt_anomalies_free(wt_anomalies *a)
     free(a->keys);
     free(a->misses);
     free(a->out);
+    free(a->files);
+    free(a->rounds);
+    free(a->groups);
+    free(a->items);
+    free(a->out_groups);
+    wt__strmap_release(&a->group_map);
     wt__strmap_release(&a->strings);
     wt__strmap_release(&a->key_map);
     wt__strmap_release(&a->cat_map);

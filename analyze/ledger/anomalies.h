@@ -24,7 +24,11 @@
  *                its avoidable cost = its seconds minus the median HIT of the same label, else
  *                of the same category, else (no HIT) its seconds
  *   untracked    untracked > untracked_pct % of wall (10)
- *   repeat-miss  a label that MISSed at least repeat_miss times (3): a cache that never warms
+ *   repeat-miss  a label that MISSed where a warm cache was expected, repeat_miss times or
+ *                more (1): in a later round of its process than its first load (HIT or MISS),
+ *                or in a later run of the same program (a file whose process started after
+ *                the process of the label's first load ended). Several MISSes of one label in
+ *                one round are not repeats (different tensors may share a label).
  *   slow-hit     a HIT slower than the median MISS of its label
  *   outlier      a span over outlier_factor x (5) the median of its siblings (same category
  *                and label, at least 3 spans)
@@ -36,6 +40,13 @@
  *                seconds (--budget-self: its self seconds, the ledger's row)
  *   baseline     a category that grew by more than baseline_pct % (20) and baseline_min_s
  *                seconds (0.5) against the --baseline trace's ledger
+ * slow-hit and outlier fire only when their cost is at least min_cost_s (default max(1% of
+ * wall, 10 ms)); those below are counted (wt_anomalies_below_min_cost()).
+ *
+ * After finish the anomalies are also grouped by rule and category (wt_anomalies_groups()),
+ * each group with its count and total cost and its members most costly first; in a run of
+ * several processes every line about a process names it: "rank N (pid P)" when the trace has
+ * the run metadata "rank", else "pid P".
  */
 #ifndef WT_ANALYZE_ANOMALIES_H
 #define WT_ANALYZE_ANOMALIES_H
@@ -81,7 +92,10 @@ typedef struct wt_anomaly {
     const char *detail;
     double seconds;       /* the span's or the quantity's seconds */
     double cost;          /* avoidable seconds (miss, slow-hit, outlier, budget, baseline) */
-    const char *text;     /* one line, no newline: what a person reads */
+    const char *text;     /* one line, no newline: what a person reads, "TITLE[ in PROCESS]: ..." */
+    const char *title;    /* the rule's word in text: "CACHE MISS", "SLOW HIT", "CRASHED", ... */
+    const char *process;  /* "rank N (pid P)" or "pid P" in a run of several processes, else NULL */
+    size_t group;         /* the index of its group in wt_anomalies_groups() */
 } wt_anomaly;
 
 /* A budget is on a category's inclusive seconds (the wall-clock time its spans were open,
@@ -96,16 +110,20 @@ typedef struct wt_budget {
 
 typedef struct wt_anomaly_opts {
     double untracked_pct;   /* default 10 */
-    int64_t repeat_miss;    /* default 3 */
+    int64_t repeat_miss;    /* default 1: MISSes where a warm cache was expected */
     double outlier_factor;  /* default 5 */
     double baseline_pct;    /* default 20 */
     double baseline_min_s;  /* default 0.5 */
+    double min_cost_s;      /* default -1: max(1% of wall, 10 ms) */
     const wt_budget *budgets;
     size_t n_budgets;
 } wt_anomaly_opts;
 
 /* Fills the defaults above. */
 void wt_anomaly_opts_init(wt_anomaly_opts *o);
+
+/* The default floor of min_cost_s: 10 ms (below 1% of wall it is the floor). */
+#define WT_ANOMALY_MIN_COST_FLOOR_S 0.010
 
 typedef struct wt_anomalies wt_anomalies;
 
@@ -129,10 +147,65 @@ int wt_anomalies_finish(wt_anomalies *a, const wt_ledger_result *ledger,
 /* The list after finish: misses first in file order, then the other rules in the order of
  * wt_anomaly_kind. Valid until free. */
 const wt_anomaly *wt_anomalies_list(const wt_anomalies *a, size_t *n);
-/* How many anomalies of kind k were found (listed or not). */
+/* How many anomalies of kind k were found (listed or not; not those below min_cost_s). */
 int64_t wt_anomalies_count(const wt_anomalies *a, wt_anomaly_kind k);
 /* How many were found but not listed (past WT_ANOMALY_MAX_LIST). */
 int64_t wt_anomalies_omitted(const wt_anomalies *a);
+/* How many of kind k did not fire because their cost was below the run's min cost, and that
+ * min cost in seconds (opts.min_cost_s, or its default worked out from the wall). */
+int64_t wt_anomalies_below_min_cost(const wt_anomalies *a, wt_anomaly_kind k);
+double wt_anomalies_min_cost(const wt_anomalies *a);
+/* The avoidable seconds of all MISSes (a lower bound when some were past the list: their cost
+ * is estimated from their total, *lower_bound is then 1; lower_bound may be NULL). */
+double wt_anomalies_avoidable(const wt_anomalies *a, int *lower_bound);
+
+/* A group: the anomalies of one rule (kind, and title) and one category (NULL for those not
+ * about a category). Groups come by kind, then by cost, most costly first; members likewise. */
+typedef struct wt_anomaly_group {
+    wt_anomaly_kind kind;
+    const char *title;    /* the rule's word: "CACHE MISS", ... (no-end: "NO END RECORD" and
+                             "CRASHED" are groups of their own) */
+    const char *category; /* NULL: not about a category */
+    int64_t count;        /* found, listed or not */
+    double cost;          /* their costs summed */
+    int cost_lower_bound; /* some were past the list: cost is a lower bound */
+    const wt_anomaly *const *items; /* the listed members, most costly first */
+    size_t n_items;
+} wt_anomaly_group;
+/* The groups after finish; valid until free. */
+const wt_anomaly_group *wt_anomalies_groups(const wt_anomalies *a, size_t *n);
+/* What a group's cost is, in words: "avoidable", "over the median", ..., or NULL for rules
+ * without a cost (no-end, dropped, damaged, untracked). */
+const char *wt_anomaly_cost_words(wt_anomaly_kind k);
+
+/* The grouped list as lines to print under "ANOMALIES:": a group of one is its line; a larger
+ * group is a heading, "600 CACHE MISS in weight_load, 41.2 s avoidable in all; the 10 most
+ * costly:" (as the recorder's exit ledger words it), then its `top` most costly members
+ * (every member when top is 0), each line starting with two spaces: a continuation line, to
+ * print under the heading (wt_ledger_extras). Last, a line counting what fell below the min cost and what was not listed.
+ * *lines (an array of n malloc'ed strings, caller frees both with wt_anomaly_lines_free()).
+ * Returns 0 or WT_ENOMEM (then *lines is NULL). */
+int wt_anomalies_lines(const wt_anomalies *a, size_t top, char ***lines, size_t *n);
+void wt_anomaly_lines_free(char **lines, size_t n);
+/* How many members of a group the grouped views show by default. */
+#define WT_ANOMALY_TOP 10
+
+/* A CI gate (--fail-on): fires when a measure of the finished run is over its limit. */
+typedef enum wt_gate_measure {
+    WT_GATE_COUNT = 0,     /* anomalies of `kind` (-1: of any kind) > limit */
+    WT_GATE_AVOIDABLE,     /* avoidable seconds of the MISSes > limit */
+    WT_GATE_UNTRACKED_PCT, /* untracked % of wall > limit */
+    WT_GATE_UNTRACKED_S    /* untracked seconds > limit */
+} wt_gate_measure;
+typedef struct wt_gate {
+    wt_gate_measure measure;
+    int kind;       /* WT_GATE_COUNT: a wt_anomaly_kind, or -1 for any */
+    double limit;
+} wt_gate;
+/* 1 when gate g fires on the finished a, else 0; *value (may be NULL) gets the measure.
+ * Seconds fire when over by more than 0.5 ns, percentages by more than 0.5e-6 %, so that a
+ * measure equal to its limit as written does not fire on a rounding error. */
+int wt_anomalies_gate(const wt_anomalies *a, const wt_gate *g, double *value);
 
 void wt_anomalies_free(wt_anomalies *a);
 

@@ -5,9 +5,9 @@
 #include "encode.h"
 
 #include <string.h>
+#include <xxhash.h> /* Debian libxxhash: XXH64, the checksum of zstd frames */
 
 #include "format.h"
-#include "xxh64.h"
 
 void wt__enc_reset(wt__enc *e, uint8_t *buf, size_t cap)
 {
@@ -345,8 +345,10 @@ size_t wt__frame_raw(uint8_t *out, size_t cap, const uint8_t *src, size_t n)
         src += b;
         left -= b;
     } while (left);
-    /* the low 32 bits of XXH64 of the content: a flipped bit is caught, as in zstd's frames */
-    wt__put_le32(out + o, (uint32_t)wt__xxh64(src - n, n, 0));
+    /* the low 32 bits of XXH64 of the content: a flipped bit is caught, as in zstd's frames.
+     * libxxhash's one-shot XXH64 is pure arithmetic on the caller's bytes (no allocation, no
+     * state), so the crash path may call it from a signal handler. */
+    wt__put_le32(out + o, (uint32_t)XXH64(src - n, n, 0));
     return o + 4;
 }
 

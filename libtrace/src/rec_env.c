@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,41 +17,208 @@
 #define DEFAULT_RING 16384u /* entries per thread: see docs/RECORDER.md for the measurement */
 #define DEFAULT_LEVEL 1
 
-static int env_off(const char *name)
+/* ---- the configuration variables ----------------------------------------------------------
+ * One table row per variable: its name, a setter that reads the value into wt__g (returning
+ * -1, with wt__g unchanged, for a value it does not know) and the values it takes, as said
+ * in the warning. A new variable, or a new value of one, is a row or a line in its setter.
+ * An unset or empty variable keeps its default. A value a setter refuses, and a WALLTIME_*
+ * name the table does not hold, get one warning line each at start: a typo in a variable
+ * must not silently leave a run unrecorded or recorded the wrong way. */
+
+/* The usual switch words, any case: off/false/no/0 -> 0, on/true/yes/1 -> 1; else -1. */
+static int switch_word(const char *v)
 {
-    const char *v = getenv(name);
-    return v && strcmp(v, "0") == 0;
+    static const char *const off[] = { "0", "off", "false", "no" };
+    static const char *const on[] = { "1", "on", "true", "yes" };
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        if (strcasecmp(v, off[i]) == 0)
+            return 0;
+        if (strcasecmp(v, on[i]) == 0)
+            return 1;
+    }
+    return -1;
+}
+
+/* A whole decimal integer in [lo, hi] into *out; -1 for anything else ("3x", "", overflow). */
+static int int_in(const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    const long l = strtol(v, &end, 10);
+    if (end == v || *end || errno || l < lo || l > hi)
+        return -1;
+    *out = l;
+    return 0;
+}
+
+/* A switch word into *dst; -1 (nothing changed) for any other word. */
+static int set_switch(const char *v, int *dst)
+{
+    const int on = switch_word(v);
+    if (on >= 0)
+        *dst = on;
+    return on < 0 ? -1 : 0;
+}
+
+/* WALLTIME and TT_WALLTIME: either one off turns recording off. */
+static int recording_on; /* set to 1 before the table is read */
+
+static int set_recording(const char *v)
+{
+    int on = 1;
+    const int rc = set_switch(v, &on);
+    recording_on &= on;
+    return rc;
+}
+
+static int set_summary(const char *v)
+{
+    if (strcasecmp(v, "flat") == 0) {
+        wt__g.summary = WT__SUMMARY_FLAT; /* the seed's table at exit */
+        return 0;
+    }
+    return set_switch(v, &wt__g.summary);
+}
+static int set_signals(const char *v) { return set_switch(v, &wt__g.signals); }
+
+static int set_clock(const char *v)
+{
+    if (strcasecmp(v, "monotonic") != 0 && strcasecmp(v, "tsc") != 0)
+        return -1;
+    wt__g.force_monotonic = strcasecmp(v, "monotonic") == 0;
+    return 0;
+}
+
+static int set_level(const char *v)
+{
+    long l;
+    if (int_in(v, -7, 19, &l))
+        return -1;
+    wt__g.zstd_level = (int)l;
+    return 0;
+}
+
+static int set_ring(const char *v)
+{
+    long r;
+    if (int_in(v, 1024, 1L << 20, &r) || (r & (r - 1)) != 0)
+        return -1;
+    wt__g.ring_entries = (uint32_t)r;
+    return 0;
+}
+
+static int set_template(const char *v)
+{
+    char *t = strdup(v);
+    if (!t)
+        return 0; /* out of memory: the default stays; not the user's mistake */
+    free(wt__g.path_template);
+    wt__g.path_template = t;
+    return 0;
+}
+
+/* Variables read elsewhere, listed so that their names are not called unknown and their
+ * values are checked the way their readers take them. */
+static int set_reader_thread(const char *v) /* the trace reader, reader.c */
+{
+    return strcmp(v, "0") && strcmp(v, "1") ? -1 : 0;
+}
+
+static int set_rank(const char *v) /* rec_proc.c: metadata "rank" */
+{
+    long r;
+    return strspn(v, "0123456789") == strlen(v) ? int_in(v, 0, 0x7fffffffL, &r) : -1;
+}
+
+static int set_any(const char *v) /* python/wt_build.py: WALLTIME_SOURCE_DIR, a path */
+{
+    (void)v;
+    return 0;
+}
+
+typedef struct env_var {
+    const char *name;
+    int (*set)(const char *value);
+    const char *takes; /* the values it takes, for the warning */
+} env_var;
+
+static const env_var vars[] = {
+    { "WALLTIME", set_recording, "off/false/no/0 or on/true/yes/1" },
+    { "TT_WALLTIME", set_recording, "off/false/no/0 or on/true/yes/1" },
+    { "WALLTIME_TRACE", set_template, "a path template" },
+    { "WALLTIME_SUMMARY", set_summary, "off/false/no/0, on/true/yes/1 or flat" },
+    { "WALLTIME_SIGNALS", set_signals, "off/false/no/0 or on/true/yes/1" },
+    { "WALLTIME_CLOCK", set_clock, "monotonic or tsc" },
+    { "WALLTIME_ZSTD_LEVEL", set_level, "an integer -7..19" },
+    { "WALLTIME_RING", set_ring, "a power of two 1024..1048576" },
+    { "WALLTIME_READER_THREAD", set_reader_thread, "0 or 1" },
+    { "WALLTIME_RANK", set_rank, "a decimal integer 0..2147483647" },
+    { "WALLTIME_SOURCE_DIR", set_any, "a directory" },
+};
+#define N_VARS (sizeof vars / sizeof vars[0])
+
+/* `s` cut to 40 bytes with anything unprintable as '?', so a warning stays one short line. */
+static void printable(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap && n < 40; s++)
+        out[n++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+    out[n] = '\0';
+}
+
+/* Warns once about each set WALLTIME_* name the table does not hold, naming those it does. */
+static void warn_unknown_names(void)
+{
+    static const char prefix[] = "WALLTIME_";
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, prefix, sizeof prefix - 1) != 0)
+            continue;
+        const size_t len = strcspn(*e, "=");
+        size_t i = 0;
+        while (i < N_VARS && !(strlen(vars[i].name) == len && strncmp(vars[i].name, *e, len) == 0))
+            i++;
+        if (i < N_VARS)
+            continue;
+        char name[48], known[512];
+        printable(*e, name, sizeof name);
+        name[strcspn(name, "=")] = '\0';
+        size_t n = 0;
+        known[0] = '\0';
+        for (i = 0; i < N_VARS && n < sizeof known; i++) /* a longer table is cut, not overrun */
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? " " : "", vars[i].name);
+        fprintf(stderr, "walltime: ignoring unknown variable '%s' (known: %s)\n", name, known);
+    }
 }
 
 void wt__env_load(void)
 {
-    wt__g.summary = !env_off("WALLTIME_SUMMARY");
-    const char *sum = getenv("WALLTIME_SUMMARY");
-    if (sum && strcmp(sum, "flat") == 0)
-        wt__g.summary = WT__SUMMARY_FLAT; /* the seed's table at exit */
-    wt__g.signals = !env_off("WALLTIME_SIGNALS");
-    const char *clk = getenv("WALLTIME_CLOCK");
-    wt__g.force_monotonic = clk && strcmp(clk, "monotonic") == 0;
-    const char *lvl = getenv("WALLTIME_ZSTD_LEVEL");
+    wt__g.summary = 1;
+    wt__g.signals = 1;
+    wt__g.force_monotonic = 0;
     wt__g.zstd_level = DEFAULT_LEVEL;
-    if (lvl && *lvl) {
-        const long l = strtol(lvl, NULL, 10);
-        if (l >= -7 && l <= 19)
-            wt__g.zstd_level = (int)l;
-    }
-    /* ring size in entries, a power of two between 1 Ki and 1 Mi */
-    wt__g.ring_entries = DEFAULT_RING;
-    const char *ring = getenv("WALLTIME_RING");
-    if (ring && *ring) {
-        const unsigned long r = strtoul(ring, NULL, 10);
-        if (r >= 1024 && r <= (1u << 20) && (r & (r - 1)) == 0)
-            wt__g.ring_entries = (uint32_t)r;
-    }
-    const char *tmpl = getenv("WALLTIME_TRACE");
+    wt__g.ring_entries = DEFAULT_RING; /* a power of two between 1 Ki and 1 Mi */
     free(wt__g.path_template);
-    wt__g.path_template = strdup(tmpl && *tmpl ? tmpl : DEFAULT_TEMPLATE);
-    if (env_off("WALLTIME") || env_off("TT_WALLTIME"))
+    wt__g.path_template = strdup(DEFAULT_TEMPLATE);
+    recording_on = 1;
+    /* refused values are remembered and said only when recording is on: off means quiet */
+    const env_var *refused[N_VARS];
+    size_t n_refused = 0;
+    for (size_t i = 0; i < N_VARS; i++) {
+        const char *v = getenv(vars[i].name);
+        if (v && *v && vars[i].set(v) != 0)
+            refused[n_refused++] = &vars[i];
+    }
+    if (!recording_on) {
         atomic_store(&wt__g.state, WT__ST_DISABLED);
+        return;
+    }
+    for (size_t i = 0; i < n_refused; i++) {
+        char v[48];
+        printable(getenv(refused[i]->name), v, sizeof v);
+        fprintf(stderr, "walltime: ignoring %s='%s': it takes %s\n", refused[i]->name, v,
+                refused[i]->takes);
+    }
+    warn_unknown_names();
 }
 
 /* Appends s to out[*n..cap); returns -1 when it does not fit. */
@@ -113,6 +281,8 @@ int wt__file_open(const char *tmpl, char **path_out, int *fd_out, int *err_out)
 {
     char base[4096], path[4096 + 16];
     *path_out = NULL;
+    if (!tmpl)
+        tmpl = DEFAULT_TEMPLATE; /* the environment's copy could not be allocated */
     if (wt__path_expand(tmpl, base, sizeof base)) {
         *err_out = ENAMETOOLONG;
         *path_out = strdup(tmpl);

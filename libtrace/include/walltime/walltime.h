@@ -22,8 +22,8 @@
  * - fork(): a child of a recording process records into a file of its own, opened at its
  *   first recording call from the template the parent opened with (%p: the child's pid), with
  *   the parent's pid in its header; spans open in the parent at the fork stay the parent's.
- * - With WALLTIME=0 or TT_WALLTIME=0 in the environment every call is a no-op costing a
- *   branch, and no file is written.
+ * - With WALLTIME=0 (or off, false, no) or TT_WALLTIME=0 in the environment every call is a
+ *   no-op costing a branch, and no file is written.
  * - Thread safety: every function may be called from any thread at any time, wt_open(),
  *   wt_flush() and wt_close() included (a flush during a close on another thread returns 0
  *   when its events made it into the file, WT_ESTATE when the file was already being ended).
@@ -46,7 +46,10 @@
  * - libwalltime.so is never unloaded: dlclose() leaves it mapped and recording (its writer
  *   thread and the threads that recorded run its code until they end).
  *
- * Environment (read once, at the first call):
+ * Environment (read once, at the first call). Switches take 0/off/false/no and 1/on/true/yes
+ * in any case; unset or empty means the default. A value a variable does not take, and a
+ * WALLTIME_* name not listed here, get one warning line each on stderr at start (none when
+ * recording is off) and are otherwise ignored.
  *   WALLTIME=0 / TT_WALLTIME=0   record nothing.
  *   WALLTIME_TRACE=TEMPLATE      output path; %p pid, %t start time (YYYYmmdd-HHMMSS),
  *                                %h host name, %% a percent sign. Default:
@@ -55,7 +58,7 @@
  *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
  *   WALLTIME_SIGNALS=0           install no crash handlers.
  *   WALLTIME_CLOCK=monotonic     time with clock_gettime(CLOCK_MONOTONIC) even where the
- *                                invariant TSC (the default, cheaper) is available.
+ *                                invariant TSC (the default, cheaper; =tsc) is available.
  *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
  *   WALLTIME_RING=N              ring entries per recording thread, a power of two
  *                                1024..1048576 (tuning; default 16384, 24 bytes each).

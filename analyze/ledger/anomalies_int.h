@@ -1,0 +1,135 @@
+/* The insides of an anomaly analysis, shared by anomalies.c (the streaming pass and the rules)
+ * and anomalies_group.c (what finish makes of them: process names, groups, lines, gates). */
+#ifndef WT_ANALYZE_ANOMALIES_INT_H
+#define WT_ANALYZE_ANOMALIES_INT_H
+
+#include "anomalies.h"
+#include "procname.h"
+#include "spanstat.h"
+#include "walltime/ledger.h"
+
+#define NS 1e-9
+
+typedef struct an_span {
+    uint64_t pid, tid;
+    int64_t ts, dur;
+    const char *detail;
+    uint32_t key;  /* index in keys */
+    uint32_t file; /* index in files */
+    int repeat;    /* a MISS where a warm cache was expected (anomalies.h, repeat-miss): 1 in a
+                      later round of its file, 2 in a later run */
+} an_span;
+
+/* Where a span of a known key was: what the slowest-span lists keep (the key has the names). */
+typedef struct an_at {
+    uint64_t pid, tid;
+    int64_t ts, dur;
+} an_at;
+
+typedef struct an_key {
+    /* first: what every span of the key reads (two cache lines) */
+    int64_t floor_slow, floor_slow_hits; /* a span enters slow[] (slow_hits[]) when over this:
+                                            -1 while not full, then the shortest kept */
+    int64_t load_ts_file; /* the earliest start of a HIT or MISS in the current file (INT64_MAX
+                             none): a later one is the common case */
+    uint32_t cat; /* index in cat_hits */
+    wt__reservoir all, hits, misses;
+    const char *category, *label;
+    an_at slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
+    uint8_t n_slow, n_slow_hits;
+    uint8_t lo_slow, lo_slow_hits; /* the index of the shortest kept, once full */
+    /* the first load (HIT or MISS) of the run, for repeats across runs */
+    int64_t load_ts;
+    uint32_t load_file;
+    /* the MISSes listed one by one (the rest are only in misses) */
+    int64_t listed_n;
+    double listed_s;
+    /* repeated MISSes among the listed ones, found at file end and at finish */
+    int64_t rep_n, rep_runs; /* repeats, of which in a later run */
+    double rep_s;
+    an_at first_rep;
+} an_key;
+
+/* One file (process) of the run. */
+typedef struct an_file {
+    uint64_t pid;
+    wt_procname who;     /* its pid and rank (the run metadata "rank"), for its name */
+    const char *program; /* the command's first word, without its directory */
+    const char *name;    /* "rank N (pid P)" or "pid P", made at finish */
+    int64_t start, end;  /* process start; end record or last event */
+    size_t miss_begin;   /* its first listed MISS */
+    int run;             /* files whose processes overlap in time are one run */
+} an_file;
+
+typedef struct an_list {
+    wt_anomaly *v;
+    size_t n, cap;
+} an_list;
+
+typedef struct an_group {
+    wt_anomaly_group g;
+    size_t first; /* creation order, for ties */
+} an_group;
+
+struct wt_anomalies {
+    wt_anomaly_opts opts;
+    wt__pair_slot pcache[WT_PAIR_CACHE]; /* (category, label) pointers -> key index */
+    wt__strmap strings;       /* interned strings, owned */
+    wt__strmap key_map;       /* "category\x1flabel" -> index in keys */
+    an_key *keys;
+    size_t n_keys, cap_keys;
+    wt__strmap cat_map;       /* category -> index in cat_hits */
+    wt__reservoir *cat_hits;
+    size_t n_cats, cap_cats;
+    an_span *misses;
+    size_t n_misses, cap_misses;
+    an_list kinds[WT_AN_KIND_COUNT];
+    int64_t counts[WT_AN_KIND_COUNT];
+    int64_t below[WT_AN_KIND_COUNT]; /* not fired: cost under min_cost */
+    double min_cost;
+    int64_t omitted, listed;
+    /* the groups: (kind, category) -> index */
+    wt__strmap group_map;
+    an_group *groups;
+    size_t n_groups, cap_groups;
+    const wt_anomaly **items; /* the members of every group, group after group */
+    wt_anomaly_group *out_groups;
+    double avoidable;
+    int avoidable_lb;
+    double wall, untracked; /* the ledger's, for the gates */
+    wt_anomaly *out;
+    size_t n_out;
+    /* the files; rounds of the current one (their starts) */
+    an_file *files;
+    size_t n_files, cap_files;
+    int64_t *rounds;
+    size_t n_rounds, cap_rounds;
+    /* the current file */
+    const char *path;
+    uint64_t pid, first_pid;
+    int64_t start, first_start, last_ts, dropped;
+    uint64_t dropped_tid;
+    int files_seen, damaged_reported;
+};
+
+/* Rounds of one file whose starts are kept, to tell the round of a MISS; later ones are taken
+ * as part of the last kept round. */
+#define AN_MAX_ROUNDS 65536
+
+/* `s` seconds for a person, the one precision rule of every human output (walltime/ledger.h):
+ * "41.2 s", "412 ms", "4.12 ms". buf is a char array of WT_LEDGER_SECONDS_MAX. */
+#define AN_SECS(buf, s) wt_ledger_fmt_seconds(buf, sizeof buf, s)
+
+/* The string interned in a (NULL for NULL or out of memory). */
+const char *wt__an_intern(wt_anomalies *a, const char *s);
+
+/* Counts n anomalies of total cost `cost` into the group of (title, category), made on first
+ * sight (title static, category interned in a or NULL); returns the group's index, or -1 out
+ * of memory. */
+long wt__an_group_add(wt_anomalies *a, wt_anomaly_kind k, const char *title,
+                      const char *category, int64_t n, double cost);
+
+/* The end of finish: texts with process names, the list, the groups sorted. 0 or WT_ENOMEM. */
+int wt__an_compose(wt_anomalies *a);
+
+#endif
