@@ -5,6 +5,10 @@
  * (-timeout) or an allocation over -rss_limit_mb / -malloc_limit_mb is a finding; so is a
  * broken invariant, which aborts with a message naming it.
  *
+ * Mutations: libFuzzer's own byte mutations half of the time, else one that knows the frame
+ * structure (frame_mutate.h: empty and skippable frames, records split across frames, frames
+ * merged or dropped, damage inside a frame under a good checksum).
+ *
  * Built only with -DWT_FUZZ=ON and clang (fuzz/CMakeLists.txt); docs/FUZZING.md says how to run
  * it. The reader takes a path, so each input is written to a file in $TMPDIR first. */
 #include <stdint.h>
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "frame_mutate.h"
 #include "compare.h"
 #include "export.h"
 #include "svg.h"
@@ -184,6 +189,32 @@ static void run_export(char **paths)
         int rc = wt_export_stream(paths, 1, &eo, devnull, &rep);
         EXPECT(rc == 0, "export failed", fmt, rc);
     }
+}
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+static uint64_t mut_rng;
+
+static uint64_t mut_rand(void *ctx)
+{
+    mut_rng ^= mut_rng << 13;
+    mut_rng ^= mut_rng >> 7;
+    mut_rng ^= mut_rng << 17;
+    return mut_rng;
+}
+
+static void mut_bytes(void *ctx, uint8_t *content, size_t *n, size_t max)
+{
+    *n = LLVMFuzzerMutate(content, *n, max);
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    mut_rng = 0x9E3779B97F4A7C15ull ^ seed;
+    if (mut_rand(NULL) % 2)
+        return LLVMFuzzerMutate(data, size, max_size);
+    return wt_fm_mutate(data, size, max_size, mut_rand, mut_bytes, NULL, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_mutate.h"
 #include "tracebuild.h"
 
 #define MS 1000000LL
@@ -82,6 +83,33 @@ static void strip_checksums(const char *dir, const char *from, const char *to)
     free(w);
 }
 
+static uint64_t seed_rng = 42;
+
+static uint64_t seed_rand(void *ctx)
+{
+    seed_rng = seed_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return seed_rng >> 17;
+}
+
+/* A trace with its frame structure stirred (empty and skippable frames, records split across
+ * frames, merged frames): `ops` structural mutations with a fixed seed. */
+static void structured(const char *dir, const char *from, const char *to, int ops)
+{
+    char in[1024], out[1024];
+    snprintf(in, sizeof in, "%s/%s.wtrace", dir, from);
+    snprintf(out, sizeof out, "%s/%s.wtrace", dir, to);
+    size_t n;
+    unsigned char *d = tb_read_file(in, &n);
+    const size_t max = n + (256u << 10);
+    unsigned char *w = malloc(max);
+    memcpy(w, d, n);
+    for (int i = 0; i < ops; i++)
+        n = wt_fm_mutate(w, n, max, seed_rand, NULL, NULL, NULL);
+    tb_write_file(out, w, n);
+    free(d);
+    free(w);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -94,5 +122,7 @@ int main(int argc, char **argv)
     seed(argv[1], "compressed-1thread-1round", 0, 1, 1, TB_END_CLEAN);
     strip_checksums(argv[1], "raw-2threads-signal", "raw-2threads-signal-nochecksum");
     strip_checksums(argv[1], "raw-1thread-noend", "raw-1thread-noend-nochecksum");
+    structured(argv[1], "compressed-3threads-clean", "structure-3threads", 6);
+    structured(argv[1], "raw-2threads-signal", "structure-2threads", 4);
     return 0;
 }

@@ -40,6 +40,7 @@
 #include "export.h"
 #include "format.h"
 #include "svg.h"
+#include "frame_mutate.h"
 #include "tracebuild.h"
 
 #define MS 1000000LL
@@ -460,15 +461,47 @@ static const char *mutate_frames(const seed *s, buf *m)
     }
 }
 
+static uint64_t fm_rand(void *ctx) { return rnd(); }
+
+/* The byte-level operations on one frame's content, for wt_fm_mutate(). */
+static void fm_bytes(void *ctx, uint8_t *content, size_t *n, size_t max)
+{
+    buf b = { 0 };
+    buf_set(&b, content, *n);
+    mutate_bytes(&b, 0);
+    *n = b.n < max ? b.n : max;
+    memcpy(content, b.p, *n);
+    free(b.p);
+}
+
+/* Frame structure (fuzz/frame_mutate.h): empty and skippable frames at boundaries, records
+ * split across frames, frames merged, dropped, repeated; one to three of them stacked. */
+static const char *mutate_structure(const seed *s, buf *m)
+{
+    buf_set(m, s->data, s->len);
+    const char *what = NULL;
+    const int n = 1 + (int)below(3);
+    for (int i = 0; i < n; i++) {
+        buf_reserve(m, m->n + (64u << 10));
+        m->n = wt_fm_mutate(m->p, m->n, m->cap, fm_rand, fm_bytes, NULL, &what);
+    }
+    static char desc[96];
+    snprintf(desc, sizeof desc, "structure: %s%s", what, n > 1 ? " (and more)" : "");
+    return desc;
+}
+
 static const char *mutate(const seed *s, buf *m)
 {
-    switch (below(8)) {
+    switch (below(10)) {
     case 0:
     case 1:
     case 2:
         return mutate_records(s, m);
     case 3:
         return mutate_frames(s, m);
+    case 4:
+    case 5:
+        return mutate_structure(s, m);
     default: {
         buf_set(m, s->data, s->len);
         const char *what = NULL;

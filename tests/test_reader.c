@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zstd.h>
+
+#include "encode.h"
 
 #include "format.h"
 #include "tracebuild.h"
@@ -410,7 +413,9 @@ static void test_reader_hostile_frame_size_is_refused(void **state)
 }
 
 /* Records that lie: an undefined string id, a string longer than its frame, a varint of 11
- * bytes. Each is reported and what came before it is kept. */
+ * bytes. Each is reported and what came before it is kept; the span naming undefined strings
+ * is delivered with them as "(unknown string N)" (then two zero bytes, an unknown record
+ * type, end the frame: a second error). */
 static void test_reader_lying_records_are_reported(void **state)
 {
     static const unsigned char bodies[3][12] = {
@@ -433,9 +438,14 @@ static void test_reader_lying_records_are_reported(void **state)
         readout o;
         read_all(path, &o);
         assert_int_equal(o.open_rc, 0);
-        assert_int_equal(o.errors, 1);
+        assert_int_equal(o.errors, k == 0 ? 2 : 1);
         assert_int_equal(o.first_error_off, (int64_t)hdr);
-        assert_int_equal(o.events, 0);
+        assert_int_equal(o.events, k == 0 ? 1 : 0);
+        if (k == 0) {
+            assert_string_equal(o.ev[0].category, "(unknown string 5)");
+            assert_string_equal(o.ev[0].label, "(unknown string 6)");
+            assert_non_null(strstr(o.first_error, "string 5 was never defined"));
+        }
     }
     unlink(path);
 }
@@ -482,6 +492,239 @@ static void test_reader_error_cap_counts_bad_records(void **state)
     assert_true(o.stats.errors <= 1000);
 }
 
+/* A header, then frames built from the parts: `spans` of one thread each in frame k when
+ * parts[k] > 0, an empty frame (0 bytes of records) when parts[k] == 0 (compressed by libzstd:
+ * the 13 bytes `zstd` writes for empty input; or raw with `raw`), a skippable frame of
+ * -parts[k] - 1 bytes when parts[k] < 0. Returns the file's length. */
+static size_t build_framed(const char *path, const int *parts, int n_parts, int raw)
+{
+    unsigned char *file = malloc(1 << 20);
+    size_t len = HDR_LEN;
+    memcpy(file, worked_example, HDR_LEN);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    uint8_t recs[4096];
+    int64_t t = 2000;
+    for (int k = 0; k < n_parts; k++) {
+        if (parts[k] < 0) {
+            wt__put_le32(file + len, 0x184D2A50u + (unsigned)k % 16);
+            const size_t skip = (size_t)-parts[k] - 1;
+            wt__put_le32(file + len + 4, (uint32_t)skip);
+            memset(file + len + 8, 0xAB, skip);
+            len += 8 + skip;
+            continue;
+        }
+        wt__enc e;
+        wt__enc_reset(&e, recs, sizeof recs);
+        if (parts[k] > 0 && t == 2000) {
+            assert_int_equal(wt__enc_string(&e, 1, "cat", 3), 0);
+            assert_int_equal(wt__enc_string(&e, 2, "lab", 3), 0);
+        }
+        for (int i = 0; i < parts[k]; i++, t += 100) {
+            wt__span_rec sp = { .start = t, .end = t + 50, .category = 1, .label = 2, .count = 1 };
+            assert_int_equal(wt__enc_span(&e, 9, &sp), 0);
+        }
+        size_t n = raw ? wt__frame_raw(file + len, 1 << 16, recs, e.len)
+                       : wt__frame_compress(cctx, file + len, 1 << 16, recs, e.len);
+        assert_true(n > 0);
+        len += n;
+    }
+    tb_write_file(path, file, len);
+    ZSTD_freeCCtx(cctx);
+    free(file);
+    return len;
+}
+
+/* Issue 10, item 9: a valid header followed by an empty zstd frame (13 bytes that `zstd -t`
+ * accepts) crashed every command (a load through the empty frame's NULL buffer). An empty
+ * frame holds no record: it is intact, delivers nothing, and whatever follows is read. */
+static void test_reader_empty_frames_are_intact_and_empty(void **state)
+{
+    const char *path = tmp("emptyframe");
+    static const int only[] = { 0 }, first[] = { 0, 3 }, between[] = { 2, 0, 0, 3, 0 };
+    const struct { const int *parts; int n, spans, frames; } cases[] = {
+        { only, 1, 0, 1 }, { first, 2, 3, 2 }, { between, 5, 5, 5 } };
+    for (int raw = 0; raw < 2; raw++)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            size_t len = build_framed(path, cases[c].parts, cases[c].n, raw);
+            if (!raw && c == 0)
+                assert_int_equal(len, HDR_LEN + 13); /* the frame of the report */
+            readout o;
+            read_all(path, &o);
+            assert_int_equal(o.open_rc, 0);
+            assert_int_equal(o.errors, 0);
+            assert_int_equal(o.events, cases[c].spans);
+            assert_int_equal(o.stats.frames, cases[c].frames);
+            assert_int_equal(o.stats.frames_damaged, 0);
+            for (int i = 0; i < o.events; i++) {
+                assert_int_equal(o.ev[i].ts, 2000 + 100 * i);
+                assert_string_equal(o.ev[i].label, "lab");
+            }
+        }
+    unlink(path);
+}
+
+/* Skippable frames of any size (0 included) between data frames are passed over: zstd
+ * ignores them, so does the reader, without calling them damage. */
+static void test_reader_skippable_frames_between_frames_are_skipped(void **state)
+{
+    const char *path = tmp("skippable");
+    static const int parts[] = { -1, 2, -2, -300, 2, 0, -8 }; /* skippable 0, 1, 299, 7 B */
+    size_t len = build_framed(path, parts, 7, 0);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 0);
+    assert_int_equal(o.events, 4);
+    assert_int_equal(o.stats.frames, 3); /* two of spans, one empty */
+    assert_int_equal(o.stats.bytes_skipped, 0);
+    assert_int_equal(o.stats.file_bytes, len);
+    unlink(path);
+}
+
+/* A frame of records by hand: strings "a" (1) and "b" (2), thread 9 at base 1000, then spans
+ * whose values are valid or not; returns the file's length. */
+static void write_one_frame(const char *path, const uint8_t *recs, size_t n)
+{
+    unsigned char file[4096];
+    memcpy(file, worked_example, HDR_LEN);
+    size_t len = HDR_LEN + wt__frame_raw(file + HDR_LEN, sizeof file - HDR_LEN, recs, n);
+    tb_write_file(path, file, len);
+}
+
+/* Issue 10's principle: one bad record costs at most that record. Spans whose values the
+ * reader refuses (a depth past 32 bits, an end time past 2^62 ns, an event before any THREAD
+ * record) are dropped alone; the records after them, a string definition included, are read.
+ * Before: the first of them ended the frame and the later definition was lost with it. */
+static void test_reader_bad_record_costs_only_that_record(void **state)
+{
+    uint8_t r[512];
+    size_t n = 0;
+    const uint8_t head[] = { 0x01, 1, 1, 'a', 0x01, 2, 1, 'b',
+                             0x04, 0, 1, 0, /* a counter before any THREAD: dropped */
+                             0x02, 9, 0xE8, 0x07 /* thread 9, base 1000 */ };
+    memcpy(r + n, head, sizeof head);
+    n += sizeof head;
+    const uint8_t good1[] = { 0x03, 0, 10, 5, 0, 1, 2 }; /* end 1010, dur 5 */
+    memcpy(r + n, good1, sizeof good1);
+    n += sizeof good1;
+    r[n++] = 0x03; /* depth 2^33: dropped */
+    r[n++] = 0;
+    r[n++] = 1;
+    r[n++] = 1;
+    n += wt__put_varint(r + n, 1ull << 33);
+    r[n++] = 1;
+    r[n++] = 2;
+    r[n++] = 0x03; /* end past 2^62 ns: dropped */
+    r[n++] = 0;
+    n += wt__put_varint(r + n, 1ull << 62);
+    r[n++] = 1;
+    r[n++] = 0;
+    r[n++] = 1;
+    r[n++] = 2;
+    const uint8_t tail[] = { 0x01, 3, 1, 'c',                 /* string 3 "c" */
+                             0x03, 0, 20, 4, 1, 3, 2,        /* end 1030, dur 4, depth 1 */
+                             0x09, 0xB8, 0x17 };             /* sync at 3000 */
+    memcpy(r + n, tail, sizeof tail);
+    n += sizeof tail;
+    const char *path = tmp("badrecord");
+    write_one_frame(path, r, n);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.events, 3);
+    assert_int_equal(o.errors, 1); /* the frame's first bad record; the others are counted */
+    assert_non_null(strstr(o.first_error, "record at +8"));
+    assert_non_null(strstr(o.first_error, "that record skipped"));
+    assert_int_equal(o.stats.records_skipped, 3);
+    assert_int_equal(o.stats.frames, 1);
+    assert_int_equal(o.stats.frames_damaged, 0);
+    assert_int_equal(o.ev[0].ts, 1005);
+    assert_int_equal(o.ev[0].dur, 5);
+    assert_string_equal(o.ev[0].category, "a");
+    assert_int_equal(o.ev[1].ts, 1026);
+    assert_int_equal(o.ev[1].depth, 1);
+    assert_string_equal(o.ev[1].category, "c");
+    assert_string_equal(o.ev[1].label, "b");
+    assert_int_equal(o.ev[2].kind, WT_EV_SYNC);
+    unlink(path);
+}
+
+/* Issue 10, item 5's sibling: a frame lost to damage takes its string definitions with it.
+ * Later frames that use those ids read them as "(unknown string N)", reported once per frame,
+ * and everything else in them (their own new strings included) reads as written. Before:
+ * "span names an undefined string" ended every later frame. */
+static void test_reader_lost_string_definitions_do_not_poison_later_frames(void **state)
+{
+    const char *path = tmp("loststrings");
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_span(b, 1, 100, 200, 0, "cat", "first");
+    tb_frame(b);
+    tb_span(b, 1, 300, 400, 0, "lost-cat", "lost-label"); /* strings 3 and 4 */
+    tb_frame(b);
+    for (int i = 0; i < 3; i++) {
+        tb_span(b, 1, 500 + 10 * i, 505 + 10 * i, 0, "lost-cat", i == 2 ? "new" : "lost-label");
+        tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, 1000, 0);
+    size_t len;
+    unsigned char *d = tb_read_file(path, &len);
+    /* frame 2: damage its compressed bytes so that it fails to decode */
+    size_t at = HDR_LEN, k = 0;
+    for (size_t i = 8; i + 4 <= len; i++)
+        if (wt__get_le32(d + i) == WT__ZSTD_MAGIC && k++ == 1) {
+            at = i;
+            break;
+        }
+    d[at + 12] ^= 0xFF;
+    d[at + 14] ^= 0xFF;
+    tb_write_file(path, d, len);
+    free(d);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.events, 5); /* frames 1, 3, 4, 5 and the end */
+    assert_string_equal(o.ev[1].category, "(unknown string 3)");
+    assert_string_equal(o.ev[1].label, "(unknown string 4)");
+    assert_int_equal(o.ev[1].ts, 500);
+    assert_string_equal(o.ev[2].category, "(unknown string 3)");
+    assert_string_equal(o.ev[3].category, "(unknown string 3)");
+    assert_string_equal(o.ev[3].label, "new");
+    assert_int_equal(o.ev[4].kind, WT_EV_END);
+    assert_int_equal(o.stats.end, WT_END_CLEAN);
+    /* the damaged frame, then the unknown ids once (in the first frame that used them) */
+    assert_int_equal(o.errors, 2);
+    assert_int_equal(o.stats.unknown_strings, 1);
+    unlink(path);
+}
+
+/* Values that recorders before format 1.1 wrote and the reader refused with the rest of the
+ * frame (issue 10, items 5 and 6): a wt_record() span longer than the time since boot reads as
+ * starting at 0, a cached value of 3 reads as unknown, and the records after them are read. */
+static void test_reader_old_recorders_out_of_range_spans_read_back(void **state)
+{
+    const char *path = tmp("oldspans");
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_span_desc longer = { .tid = 1, .start = -5000000000LL, .end = 1000, .category = "compile",
+                            .label = "elsewhere", .measured = 1 };
+    tb_span_ex(b, &longer);
+    tb_span_desc cached3 = { .tid = 1, .start = 1100, .end = 1200, .category = "load",
+                             .label = "w", .cached = (wt_cached)3 };
+    tb_span_ex(b, &cached3);
+    tb_span(b, 1, 1300, 1400, 0, "after", "x");
+    tb_close(b, TB_END_CLEAN, 2000, 0);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.errors, 0);
+    assert_int_equal(o.events, 4);
+    assert_int_equal(o.ev[0].ts, 0);
+    assert_int_equal(o.ev[0].dur, 1000);
+    assert_int_equal(o.ev[0].flags, WT_EVF_MEASURED);
+    assert_int_equal(o.ev[1].cached, WT_CACHED_UNKNOWN);
+    assert_int_equal(o.ev[1].ts, 1100);
+    assert_string_equal(o.ev[2].category, "after");
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +741,11 @@ int main(void)
         cmocka_unit_test(test_reader_span_count_below_one_reads_as_one),
         cmocka_unit_test(test_reader_cut_skippable_frame_reported_once),
         cmocka_unit_test(test_reader_error_cap_counts_bad_records),
+        cmocka_unit_test(test_reader_empty_frames_are_intact_and_empty),
+        cmocka_unit_test(test_reader_skippable_frames_between_frames_are_skipped),
+        cmocka_unit_test(test_reader_bad_record_costs_only_that_record),
+        cmocka_unit_test(test_reader_lost_string_definitions_do_not_poison_later_frames),
+        cmocka_unit_test(test_reader_old_recorders_out_of_range_spans_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

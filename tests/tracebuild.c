@@ -19,6 +19,7 @@ struct tb {
     uint64_t pid;
     int64_t process_start, open;
     char *cmdline;
+    tb_origin origin; /* tb_set_origin(); host NULL: "testhost", no 1.1 fields */
     int header_written;
     int raw;
     char **strs;
@@ -65,19 +66,31 @@ void tb_set_cmdline(tb *b, const char *cmdline)
     b->cmdline = strdup(cmdline);
 }
 
+void tb_set_origin(tb *b, const tb_origin *o) { b->origin = *o; }
+
 static void header(tb *b)
 {
     if (b->header_written)
         return;
+    const tb_origin *o = &b->origin;
     wt__header h = { .pid = b->pid,
                      .process_start_ns = b->process_start,
                      .open_ns = b->open,
                      .anchor_mono_ns = b->open,
-                     .anchor_real_ns = 1767225600000000000LL + b->open, /* 2026-01-01 + open */
+                     .anchor_real_ns = (o->host ? o->real_minus_mono : 1767225600000000000LL) +
+                                       b->open, /* default: 2026-01-01 + open */
                      .clock = "monotonic",
-                     .host = "testhost",
+                     .host = o->host ? o->host : "testhost",
                      .cmdline = b->cmdline,
-                     .recorder = "tracebuild" };
+                     .recorder = "tracebuild",
+                     .parent_pid = o->parent_pid,
+                     .boot_id = o->boot_id,
+                     .anchor_err_ns = (uint64_t)o->anchor_err_ns };
+    for (int i = 0; o->run_id && i < WT__RUN_ID_LEN && o->run_id[2 * i] && o->run_id[2 * i + 1];
+         i++) {
+        char hex[3] = { o->run_id[2 * i], o->run_id[2 * i + 1], 0 };
+        h.run_id[i] = (uint8_t)strtoul(hex, NULL, 16);
+    }
     uint8_t hb[WT__HEADER_MAX + 8];
     size_t n = wt__header_frame(hb, sizeof hb, &h);
     if (!n || fwrite(hb, 1, n, b->f) != n)

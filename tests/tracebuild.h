@@ -32,6 +32,19 @@ tb *tb_create(const char *path, uint64_t pid, int64_t process_start_ns, int64_t 
 void tb_set_raw(tb *b, int raw);
 void tb_set_cmdline(tb *b, const char *cmdline); /* before the first record */
 
+/* Where and when a trace was recorded, for traces of many hosts (before the first record;
+ * strings must outlive the builder). Unset, the header says host "testhost", a realtime anchor
+ * of 2026-01-01 + open_ns and no 1.1 fields. */
+typedef struct tb_origin {
+    const char *host;        /* NULL: unset (the rest is ignored) */
+    const char *boot_id;     /* NULL: not written */
+    const char *run_id;      /* 32 hex digits, or NULL: not written */
+    int64_t real_minus_mono; /* the anchor: CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+    int64_t anchor_err_ns;   /* 0: not written */
+    uint64_t parent_pid;     /* 0: not written */
+} tb_origin;
+void tb_set_origin(tb *b, const tb_origin *o);
+
 void tb_span(tb *b, uint64_t tid, int64_t start, int64_t end, uint32_t depth, const char *category,
              const char *label);
 void tb_span_ex(tb *b, const tb_span_desc *d);

@@ -403,7 +403,7 @@ int cmd_dump(int argc, char **argv)
         goto out;
     static const wt_source_ops ops = { on_begin, on_event, on_damage, NULL };
     wt_source_result res;
-    int rc = wt_source_run(files, nfiles, &ops, &d, &res);
+    int rc = wt_source_run_raw(files, nfiles, &ops, &d, &res);
     if (rc != 0 || fflush(stdout) != 0) {
         wt_cli_error("cannot write to stdout");
         status = WT_EXIT_FAIL;

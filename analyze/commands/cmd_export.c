@@ -12,6 +12,7 @@
 #include "json.h"
 #include "ledger.h"
 #include "source.h"
+#include "table_cmd.h"
 
 static void usage(FILE *out)
 {
@@ -21,7 +22,9 @@ static void usage(FILE *out)
             "Writes the timeline of the trace files (several files: one process each, on one\n"
             "timeline) for ui.perfetto.dev, chrome://tracing or speedscope.\n"
             "\n"
-            "  -f, --format FMT         perfetto (protobuf, the default) or chrome (Trace Event JSON)\n"
+            "  -f, --format FMT         perfetto (protobuf, the default), chrome (Trace Event JSON)\n"
+            "                           or table (runs/spans/counters tables for DuckDB, ClickHouse,\n"
+            "                           Spark: -o DIR, docs/FLEET.md)\n"
             "  -o, --output OUT         the output file ('-': stdout); default: the first input\n"
             "                           with .pftrace (perfetto) or .json (chrome) for .wtrace\n"
             "      --no-analysis        skip the ledger and anomalies (no totals, no anomaly events)\n"
@@ -96,7 +99,7 @@ int cmd_export(int argc, char **argv)
     const char *output = NULL;
     char *owned = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    int json = 0, nfiles = 0, status = WT_EXIT_USAGE;
+    int json = 0, nfiles = 0, status = WT_EXIT_USAGE, table = 0;
     if (!files) {
         wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
         status = WT_EXIT_FAIL;
@@ -126,8 +129,10 @@ int cmd_export(int argc, char **argv)
                 o.format = WT_EXPORT_PERFETTO;
             } else if (!strcmp(optarg, "chrome") || !strcmp(optarg, "json")) {
                 o.format = WT_EXPORT_CHROME;
+            } else if (!strcmp(optarg, "table")) {
+                table = 1;
             } else {
-                wt_usage_error("unknown format '%s' (perfetto or chrome)", optarg);
+                wt_usage_error("unknown format '%s' (perfetto, chrome or table)", optarg);
                 goto out;
             }
         } else if (c == 'o') {
@@ -149,6 +154,10 @@ int cmd_export(int argc, char **argv)
         files[nfiles++] = argv[i];
     if (nfiles == 0) {
         wt_args_no_file("export");
+        goto out;
+    }
+    if (table) {
+        status = wt_table_command(files, nfiles, output, json);
         goto out;
     }
     status = WT_EXIT_FAIL;

@@ -1,8 +1,10 @@
 /* `walltime-analyze info`: what a trace file is and whether it is whole: its header, the run
  * metadata (wt_meta pairs), counts of events per kind, threads, frames, damage, and how it
  * ended. Text, or walltime-info/1 JSON.
- * Memory: per thread counters (bounded by the reader's thread limit), the first few damage
- * messages, and at most MAX_META metadata pairs of at most MAX_META_BYTES each. */
+ * Memory: per thread counters and names, for at most WT_MAX_THREADS threads and
+ * WT_MAX_NAME_BYTES of names per file (spanstat.h; the rest count in one "(other threads)"
+ * row), the first few damage messages, and at most MAX_META metadata pairs of at most
+ * MAX_META_BYTES each. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ typedef struct info_file {
     info_thread *threads;
     size_t n_threads, cap_threads;
     size_t last; /* threads[last] had the previous event (valid when n_threads > 0) */
+    size_t name_bytes;
     info_meta meta[MAX_META];
     size_t n_meta;
     wt__strmap mmap; /* key -> index in meta */
@@ -108,6 +111,10 @@ static info_thread *thread_of(info_file *f, uint64_t tid)
     char key[24];
     int n = snprintf(key, sizeof key, "%llu", (unsigned long long)tid);
     uint32_t idx;
+    if (f->n_threads >= WT_MAX_THREADS && !wt__strmap_get(&f->tmap, key, (size_t)n, &idx)) {
+        tid = WT_OTHER_TID; /* past the bound: one row for the rest */
+        n = snprintf(key, sizeof key, "%llu", (unsigned long long)tid);
+    }
     int rc = wt__strmap_put(&f->tmap, key, (size_t)n, (uint32_t)f->n_threads, &idx, NULL);
     if (rc < 0)
         return NULL;
@@ -123,6 +130,8 @@ static info_thread *thread_of(info_file *f, uint64_t tid)
         info_thread *t = &f->threads[f->n_threads++];
         memset(t, 0, sizeof *t);
         t->tid = tid;
+        if (tid == WT_OTHER_TID && !(t->name = strdup(WT_OTHER_THREADS)))
+            return NULL;
         t->first_ts = INT64_MAX;
         t->last_ts = INT64_MIN;
     }
@@ -209,6 +218,9 @@ static int on_event(void *ctx, int fi, const wt_event *ev)
     if (ref > t->last_ts)
         t->last_ts = ref;
     if (ev->kind == WT_EV_THREAD_NAME && ev->name) {
+        if (t->tid == WT_OTHER_TID || f->name_bytes + strlen(ev->name) > WT_MAX_NAME_BYTES)
+            return 0; /* the folded row keeps its name; past the bytes bound names are dropped */
+        f->name_bytes += strlen(ev->name);
         free(t->name);
         t->name = strdup(ev->name);
     }
@@ -475,7 +487,7 @@ int cmd_info(int argc, char **argv)
     static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end };
     wt_source_result res;
     status = WT_EXIT_FAIL;
-    if (wt_source_run(files, nfiles, &ops, &c, &res) != 0) {
+    if (wt_source_run_raw(files, nfiles, &ops, &c, &res) != 0) {
         wt_cli_error("info: out of memory");
         goto out;
     }

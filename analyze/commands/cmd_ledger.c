@@ -9,6 +9,7 @@
 #include "args.h"
 #include "source.h"
 #include "commands.h"
+#include "hostrank.h"
 #include "ledger.h"
 
 static void usage(FILE *out)
@@ -150,6 +151,8 @@ int cmd_ledger(int argc, char **argv)
         if (wt_anomalies_lines(A.an, all ? 0 : WT_ANOMALY_TOP, &lines, &n_lines) < 0)
             goto out;
         wrc = wt_ledger_calc_render_text(lc, stdout, (const char *const *)lines, n_lines);
+        if (wrc == 0) /* several hosts: stragglers by host and rank (docs/FLEET.md) */
+            wrc = wt_hostrank_render(wt_ledger_calc_result(lc), stdout);
     }
     if (fflush(stdout) != 0 || wrc < 0) {
         wt_cli_error("cannot write the ledger to stdout");

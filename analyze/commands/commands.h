@@ -10,5 +10,6 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
  * This file only dispatches: each subcommand lives in cmd_<name>.c with its own usage. A first
  * word that is no command runs `ledger` when it looks like a file (which then says whether it
  * exists), else it is a usage error that suggests the nearest command. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@ static const struct command {
     { "anomalies", cmd_anomalies, "cache misses and other things a person would dig out of logs" },
     { "compare", cmd_compare, "keep/skip rounds: paired statistics and verdicts" },
     { "export", cmd_export, "timelines for ui.perfetto.dev (Perfetto protobuf) or Chrome JSON" },
+    { "trend", cmd_trend, "many runs: each category's seconds over time, and where they changed" },
     { "info", cmd_info, "header, counts and integrity of trace files" },
     { "dump", cmd_dump, "every event, as text or JSON lines" },
 };
@@ -32,6 +34,16 @@ static void usage(FILE *out)
     fprintf(out, "\nWithout a command, `ledger` runs. `" WT_PROG " COMMAND --help` says more.\n"
                  "\nexit status: 0 ok; 1 a file could not be read or output not written; 2 usage;\n"
                  "3 a --fail-on gate matched; 4 a file was damaged (results cover what was readable)\n");
+}
+
+/* Runs a command. A failure that no message explained (a command that ran out of memory
+ * where it did not say so) still gets one: exit 1 is never silent (docs/RELIABILITY.md). */
+static int run(int (*fn)(int, char **), int argc, char **argv)
+{
+    const int status = fn(argc, argv);
+    if (status == WT_EXIT_FAIL && !wt_cli_said())
+        wt_cli_error("%s: %s", argv[0], errno == ENOMEM ? "out of memory" : "failed");
+    return status;
 }
 
 /* The edit distance between a and b (optimal string alignment: a swap of two neighbours is
@@ -103,7 +115,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (!strcmp(argv[1], commands[i].name)) {
             wt_args_set_command(commands[i].name);
-            return commands[i].fn(argc - 1, argv + 1);
+            return run(commands[i].fn, argc - 1, argv + 1);
         }
     }
     /* an option or a file first: the default command gets everything (it says when the
@@ -111,7 +123,7 @@ int main(int argc, char **argv)
     if (WT_ARGS_IS_OPTION(argv[1]) || looks_like_file(argv[1])) {
         argv[0] = "ledger";
         wt_args_set_command("ledger");
-        return cmd_ledger(argc, argv);
+        return run(cmd_ledger, argc, argv);
     }
     const char *near = nearest(argv[1]);
     if (near)

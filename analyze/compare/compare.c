@@ -255,11 +255,17 @@ static int config_of(wt_compare *c, int side, const char *name)
         return -1;
     wt_cmp_config *k = &c->configs[i];
     if (!k->name) {
-        k->name = xstrdup(key);
-        k->side = side;
-        k->meta = calloc(WT_CMP_MAX_META, sizeof *k->meta);
-        if (!k->name || !k->meta)
+        /* both or neither: a name without its meta array would be taken as whole later */
+        char *nm = xstrdup(key);
+        char **meta = calloc(WT_CMP_MAX_META, sizeof *meta);
+        if (!nm || !meta) {
+            free(nm);
+            free(meta);
             return -1;
+        }
+        k->name = nm;
+        k->side = side;
+        k->meta = meta;
     }
     return (int)i;
 }

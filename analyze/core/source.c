@@ -1,14 +1,23 @@
 /* The source driver that streams trace files into analyses, and shared diagnostics: see source.h. */
 #include "source.h"
 
+#include "clocks.h"
+
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static int said; /* wt_cli_error() was called */
+
+int wt_cli_said(void) { return said; }
 
 void wt_cli_error(const char *fmt, ...)
 {
     va_list ap;
+    said = 1;
     fputs(WT_PROG ": ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -49,14 +58,109 @@ static void progress_clear(progress *p)
     p->shown = 0;
 }
 
-int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                  wt_source_result *res)
+/* Which clock the run used and how far it can be trusted, once per process (compare reads
+ * the files several times). */
+static void say_aligned(const wt_source_result *res, int files)
 {
-    int rc = 0, index = 0;
+    static int aligned_said;
+    if (aligned_said++)
+        return;
+    char err[64];
+    if (res->anchor_err_ns >= 0)
+        snprintf(err, sizeof err, "read within %.1f us", (double)res->anchor_err_ns / 1e3);
+    else
+        snprintf(err, sizeof err, "of unknown uncertainty (files older than format 1.1)");
+    wt_cli_error("%d files of %d clocks (hosts or boots): aligned on UTC through each trace's "
+                 "anchor, %s, plus the hosts' own UTC error (NTP); files of one boot share "
+                 "CLOCK_MONOTONIC, exact",
+                 files, res->clocks, err);
+}
+
+/* What makes two paths the same trace: the same file (device and inode), or the same
+ * recording (every header field equal, the 1.1 run id included: a copy of the file). */
+typedef struct seen_file {
+    dev_t dev;
+    ino_t ino;
+    int have_ino;
+    wt_trace_info info; /* strings point into `text` */
+    char *text;
+    const char *path;
+} seen_file;
+
+static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static int same_recording(const wt_trace_info *a, const wt_trace_info *b)
+{
+    return a->format_major == b->format_major && a->format_minor == b->format_minor &&
+           a->pid == b->pid && a->process_start_ns == b->process_start_ns &&
+           a->open_ns == b->open_ns && a->anchor_mono_ns == b->anchor_mono_ns &&
+           a->anchor_real_ns == b->anchor_real_ns && a->tsc_hz == b->tsc_hz &&
+           same_str(a->clock, b->clock) && same_str(a->host, b->host) &&
+           same_str(a->cmdline, b->cmdline) && same_str(a->recorder, b->recorder) &&
+           a->parent_pid == b->parent_pid && !strcmp(a->run_id, b->run_id) &&
+           same_str(a->boot_id, b->boot_id) && a->anchor_err_ns == b->anchor_err_ns;
+}
+
+/* Copies the header's strings into one allocation owned by *f. Returns 0 or -1. */
+static int keep_info(seen_file *f, const wt_trace_info *info)
+{
+    const char *src[5] = { info->clock, info->host, info->cmdline, info->recorder, info->boot_id };
+    size_t len = 0;
+    for (int k = 0; k < 5; k++)
+        len += src[k] ? strlen(src[k]) + 1 : 0;
+    f->info = *info;
+    f->text = malloc(len ? len : 1);
+    if (!f->text)
+        return -1;
+    const char **dst[5] = { &f->info.clock, &f->info.host, &f->info.cmdline, &f->info.recorder,
+                            &f->info.boot_id };
+    char *p = f->text;
+    for (int k = 0; k < 5; k++) {
+        if (!src[k])
+            continue;
+        const size_t n = strlen(src[k]) + 1;
+        memcpy(p, src[k], n);
+        *dst[k] = p;
+        p += n;
+    }
+    return 0;
+}
+
+/* The earlier path that is the same trace as this one, or NULL; says so on stderr. */
+static const char *duplicate_of(const seen_file *seen, int n_seen, const seen_file *f)
+{
+    for (int k = 0; k < n_seen; k++) {
+        const int same_file = f->have_ino && seen[k].have_ino && seen[k].dev == f->dev &&
+                              seen[k].ino == f->ino;
+        if (same_file || same_recording(&seen[k].info, &f->info)) {
+            wt_cli_error("'%s' is the same trace as '%s' (%s): counted once", f->path,
+                         seen[k].path, same_file ? "the same file" : "an identical header: a copy");
+            return seen[k].path;
+        }
+    }
+    return NULL;
+}
+
+static int source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                      wt_source_result *res, int raw_clocks)
+{
+    int rc = 0, index = 0, n_seen = 0;
+    wt_clocks clk = { 0 };
     memset(res, 0, sizeof *res);
+    seen_file *seen = n > 0 ? calloc((size_t)n, sizeof *seen) : NULL;
+    if (n > 0 && !seen) {
+        wt_cli_error("out of memory");
+        return WT_ENOMEM;
+    }
     for (int i = 0; i < n && rc == 0; i++) {
         wt_reader *r = NULL;
         int orc = wt_reader_open(paths[i], &r);
+        if (orc == WT_ENOMEM) {
+            wt_cli_error("%s", r && *wt_reader_error(r) ? wt_reader_error(r) : "out of memory");
+            wt_reader_free(r);
+            rc = WT_ENOMEM;
+            break;
+        }
         if (orc < 0) {
             if (r)
                 wt_cli_error("%s", wt_reader_error(r));
@@ -66,9 +170,38 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             res->files_failed++;
             continue;
         }
+        seen_file *f = &seen[n_seen];
+        struct stat sb;
+        f->path = paths[i];
+        if (stat(paths[i], &sb) == 0) {
+            f->dev = sb.st_dev;
+            f->ino = sb.st_ino;
+            f->have_ino = 1;
+        }
+        if (keep_info(f, wt_reader_info(r)) < 0) {
+            wt_cli_error("out of memory");
+            wt_reader_free(r);
+            rc = WT_ENOMEM;
+            break;
+        }
+        if (duplicate_of(seen, n_seen, f)) {
+            free(f->text);
+            memset(f, 0, sizeof *f);
+            wt_reader_free(r);
+            res->files_duplicate++;
+            continue;
+        }
+        n_seen++;
         int fi = index++;
-        if (ops->file_begin)
-            rc = ops->file_begin(ctx, fi, paths[i], wt_reader_info(r));
+        int64_t shift = 0;
+        wt_trace_info shifted;
+        const wt_trace_info *info = wt_reader_info(r);
+        if (!raw_clocks && (rc = wt_clocks_file(&clk, info, &shift)) == 0 && shift) {
+            wt_clocks_shift_info(info, shift, &shifted);
+            info = &shifted;
+        }
+        if (rc == 0 && ops->file_begin)
+            rc = ops->file_begin(ctx, fi, paths[i], info);
         progress pg = { isatty(2), now_s(), 0, 0 };
         uint64_t events = 0;
         wt_event ev;
@@ -77,6 +210,13 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             int nrc = wt_reader_next(r, &ev);
             if (nrc == 0)
                 break;
+            if (nrc == WT_ENOMEM) {
+                /* not damage: the file may be whole; the run cannot go on (exit 1) */
+                progress_clear(&pg);
+                wt_cli_error("%s", wt_reader_error(r));
+                rc = WT_ENOMEM;
+                break;
+            }
             if (nrc < 0) {
                 progress_clear(&pg);
                 damaged = 1;
@@ -87,12 +227,31 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             }
             events++;
             progress_tick(&pg, paths[i], events);
+            ev.ts += shift;
             if (ops->event)
                 rc = ops->event(ctx, fi, &ev);
         }
         progress_clear(&pg);
         wt_reader_stats st;
         wt_reader_get_stats(r, &st);
+        if (st.strings_past_limit)
+            wt_cli_error("'%s': %llu strings past the reader's limit of %u strings and %u MiB "
+                         "read as \"(string past the reader's limit)\"", paths[i],
+                         (unsigned long long)st.strings_past_limit, WT_READER_MAX_STRINGS,
+                         WT_READER_MAX_STRING_BYTES >> 20);
+        if (rc == 0 && !damaged && st.frames + st.frames_damaged == 0 && st.end == WT_END_NONE) {
+            /* a header and nothing after it: the recorder writes its first frame soon after
+             * the first event, so the process died before that (issue 10, item 13) */
+            char msg[600];
+            snprintf(msg, sizeof msg,
+                     "'%s': at byte %llu: only a header, no data: the recording was probably "
+                     "killed early, before its first write", paths[i],
+                     (unsigned long long)st.file_bytes);
+            damaged = 1;
+            wt_cli_error("%s", msg);
+            if (ops->damage)
+                rc = ops->damage(ctx, fi, (int64_t)st.file_bytes, msg);
+        }
         if (st.end == WT_END_NONE)
             res->files_no_end++;
         if (damaged)
@@ -103,7 +262,27 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
             rc = ops->file_end(ctx, fi, &st);
         wt_reader_free(r);
     }
+    res->clocks = (int)clk.n;
+    res->anchor_err_ns = clk.anchor_err_max;
+    if (wt_clocks_aligned(&clk))
+        say_aligned(res, clk.files);
+    wt_clocks_release(&clk);
+    for (int k = 0; k < n_seen; k++)
+        free(seen[k].text);
+    free(seen);
     return rc;
+}
+
+int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                  wt_source_result *res)
+{
+    return source_run(paths, n, ops, ctx, res, 0);
+}
+
+int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                      wt_source_result *res)
+{
+    return source_run(paths, n, ops, ctx, res, 1);
 }
 
 int wt_source_exit_status(const wt_source_result *res)

@@ -28,6 +28,8 @@
 
 /* "walltime-analyze: <message>\n" on stderr. */
 void wt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether wt_cli_error() was called in this process (main says something on a silent exit 1). */
+int wt_cli_said(void);
 
 /* Callbacks of the source driver; any may be NULL. `ctx` is the caller's. A callback returning
  * non-zero stops the run (wt_source_run() then returns that value). */
@@ -46,14 +48,28 @@ typedef struct wt_source_result {
     int files_failed;  /* could not be read at all */
     int files_damaged; /* read, with damage */
     int files_no_end;  /* no end record: the writer died or the file is cut */
+    int clocks;        /* distinct clocks (host boots) among the files read (clocks.h) */
+    int64_t anchor_err_ns; /* clocks > 1: the largest UTC anchor uncertainty, -1 unknown */
+    int files_duplicate; /* the same trace as an earlier path (same file, or identical header):
+                            warned about and read once */
 } wt_source_result;
 
-/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Problems are reported
+/* Streams every event of the files `paths[0..n)`, in order, into `ops`. Files of several hosts
+ * or boots are put on the first file's clock (clocks.h), said once on stderr: "N files of M
+ * clocks (hosts or boots): aligned on UTC ...". Out of memory (in the reader too) is said and
+ * stops the run: it returns WT_ENOMEM. Problems are reported
  * on stderr as "walltime-analyze: 'PATH': at byte N: PROBLEM" and the run goes on with the next
- * intact frame or file. On a terminal, a progress line for files that take over a second.
+ * intact frame or file. A path that is the same trace as an earlier one (the same file by
+ * device and inode, or a copy: every header field equal) is said on stderr and skipped, so a
+ * trace given twice counts once. A trace with a header and no frame (killed before its first
+ * write) is damaged: reported, through `damage` too, with "probably killed early". On a
+ * terminal, a progress line for files that take over a second.
  * Returns 0 or the first non-zero callback value; *res says what happened to the files. */
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res);
+/* The same with every file's times as recorded (dump, info: what the file says). */
+int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                      wt_source_result *res);
 
 /* The exit status for a run that produced output: WT_EXIT_FAIL when no file could be read,
  * WT_EXIT_DAMAGED when some file was failed or damaged, else WT_EXIT_OK. */

@@ -81,6 +81,7 @@ int wt__strmap_put(wt__strmap *m, const char *key, size_t n, uint32_t new_val, u
     s->hash = h;
     s->val = new_val;
     m->n++;
+    m->bytes += n + 1;
     *val = new_val;
     if (stable)
         *stable = copy;

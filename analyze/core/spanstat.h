@@ -42,6 +42,17 @@ static inline int64_t wt__sat_add_i64(int64_t a, int64_t b)
 #define WT_MAX_LABEL_KEYS 16384
 #define WT_OTHER_CATEGORIES "(other categories)"
 #define WT_OTHER_LABELS "(other labels)"
+/* The labels of those pairs may hold at most this many bytes in all (16384 labels of the
+ * format's 4096 bytes would be 64 MiB per copy): past it a new pair folds likewise. */
+#define WT_MAX_LABEL_KEY_BYTES (8u << 20)
+/* Threads (pid, tid) with state of their own, per run, and the bytes of their names: past
+ * them a new thread's events count in one WT_OTHER_THREADS thread of its process (tid
+ * WT_OTHER_TID) and a new name is not kept. A million threads of one span each once took
+ * half a gigabyte (issue 10, item 10). */
+#define WT_MAX_THREADS 16384
+#define WT_MAX_NAME_BYTES (8u << 20)
+#define WT_OTHER_THREADS "(other threads)"
+#define WT_OTHER_TID UINT64_MAX
 
 /* ---- string map: key (copied, interned) -> uint32 value ---- */
 typedef struct wt__strmap_slot {
@@ -53,6 +64,7 @@ typedef struct wt__strmap_slot {
 typedef struct wt__strmap {
     wt__strmap_slot *slots;
     size_t cap, n;
+    size_t bytes; /* of the keys, their NULs included: for the callers' byte bounds */
 } wt__strmap;
 
 /* Looks `key` (n bytes) up; when absent, inserts it with value `new_val`. On success returns 1

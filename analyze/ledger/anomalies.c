@@ -197,7 +197,8 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         !wt__strmap_get(&a->cat_map, c, strlen(c), &idx))
         c = WT_OTHER_CATEGORIES;
     size_t n = key_text(buf, sizeof buf, c, l);
-    if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS) &&
+    if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS ||
+                    a->label_key_bytes + strlen(l) > WT_MAX_LABEL_KEY_BYTES) &&
         !wt__strmap_get(&a->key_map, buf, n, &idx)) {
         l = WT_OTHER_LABELS;
         n = key_text(buf, sizeof buf, c, l);
@@ -210,6 +211,7 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
             return NULL;
         an_key *k = &a->keys[a->n_keys++];
         memset(k, 0, sizeof *k);
+        a->label_key_bytes += strlen(l); /* as the ledger counts them: the same spans fold */
         k->floor_slow = k->floor_slow_hits = -1;
         k->load_ts_file = k->load_ts = INT64_MAX;
         k->category = wt__an_intern(a, c);

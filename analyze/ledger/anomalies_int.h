@@ -78,6 +78,7 @@ struct wt_anomalies {
     wt__strmap key_map;       /* "category\x1flabel" -> index in keys */
     an_key *keys;
     size_t n_keys, cap_keys;
+    size_t label_key_bytes; /* of the labels of the keys (bounded as in the ledger) */
     wt__strmap cat_map;       /* category -> index in cat_hits */
     wt__reservoir *cat_hits;
     size_t n_cats, cap_cats;

@@ -61,8 +61,11 @@ static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *f
 static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out,
                        int *folded)
 {
-    const char *key = kept_key(&c->label_map, lc->n_label_keys >= WT_MAX_LABEL_KEYS, name,
-                               WT_OTHER_LABELS, folded);
+    const size_t len = name ? strlen(name) : 0;
+    const char *key = kept_key(&c->label_map,
+                               lc->n_label_keys >= WT_MAX_LABEL_KEYS ||
+                                   lc->label_key_bytes + len > WT_MAX_LABEL_KEY_BYTES,
+                               name, WT_OTHER_LABELS, folded);
     uint32_t idx;
     const char *stable;
     int rc = wt__strmap_put(&c->label_map, key, strlen(key), (uint32_t)c->n_labs, &idx, &stable);
@@ -77,6 +80,7 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
         c->labs[c->n_labs].name = stable;
         c->n_labs++;
         lc->n_label_keys++;
+        lc->label_key_bytes += strlen(key);
     }
     *out = idx;
     return 0;
@@ -117,6 +121,14 @@ static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
     char key[48];
     int n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid, (unsigned long long)tid);
     uint32_t idx;
+    uint64_t kept_tid = tid;
+    if (WT_UNLIKELY(lc->n_threads >= WT_MAX_THREADS) &&
+        !wt__strmap_get(&lc->thread_map, key, (size_t)n, &idx)) {
+        /* past the bound: the process's "(other threads)" thread (spanstat.h) */
+        kept_tid = WT_OTHER_TID;
+        n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid,
+                     (unsigned long long)kept_tid);
+    }
     int rc = wt__strmap_put(&lc->thread_map, key, (size_t)n, (uint32_t)lc->n_threads, &idx, NULL);
     if (rc < 0)
         return NULL;
@@ -129,11 +141,13 @@ static lc_thread *thread_lookup(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
         lc_thread *t = &lc->threads[lc->n_threads++];
         memset(t, 0, sizeof *t);
         t->pid = pid;
-        t->tid = tid;
+        t->tid = kept_tid;
         t->file = lc->cur_file;
         t->last_top_end = lc->cur ? lc->cur->start : 0;
         t->env_start = INT64_MAX;
         t->env_end = INT64_MIN;
+        if (kept_tid == WT_OTHER_TID)
+            t->name = WT_OTHER_THREADS;
         t->first_ts = INT64_MAX;
     }
     *tc = (wt__pair_slot){ pid, tid, idx, 0, 1, 0 };
@@ -327,6 +341,7 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     lc_thread *t = thread_of(lc, ev->pid, ev->tid);
     if (WT_UNLIKELY(!t))
         return WT_ENOMEM;
+    lc->folded_thread_spans += t->tid == WT_OTHER_TID && ev->tid != WT_OTHER_TID;
     lc_cat *c = &lc->cats[ci];
     const double sec = (double)dur * NS;
 
@@ -522,7 +537,9 @@ int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
         lc_thread *t = thread_of(lc, ev->pid, ev->tid);
         if (!t)
             return WT_ENOMEM;
-        if (ev->name) {
+        /* not the name of the folded threads, nor past the bytes bound (spanstat.h) */
+        if (ev->name && t->tid != WT_OTHER_TID &&
+            lc->detail_map.bytes + strlen(ev->name) <= WT_MAX_NAME_BYTES) {
             uint32_t dummy;
             int rc = wt__strmap_put(&lc->detail_map, ev->name, strlen(ev->name), 0, &dummy, &t->name);
             if (rc < 0)

@@ -134,6 +134,9 @@ typedef struct wt_ledger_result {
      * counted under the label WT_OTHER_LABELS of its category. 0 on all but hostile traces;
      * shown as the recorder facts "folded categories" / "folded labels" when not 0. */
     int64_t folded_categories, folded_labels;
+    /* spans of threads past WT_MAX_THREADS per run, counted in their process's thread
+     * WT_OTHER_THREADS: the recorder fact "folded threads" when not 0 */
+    int64_t folded_threads;
     const wt_ledger_thread *threads;
     size_t n_threads;
     const wt_ledger_process *procs;

@@ -115,6 +115,8 @@ struct wt_ledger_calc {
 
     size_t n_label_keys; /* (category, label) pairs with a label of their own (bounded) */
     int64_t folded_cat_spans, folded_label_spans; /* spans counted in a fold key */
+    size_t label_key_bytes;      /* of the labels with keys of their own (bounded) */
+    int64_t folded_thread_spans; /* spans counted in an "(other threads)" thread */
 
     int64_t events; /* other than spans (those are the categories' st.n, summed at finish) */
     int64_t dropped, unclosed, unclosed_ns, late;

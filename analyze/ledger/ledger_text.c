@@ -221,6 +221,7 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     r->misses = lc->n_misses_total;
     r->folded_categories = lc->folded_cat_spans;
     r->folded_labels = lc->folded_label_spans;
+    r->folded_threads = lc->folded_thread_spans;
 
     if (lc->opts.title)
         snprintf(lc->title, sizeof lc->title, "%s", lc->opts.title);
@@ -268,7 +269,9 @@ static void print_sections(FILE *out, void *ctx)
         for (size_t i = 0; i < r->n_threads; i++) {
             const wt_ledger_thread *t = &r->threads[i];
             char id[48];
-            if (r->n_procs > 1)
+            if (t->tid == WT_OTHER_TID) /* the threads past the bound (spanstat.h) */
+                snprintf(id, sizeof id, "(other)");
+            else if (r->n_procs > 1)
                 snprintf(id, sizeof id, "%llu/%llu", (unsigned long long)t->pid,
                          (unsigned long long)t->tid);
             else
@@ -375,7 +378,7 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
             fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
                          "its wall ends at its last event\n", p->path);
     }
-    wt_ledger_fact facts[5];
+    wt_ledger_fact facts[6];
     size_t nf = 0;
     if (r->unclosed)
         facts[nf++] = (wt_ledger_fact){ "in flight at exit", r->unclosed_s, 1, r->unclosed,
@@ -394,6 +397,10 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
         facts[nf++] = (wt_ledger_fact){ "folded labels", 0, 0, r->folded_labels,
                                         "spans past " WT_STR(WT_MAX_LABEL_KEYS) " category/label pairs, in "
                                         WT_OTHER_LABELS };
+    if (r->folded_threads)
+        facts[nf++] = (wt_ledger_fact){ "folded threads", 0, 0, r->folded_threads,
+                                        "spans past " WT_STR(WT_MAX_THREADS) " threads, in "
+                                        WT_OTHER_THREADS };
     wt_ledger_extras x = { (const char *const *)notes, facts, nf, anomaly_lines, n_anomaly_lines,
                            print_sections, (void *)lc };
     rc = wt_ledger_render(out, &t, &x);
@@ -527,6 +534,8 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         wt_json_int(j, "folded_categories", r->folded_categories);
     if (r->folded_labels)
         wt_json_int(j, "folded_labels", r->folded_labels);
+    if (r->folded_threads)
+        wt_json_int(j, "folded_threads", r->folded_threads);
     wt_json_object_end(j);
     size_t n_misses;
     const wt_ledger_miss *m = wt_ledger_calc_misses(lc, &n_misses);

@@ -40,7 +40,7 @@ int wt__src_open(wt__src *s, const char *path)
     if (!s->f) {
         snprintf(s->err, sizeof s->err, "cannot open '%s': %s", path, strerror(errno));
         s->errors++;
-        return WT_EOPEN;
+        return errno == ENOMEM ? WT_ENOMEM : WT_EOPEN; /* out of memory is not the file's fault */
     }
     struct stat st;
     s->file_bytes = UINT64_MAX;

@@ -42,7 +42,8 @@ typedef struct wt__fbuf {
     uint64_t off; /* the frame's offset in the file */
 } wt__fbuf;
 
-/* Opens `path` (kept by pointer). Returns 0, WT_ENOMEM, or WT_EOPEN with s->err set
+/* Opens `path` (kept by pointer). Returns 0, WT_ENOMEM (s->err set when fopen() ran out of
+ * memory), or WT_EOPEN with s->err set
  * ("cannot open 'PATH': REASON" / "... Is a directory"). Release with wt__src_release(). */
 int wt__src_open(wt__src *s, const char *path);
 void wt__src_release(wt__src *s);

@@ -32,6 +32,11 @@ extern "C" {
 #define WT_FORMAT_MAJOR 1
 #define WT_FORMAT_MINOR 1
 
+/* The reader keeps at most this many strings and bytes of strings (the memory bound); the
+ * strings a file defines past them read as "(string past the reader's limit)". */
+#define WT_READER_MAX_STRINGS (4u << 20)
+#define WT_READER_MAX_STRING_BYTES (128u << 20)
+
 typedef enum wt_event_kind {
     WT_EV_SPAN = 1,        /* a span: ts/dur, category, label, cached, count, bytes, detail, depth */
     WT_EV_COUNTER = 2,     /* a counter sample: name, value */
@@ -145,6 +150,11 @@ typedef struct wt_reader_stats {
     uint64_t errors;          /* errors returned by wt_reader_next() */
     wt_trace_end end;         /* how the trace ended (WT_END_NONE until the end record) */
     int end_signal;           /* the signal number for WT_END_SIGNAL */
+    uint64_t records_skipped; /* records dropped alone for invalid values (the frame went on) */
+    uint64_t unknown_strings; /* string ids met without a definition, read as "(unknown string N)" */
+    uint64_t strings_past_limit; /* strings defined past the reader's limits (WT_READER_MAX_STRINGS,
+                                    WT_READER_MAX_STRING_BYTES): counted, read as
+                                    "(string past the reader's limit)" */
 } wt_reader_stats;
 
 WT_API void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out);

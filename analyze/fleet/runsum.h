@@ -1,0 +1,40 @@
+/* One run's seconds per category, self, inclusive and flat, by the ledger's rules (selftime.h,
+ * and wt_ledger_nest_* of walltime/ledger.h for inclusive, the ledger's own code; categories
+ * past WT_MAX_CATEGORIES folded into WT_OTHER_CATEGORIES as the ledger folds them) and nothing
+ * else: what trend needs of each of thousands of runs, without the ledger's coverage, medians
+ * and per-label statistics (which cost it most of its time on small runs).
+ *
+ * A worker keeps one and resets it per file, so the per-file cost is the file's own work.
+ * Memory: categories, threads x nesting depth. */
+#ifndef WT_FLEET_RUNSUM_H
+#define WT_FLEET_RUNSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "walltime/reader.h"
+
+typedef struct wt_runsum wt_runsum;
+
+/* 0 or WT_ENOMEM. */
+int wt_runsum_create(wt_runsum **out);
+/* A new file: forgets everything (the file's strings are new). */
+void wt_runsum_reset(wt_runsum *s);
+/* A WT_EV_SPAN of the current file. 0 or WT_ENOMEM. */
+int wt_runsum_span(wt_runsum *s, const wt_event *ev);
+
+/* The file ended: trees whose top-level span never came count as the ledger counts them. */
+void wt_runsum_finish(wt_runsum *s);
+
+/* The categories in the order their first span arrived: name, self, flat and (after
+ * wt_runsum_finish) inclusive ns. */
+size_t wt_runsum_count(const wt_runsum *s);
+const char *wt_runsum_name(const wt_runsum *s, size_t i);
+int64_t wt_runsum_self_ns(const wt_runsum *s, size_t i);
+int64_t wt_runsum_flat_ns(const wt_runsum *s, size_t i);
+int64_t wt_runsum_incl_ns(const wt_runsum *s, size_t i);
+
+/* NULL is a no-op. */
+void wt_runsum_free(wt_runsum *s);
+
+#endif

@@ -1,0 +1,635 @@
+/* Trends over many runs: see trend.h. */
+#include "trend.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "runsum.h"
+#include "spanstat.h"
+#include "table.h"
+
+/* ---- one run, computed by a worker ---- */
+
+typedef struct run_cat {
+    char *name;
+    double self_s, incl_s, flat_s;
+} run_cat;
+
+typedef struct run_result {
+    int skipped;           /* damaged or unreadable: named on stderr, not in the series */
+    int failed;            /* could not be read at all */
+    wt_source_result src;
+    char *values[WT_TREND_MAX_KEYS]; /* the --group metadata values, or NULL */
+    run_cat *cats;
+    size_t n_cats;
+} run_result;
+
+static void run_result_clear(run_result *r)
+{
+    for (int i = 0; i < WT_TREND_MAX_KEYS; i++)
+        free(r->values[i]);
+    for (size_t i = 0; i < r->n_cats; i++)
+        free(r->cats[i].name);
+    free(r->cats);
+    memset(r, 0, sizeof *r);
+}
+
+/* What the first pass knows of a file. */
+typedef struct run_head {
+    const char *path;
+    int64_t start_utc_ns;
+    char run_id[33];
+    char *host, *command;
+    int ok;
+    int order; /* its place on the command line: ties of start keep it */
+} run_head;
+
+/* One run's pass: its per-category seconds (runsum.h) and the --group metadata. */
+typedef struct run_ctx {
+    const wt_trend_opts *o;
+    run_result *r;
+    wt_runsum *rs;
+} run_ctx;
+
+static int keep_value(run_ctx *m, const wt_event *ev)
+{
+    for (int k = 0; k < m->o->n_keys; k++)
+        if (!strcmp(ev->name, m->o->keys[k])) {
+            char *v = strdup(ev->detail ? ev->detail : "");
+            if (!v)
+                return WT_ENOMEM;
+            free(m->r->values[k]);
+            m->r->values[k] = v;
+        }
+    return 0;
+}
+
+static int run_event(void *ctx, int fi, const wt_event *ev)
+{
+    (void)fi;
+    run_ctx *m = ctx;
+    if (ev->kind == WT_EV_SPAN)
+        return wt_runsum_span(m->rs, ev);
+    return ev->kind == WT_EV_META && ev->name ? keep_value(m, ev) : 0;
+}
+
+/* Copies the run's categories out: the runsum's strings die at its next reset. */
+static int run_cats(run_result *r, const wt_runsum *rs)
+{
+    const size_t n = wt_runsum_count(rs);
+    r->cats = calloc(n ? n : 1, sizeof *r->cats);
+    if (!r->cats)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (!(r->cats[i].name = strdup(wt_runsum_name(rs, i))))
+            return WT_ENOMEM;
+        r->cats[i].self_s = (double)wt_runsum_self_ns(rs, i) * 1e-9;
+        r->cats[i].flat_s = (double)wt_runsum_flat_ns(rs, i) * 1e-9;
+        r->cats[i].incl_s = (double)wt_runsum_incl_ns(rs, i) * 1e-9;
+        r->n_cats++;
+    }
+    return 0;
+}
+
+static int compute_run(const wt_trend_opts *o, const char *path, run_result *r, wt_runsum *rs)
+{
+    static const wt_source_ops ops = { NULL, run_event, NULL, NULL };
+    run_ctx m = { o, r, rs };
+    char *paths[1] = { (char *)path };
+    wt_runsum_reset(rs);
+    int rc = wt_source_run(paths, 1, &ops, &m, &r->src);
+    if (rc == 0 && r->src.files_ok == 0) {
+        r->skipped = 1;
+        r->failed = r->src.files_damaged == 0;
+    }
+    if (rc == 0 && !r->skipped) {
+        wt_runsum_finish(rs);
+        rc = run_cats(r, rs);
+    }
+    return rc;
+}
+
+/* ---- the series: groups x categories ---- */
+
+typedef struct series {
+    wt_cp cp;
+    size_t chart;  /* 1 + index of the chart still taking values, or 0 */
+    int64_t runs, changes;
+    double sum_self, sum_incl, sum_flat;
+} series;
+
+typedef struct group {
+    char *name;
+    series **by_cat; /* [category index], NULL until seen */
+    size_t cap;
+    int64_t runs;
+} group;
+
+struct wt_trend {
+    const wt_trend_opts *o;
+    wt_json j;
+    FILE *out;
+    run_head *heads;
+    int n_heads;
+    wt__strmap group_map, cat_map;
+    group *groups;
+    size_t n_groups, cap_groups;
+    const char **cat_names;
+    size_t n_cats, cap_cats;
+    wt_trend_change *changes;
+    size_t cap_changes;
+    wt_trend_chart charts[WT_TREND_MAX_CHARTS];
+    size_t n_charts;
+    wt_trend_result res;
+    /* the reorder ring between workers and the consumer */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    run_result *ring;
+    int *ready;
+    int ring_n;
+    int next, consumed, stop;
+};
+
+static int head_cmp(const void *a, const void *b)
+{
+    const run_head *x = a, *y = b;
+    if (x->ok != y->ok)
+        return y->ok - x->ok; /* the unreadable last: never read again */
+    if (x->start_utc_ns != y->start_utc_ns)
+        return x->start_utc_ns < y->start_utc_ns ? -1 : 1;
+    return x->order - y->order;
+}
+
+static int read_heads(wt_trend *t, char *const *paths, int n)
+{
+    t->heads = calloc(n ? (size_t)n : 1, sizeof *t->heads);
+    if (!t->heads)
+        return WT_ENOMEM;
+    t->n_heads = n;
+    for (int i = 0; i < n; i++) {
+        run_head *h = &t->heads[i];
+        h->path = paths[i];
+        h->order = i;
+        wt_reader *r = NULL;
+        if (wt_reader_open(paths[i], &r) < 0) {
+            wt_reader_free(r); /* the worker's pass names the problem */
+            continue;
+        }
+        const wt_trace_info *in = wt_reader_info(r);
+        int64_t start = in->process_start_ns ? in->process_start_ns : in->open_ns;
+        h->start_utc_ns = start + in->anchor_real_ns - in->anchor_mono_ns;
+        wt_table_run_id(in, h->run_id);
+        h->host = strdup(in->host ? in->host : "");
+        h->command = strdup(in->cmdline ? in->cmdline : "");
+        h->ok = 1;
+        wt_reader_free(r);
+        if (!h->host || !h->command)
+            return WT_ENOMEM;
+    }
+    qsort(t->heads, (size_t)n, sizeof *t->heads, head_cmp);
+    return 0;
+}
+
+/* "k1=v1,k2=v2": a missing key reads "?"; `host` and `command` fall back to the header. */
+static char *group_name(const wt_trend *t, const run_head *h, const run_result *r)
+{
+    size_t cap = 64, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    if (t->o->n_keys == 0) {
+        snprintf(s, cap, "all");
+        return s;
+    }
+    for (int k = 0; k < t->o->n_keys; k++) {
+        const char *key = t->o->keys[k], *v = r->values[k];
+        if (!v && !strcmp(key, "host"))
+            v = h->host;
+        else if (!v && !strcmp(key, "command"))
+            v = h->command;
+        size_t need = len + strlen(key) + (v ? strlen(v) : 1) + 3;
+        if (need > cap) {
+            char *ns = realloc(s, cap = need * 2);
+            if (!ns) {
+                free(s);
+                return NULL;
+            }
+            s = ns;
+        }
+        len += (size_t)snprintf(s + len, cap - len, "%s%s=%s", k ? "," : "", key, v ? v : "?");
+    }
+    return s;
+}
+
+static group *group_of(wt_trend *t, const char *name)
+{
+    uint32_t idx;
+    const char *kept;
+    if (wt__strmap_get(&t->group_map, name, strlen(name), &idx) == 1)
+        return &t->groups[idx];
+    if (t->n_groups >= WT_TREND_MAX_GROUPS)
+        return NULL;
+    group *ng = wt__grow_array(t->groups, &t->cap_groups, t->n_groups + 1, sizeof *ng);
+    if (!ng)
+        return NULL;
+    t->groups = ng;
+    if (wt__strmap_put(&t->group_map, name, strlen(name), (uint32_t)t->n_groups, &idx, &kept) < 0)
+        return NULL;
+    group *g = &t->groups[t->n_groups++];
+    memset(g, 0, sizeof *g);
+    g->name = (char *)kept;
+    return g;
+}
+
+static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
+{
+    uint32_t idx;
+    const char *kept;
+    if (wt__strmap_get(&t->cat_map, cat, strlen(cat), &idx) != 1) {
+        const char **nc = wt__grow_array(t->cat_names, &t->cap_cats, t->n_cats + 1, sizeof *nc);
+        if (!nc)
+            return NULL;
+        t->cat_names = nc;
+        if (wt__strmap_put(&t->cat_map, cat, strlen(cat), (uint32_t)t->n_cats, &idx, &kept) < 0)
+            return NULL;
+        t->cat_names[t->n_cats++] = kept;
+    }
+    *ci = idx;
+    series **nb = wt__grow_array(g->by_cat, &g->cap, (size_t)idx + 1, sizeof *nb);
+    if (!nb)
+        return NULL;
+    g->by_cat = nb;
+    if (!g->by_cat[idx]) {
+        series *s = calloc(1, sizeof *s);
+        if (!s || wt_cp_init(&s->cp, &t->o->cp) < 0) {
+            free(s);
+            return NULL;
+        }
+        g->by_cat[idx] = s;
+    }
+    return g->by_cat[idx];
+}
+
+static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change *c)
+{
+    if (c->after > c->before)
+        t->res.regressions++;
+    if (t->res.n_changes >= WT_TREND_MAX_CHANGES) {
+        t->res.changes_dropped++;
+        return 0;
+    }
+    wt_trend_change *nc = wt__grow_array(t->changes, &t->cap_changes, t->res.n_changes + 1,
+                                         sizeof *nc);
+    if (!nc)
+        return WT_ENOMEM;
+    t->changes = nc;
+    const run_head *h = &t->heads[c->ref];
+    wt_trend_change *x = &t->changes[t->res.n_changes++];
+    memset(x, 0, sizeof *x);
+    x->group = g->name;
+    x->category = t->cat_names[ci];
+    memcpy(x->run_id, h->run_id, 33);
+    x->host = h->host;
+    x->file = (char *)h->path;
+    x->start_utc_ns = h->start_utc_ns;
+    x->run_index = c->ref;
+    x->before_s = c->before;
+    x->after_s = c->after;
+    x->scale_s = c->scale;
+    return 0;
+}
+
+/* A change was just listed (or not, past WT_TREND_MAX_CHANGES): its chart starts with the
+ * series' recent values, the change's runs last. */
+static int open_chart(wt_trend *t, series *s)
+{
+    s->chart = 0;
+    if (t->n_charts >= WT_TREND_MAX_CHARTS || t->res.changes_dropped)
+        return 0;
+    const size_t P = (size_t)t->o->cp.persist, before = (size_t)t->o->cp.window + P;
+    wt_trend_chart *ch = &t->charts[t->n_charts];
+    if (!(ch->v = malloc((before + WT_TREND_CHART_AFTER) * sizeof *ch->v)))
+        return WT_ENOMEM;
+    ch->change = t->res.n_changes - 1;
+    ch->n = wt_cp_recent(&s->cp, ch->v, before);
+    ch->at = ch->n - P;
+    s->chart = ++t->n_charts;
+    return 0;
+}
+
+/* The consumer: run `k` (start order) into its group's series. */
+static int consume(wt_trend *t, int k, run_result *r)
+{
+    t->res.src.files_ok += r->src.files_ok;
+    t->res.src.files_damaged += r->src.files_damaged;
+    t->res.src.files_failed += r->src.files_failed;
+    t->res.src.files_no_end += r->src.files_no_end;
+    if (r->skipped)
+        return 0;
+    const run_head *h = &t->heads[k];
+    char *gname = group_name(t, h, r);
+    if (!gname)
+        return WT_ENOMEM;
+    group *g = group_of(t, gname);
+    free(gname);
+    if (!g) {
+        if (t->n_groups < WT_TREND_MAX_GROUPS)
+            return WT_ENOMEM;
+        t->res.groups_dropped++;
+        return 0;
+    }
+    g->runs++;
+    t->res.runs++;
+    if (t->o->json) {
+        wt_json_object_begin(&t->j, NULL);
+        wt_json_int(&t->j, "index", k);
+        wt_json_string(&t->j, "run_id", h->run_id);
+        wt_json_string(&t->j, "host", h->host);
+        wt_json_string(&t->j, "file", h->path);
+        wt_json_int(&t->j, "start_utc_ns", h->start_utc_ns);
+        wt_json_string(&t->j, "group", g->name);
+        wt_json_object_begin(&t->j, "categories");
+    }
+    for (size_t i = 0; i < r->n_cats; i++) {
+        size_t ci;
+        series *s = series_of(t, g, r->cats[i].name, &ci);
+        if (!s)
+            return WT_ENOMEM;
+        s->runs++;
+        s->sum_self += r->cats[i].self_s;
+        s->sum_flat += r->cats[i].flat_s;
+        s->sum_incl += r->cats[i].incl_s;
+        wt_cp_change c;
+        if (wt_cp_push(&s->cp, r->cats[i].incl_s, k, &c)) {
+            s->changes++;
+            if (add_change(t, g, ci, &c) < 0 || open_chart(t, s) < 0)
+                return WT_ENOMEM;
+        } else if (s->chart) {
+            wt_trend_chart *ch = &t->charts[s->chart - 1];
+            ch->v[ch->n++] = r->cats[i].incl_s;
+            if (ch->n >= ch->at + (size_t)t->o->cp.persist + WT_TREND_CHART_AFTER)
+                s->chart = 0;
+        }
+        if (t->o->json) {
+            wt_json_object_begin(&t->j, r->cats[i].name);
+            wt_json_fixed(&t->j, "inclusive_s", r->cats[i].incl_s, 9);
+            wt_json_fixed(&t->j, "self_s", r->cats[i].self_s, 9);
+            wt_json_fixed(&t->j, "flat_s", r->cats[i].flat_s, 9);
+            wt_json_object_end(&t->j);
+        }
+    }
+    if (t->o->json) {
+        wt_json_object_end(&t->j);
+        wt_json_object_end(&t->j);
+    }
+    return 0;
+}
+
+/* ---- workers: each takes the next run in start order, at most ring_n ahead ---- */
+
+static void *worker(void *arg)
+{
+    wt_trend *t = arg;
+    wt_runsum *rs = NULL;
+    int rs_rc = wt_runsum_create(&rs);
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (!t->stop && t->next < t->n_heads && t->next >= t->consumed + t->ring_n)
+            pthread_cond_wait(&t->cv, &t->mu);
+        if (t->stop || t->next >= t->n_heads)
+            break;
+        int k = t->next++;
+        pthread_mutex_unlock(&t->mu);
+        run_result r;
+        memset(&r, 0, sizeof r);
+        int rc = 0;
+        if (rs_rc < 0) {
+            rc = rs_rc;
+        } else if (t->heads[k].ok) {
+            rc = compute_run(t->o, t->heads[k].path, &r, rs);
+        } else {
+            /* unreadable: let the source driver name it */
+            wt_source_ops none = { 0 };
+            char *p[1] = { (char *)t->heads[k].path };
+            wt_source_run(p, 1, &none, NULL, &r.src);
+            r.skipped = r.failed = 1;
+        }
+        pthread_mutex_lock(&t->mu);
+        if (rc < 0)
+            r.skipped = 2; /* out of memory: the consumer stops */
+        t->ring[k % t->ring_n] = r;
+        t->ready[k % t->ring_n] = 1;
+        pthread_cond_broadcast(&t->cv);
+    }
+    pthread_mutex_unlock(&t->mu);
+    wt_runsum_free(rs);
+    return NULL;
+}
+
+static int run_all(wt_trend *t)
+{
+    int nthreads = t->o->threads;
+    if (nthreads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = c > 0 ? (int)c : 1;
+    }
+    if (nthreads > 256)
+        nthreads = 256;
+    t->ring_n = 4 * nthreads;
+    t->ring = calloc((size_t)t->ring_n, sizeof *t->ring);
+    t->ready = calloc((size_t)t->ring_n, sizeof *t->ready);
+    if (!t->ring || !t->ready)
+        return WT_ENOMEM;
+    pthread_t tids[256];
+    int started = 0, rc = 0;
+    for (; started < nthreads; started++)
+        if (pthread_create(&tids[started], NULL, worker, t) != 0)
+            break;
+    if (started == 0)
+        rc = WT_ENOMEM;
+    for (int k = 0; rc == 0 && k < t->n_heads; k++) {
+        pthread_mutex_lock(&t->mu);
+        while (!t->ready[k % t->ring_n])
+            pthread_cond_wait(&t->cv, &t->mu);
+        run_result r = t->ring[k % t->ring_n];
+        t->ready[k % t->ring_n] = 0;
+        t->consumed = k + 1;
+        pthread_cond_broadcast(&t->cv);
+        pthread_mutex_unlock(&t->mu);
+        rc = r.skipped == 2 ? WT_ENOMEM : consume(t, k, &r);
+        run_result_clear(&r);
+    }
+    pthread_mutex_lock(&t->mu);
+    t->stop = 1;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    for (int i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    for (int i = 0; i < t->ring_n; i++)
+        if (t->ready[i])
+            run_result_clear(&t->ring[i]);
+    return rc;
+}
+
+/* ---- output ---- */
+
+static void write_json_tail(wt_trend *t)
+{
+    wt_json *j = &t->j;
+    wt_json_array_end(j); /* runs */
+    wt_json_array_begin(j, "series");
+    for (size_t g = 0; g < t->n_groups; g++)
+        for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++) {
+            const series *s = t->groups[g].by_cat[c];
+            if (!s)
+                continue;
+            wt_json_object_begin(j, NULL);
+            wt_json_string(j, "group", t->groups[g].name);
+            wt_json_string(j, "category", t->cat_names[c]);
+            wt_json_int(j, "runs", s->runs);
+            wt_json_fixed(j, "mean_inclusive_s", s->sum_incl / (double)s->runs, 9);
+            wt_json_fixed(j, "mean_self_s", s->sum_self / (double)s->runs, 9);
+            wt_json_fixed(j, "mean_flat_s", s->sum_flat / (double)s->runs, 9);
+            wt_json_fixed(j, "level_inclusive_s", wt_cp_level(&s->cp), 9);
+            wt_json_int(j, "changes", s->changes);
+            wt_json_object_end(j);
+        }
+    wt_json_array_end(j);
+    wt_json_array_begin(j, "changes");
+    for (size_t i = 0; i < t->res.n_changes; i++) {
+        const wt_trend_change *c = &t->changes[i];
+        wt_json_object_begin(j, NULL);
+        wt_json_string(j, "group", c->group);
+        wt_json_string(j, "category", c->category);
+        wt_json_int(j, "run_index", c->run_index);
+        wt_json_string(j, "run_id", c->run_id);
+        wt_json_string(j, "host", c->host);
+        wt_json_string(j, "file", c->file);
+        wt_json_int(j, "start_utc_ns", c->start_utc_ns);
+        wt_json_fixed(j, "before_s", c->before_s, 9);
+        wt_json_fixed(j, "after_s", c->after_s, 9);
+        wt_json_fixed(j, "change_s", c->after_s - c->before_s, 9);
+        wt_json_fixed(j, "noise_s", c->scale_s, 9);
+        wt_json_string(j, "direction", c->after_s > c->before_s ? "slower" : "faster");
+        wt_json_object_end(j);
+    }
+    wt_json_array_end(j);
+    wt_json_int(j, "runs_in_series", t->res.runs);
+    wt_json_int(j, "files_damaged", t->res.src.files_damaged);
+    wt_json_int(j, "files_failed", t->res.src.files_failed);
+    wt_json_int(j, "changes_dropped", t->res.changes_dropped);
+    wt_json_int(j, "groups_dropped", t->res.groups_dropped);
+    wt_json_object_end(j);
+    wt_json_finish(j);
+}
+
+static void write_text(wt_trend *t)
+{
+    FILE *o = t->out;
+    fprintf(o, "trend: %lld runs in %zu group(s), %zu categories; %zu change(s)\n\n",
+            (long long)t->res.runs, t->n_groups, t->n_cats, t->res.n_changes);
+    fprintf(o, "%-32s %-20s %6s %12s %12s %12s %8s\n", "GROUP", "CATEGORY", "RUNS", "MEAN INCL s",
+            "MEAN SELF s", "NOW INCL s", "CHANGES");
+    for (size_t g = 0; g < t->n_groups; g++)
+        for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++) {
+            const series *s = t->groups[g].by_cat[c];
+            if (s)
+                fprintf(o, "%-32s %-20s %6lld %12.6f %12.6f %12.6f %8lld\n", t->groups[g].name,
+                        t->cat_names[c], (long long)s->runs, s->sum_incl / (double)s->runs,
+                        s->sum_self / (double)s->runs, wt_cp_level(&s->cp), (long long)s->changes);
+        }
+    if (t->res.n_changes)
+        fprintf(o, "\nCHANGES (inclusive seconds per run against the median of the runs before)\n");
+    for (size_t i = 0; i < t->res.n_changes; i++) {
+        const wt_trend_change *c = &t->changes[i];
+        double d = c->after_s - c->before_s;
+        fprintf(o, "  %s  %s: run %lld (%s, host %s, %s): %.6f -> %.6f s (%+.6f s, %+.1f%%), %s\n",
+                c->group, c->category, (long long)c->run_index, c->run_id, c->host, c->file,
+                c->before_s, c->after_s, d, c->before_s > 0 ? 100 * d / c->before_s : 0.0,
+                d > 0 ? "slower" : "faster");
+    }
+    if (t->res.changes_dropped)
+        fprintf(o, "  ... and %lld more\n", (long long)t->res.changes_dropped);
+}
+
+int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **tp)
+{
+    *tp = NULL;
+    wt_trend *t = calloc(1, sizeof *t);
+    if (!t)
+        return WT_ENOMEM;
+    t->o = o;
+    t->out = out;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    *tp = t;
+    int rc = read_heads(t, paths, n);
+    if (rc < 0)
+        return rc;
+    if (o->json) {
+        wt_json_init(&t->j, out, 1);
+        wt_json_object_begin(&t->j, NULL);
+        wt_json_string(&t->j, "schema", WT_TREND_SCHEMA);
+        wt_json_array_begin(&t->j, "group_by");
+        for (int k = 0; k < o->n_keys; k++)
+            wt_json_string(&t->j, NULL, o->keys[k]);
+        wt_json_array_end(&t->j);
+        wt_json_object_begin(&t->j, "rule");
+        wt_json_int(&t->j, "window", o->cp.window);
+        wt_json_int(&t->j, "min_runs", o->cp.min_runs);
+        wt_json_double(&t->j, "k", o->cp.k);
+        wt_json_double(&t->j, "floor", o->cp.floor);
+        wt_json_int(&t->j, "persist", o->cp.persist);
+        wt_json_object_end(&t->j);
+        wt_json_array_begin(&t->j, "runs");
+    }
+    if ((rc = run_all(t)) < 0)
+        return rc;
+    t->res.groups = (int64_t)t->n_groups;
+    t->res.categories = (int64_t)t->n_cats;
+    t->res.changes = t->changes;
+    t->res.charts = t->charts;
+    t->res.n_charts = t->n_charts;
+    if (o->json)
+        write_json_tail(t);
+    else
+        write_text(t);
+    return 0;
+}
+
+const wt_trend_result *wt_trend_result_get(const wt_trend *t) { return &t->res; }
+
+void wt_trend_free(wt_trend *t)
+{
+    if (!t)
+        return;
+    for (size_t g = 0; g < t->n_groups; g++) {
+        for (size_t c = 0; c < t->groups[g].cap; c++)
+            if (t->groups[g].by_cat[c]) {
+                wt_cp_release(&t->groups[g].by_cat[c]->cp);
+                free(t->groups[g].by_cat[c]);
+            }
+        free(t->groups[g].by_cat);
+    }
+    free(t->groups);
+    free(t->cat_names);
+    wt__strmap_release(&t->group_map);
+    wt__strmap_release(&t->cat_map);
+    for (int i = 0; i < t->n_heads; i++) {
+        free(t->heads[i].host);
+        free(t->heads[i].command);
+    }
+    free(t->heads);
+    free(t->changes);
+    for (size_t i = 0; i < t->n_charts; i++)
+        free(t->charts[i].v);
+    free(t->ring);
+    free(t->ready);
+    pthread_mutex_destroy(&t->mu);
+    pthread_cond_destroy(&t->cv);
+    free(t);
+}

@@ -1,0 +1,89 @@
+/* `walltime-analyze trend`: how each category's seconds per run move over hundreds to
+ * thousands of runs, and where they changed beyond their noise (changepoint.h).
+ *
+ * Each file is a run. Runs are grouped by metadata keys of the user's choice (`host` and
+ * `command` name the header's fields when no metadata of that name exists) and taken in order
+ * of their start on UTC. Per group and category: the per-run inclusive, self and flat seconds
+ * (the ledger's, runsum.h); the change-point rule runs on inclusive seconds, as the ledger's
+ * budgets do.
+ *
+ * Reading: a first pass opens every header (start time, run id, host) and orders the runs;
+ * then worker threads (one per core) each compute one run's seconds at a time, in that order,
+ * and hand it over through a bounded reorder ring, so the rule sees runs in start order while
+ * all cores read. Memory: groups x categories x the rule's window, the ring, and the files'
+ * headers (paths, start times); never spans. */
+#ifndef WT_FLEET_TREND_H
+#define WT_FLEET_TREND_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "changepoint.h"
+#include "source.h"
+
+#define WT_TREND_SCHEMA "walltime-trend/1"
+#define WT_TREND_MAX_KEYS 8          /* --group keys */
+#define WT_TREND_MAX_GROUPS 4096     /* groups; runs of later groups are counted, skipped */
+#define WT_TREND_MAX_CHANGES 10000   /* changes listed; later ones are counted */
+
+typedef struct wt_trend_opts {
+    const char *keys[WT_TREND_MAX_KEYS];
+    int n_keys;
+    wt_cp_opts cp;
+    int threads;   /* 0: one per online core */
+    int json;      /* output: 0 text, 1 JSON */
+} wt_trend_opts;
+
+/* One change found. Strings are owned by the trend. */
+typedef struct wt_trend_change {
+    const char *group, *category;
+    char run_id[33];
+    char *host;
+    char *file;
+    int64_t start_utc_ns;
+    int64_t run_index;      /* the run's place in start order, from 0 */
+    double before_s, after_s, scale_s;
+} wt_trend_change;
+
+/* The chart of one change (--svg): the series' values around it, the change's run at `at`. */
+#define WT_TREND_MAX_CHARTS 32      /* changes charted (the first ones) */
+#define WT_TREND_CHART_AFTER 100    /* runs after a change's P runs that its chart shows */
+typedef struct wt_trend_chart {
+    size_t change;        /* index in the result's changes */
+    double *v;            /* inclusive seconds of consecutive runs of the series */
+    size_t n, at;
+} wt_trend_chart;
+
+typedef struct wt_trend_result {
+    wt_source_result src;    /* files: ok, damaged (skipped), failed (skipped) */
+    int64_t runs;            /* runs in the series */
+    int64_t groups, categories;
+    int64_t groups_dropped;  /* runs of groups past WT_TREND_MAX_GROUPS */
+    const wt_trend_change *changes;
+    size_t n_changes;
+    int64_t changes_dropped;
+    int64_t regressions;     /* changes upwards (slower) */
+    const wt_trend_chart *charts;
+    size_t n_charts;
+} wt_trend_result;
+
+typedef struct wt_trend wt_trend;
+
+/* Runs the trend of `paths[0..n)`, writing the per-run series as they come to `out` (text: one
+ * line per change as found is not printed; the runs are only counted; JSON: the "runs" array),
+ * then the summary (text table / "series" and "changes"). Damaged and unreadable files are
+ * named on stderr and left out of the series. Returns 0 and *out_trend (free it), or a
+ * negative WT_E*. */
+int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **t);
+
+const wt_trend_result *wt_trend_result_get(const wt_trend *t);
+
+/* The --svg charts of a finished trend: one small chart per change (the first
+ * WT_TREND_MAX_CHARTS): the category's self seconds per run before and after, the change's run
+ * marked, the levels before and after as lines. Self-contained SVG 1.1. Returns 0 or WT_EIO. */
+int wt_trend_svg_write(const wt_trend_result *r, FILE *out);
+
+/* NULL is a no-op. */
+void wt_trend_free(wt_trend *t);
+
+#endif

@@ -1,0 +1,113 @@
+/* bench_trend: `walltime-analyze trend` over 1,000 traces of 10,000 spans each, against
+ * `zstd -dc` over the same files (the floor: just decompressing them). Target: at most 2x.
+ *
+ * The traces are written by the real recorder, one child process per trace (wt_open / spans /
+ * wt_close): a root span per 100 spans around 99 children in 4 categories, HIT/MISS on one, the
+ * metadata `model`. Both commands run as children with all cores (trend's default, zstd reading
+ * the files one after another as a shell would); wall and CPU time (wait4) are printed, each
+ * the median of 3 runs. On a shared machine compare the ratios of one run.
+ *
+ * usage: bench_trend [TRACES] [SPANS] [DIR]     (default 1000, 10000, /tmp/bench_trend)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "walltime/walltime.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void write_trace(const char *path, int spans, int seed)
+{
+    static const char *cats[] = { "load", "convert", "compute", "io" };
+    if (wt_open(path) != 0)
+        _exit(1);
+    wt_meta("model", seed % 2 ? "m1" : "m2");
+    for (int i = 0; i < spans; i += 100) {
+        wt_span root = wt_begin("step", "root");
+        for (int k = 1; k < 100 && i + k < spans; k++) {
+            wt_span s = wt_begin(cats[k % 4], "x");
+            wt_end(s, k % 4 == 0 ? (k % 8 ? WT_CACHED_HIT : WT_CACHED_MISS) : WT_CACHED_UNKNOWN, 1,
+                   NULL);
+        }
+        wt_end(root, WT_CACHED_UNKNOWN, 1, NULL);
+    }
+    wt_close();
+}
+
+/* Runs `sh -c cmd`; wall and CPU seconds of it and its children. */
+static void timed(const char *cmd, double *wall, double *cpu)
+{
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    wait4(pid, &st, 0, &ru);
+    *wall = now() - t0;
+    *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec * 1e-6;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "bench_trend: '%s' exited %d\n", cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    int traces = argc > 1 ? atoi(argv[1]) : 1000, spans = argc > 2 ? atoi(argv[2]) : 10000;
+    const char *dir = argc > 3 ? argv[3] : "/tmp/bench_trend";
+    mkdir(dir, 0777);
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    double t0 = now();
+    for (int i = 0; i < traces; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/t%05d.wtrace", dir, i);
+        if (access(path, R_OK) == 0)
+            continue; /* kept from an earlier run */
+        pid_t pid = fork();
+        if (pid == 0) {
+            write_trace(path, spans, i);
+            _exit(0);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+    }
+    printf("traces: %d x %d spans in %s (%.1f s to write)\n", traces, spans, dir, now() - t0);
+    char trend[8192], zstd[8192];
+    snprintf(trend, sizeof trend, "'%s' trend --group model '%s'/t*.wtrace >/dev/null", WT_ANALYZE_BIN,
+             dir);
+    snprintf(zstd, sizeof zstd, "zstd -qdc '%s'/t*.wtrace >/dev/null", dir);
+    double w[2][3], c[2][3];
+    for (int r = 0; r < 3; r++) {
+        timed(zstd, &w[0][r], &c[0][r]);
+        timed(trend, &w[1][r], &c[1][r]);
+    }
+    for (int k = 0; k < 2; k++) {
+        qsort(w[k], 3, sizeof(double), dcmp);
+        qsort(c[k], 3, sizeof(double), dcmp);
+    }
+    printf("zstd -dc:  wall %.2f s  cpu %.2f s   (median of 3)\n", w[0][1], c[0][1]);
+    printf("trend:     wall %.2f s  cpu %.2f s   (median of 3, %ld cores)\n", w[1][1], c[1][1],
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("ratio:     wall %.2fx  cpu %.2fx   (target: wall <= 2x)\n", w[1][1] / w[0][1],
+           c[1][1] / c[0][1]);
+    return 0;
+}

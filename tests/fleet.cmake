@@ -1,0 +1,11 @@
+# Many runs (issue 12): the warehouse tables (test_fleet_table: rows by hand from tracebuild
+# traces) and docs/FLEET.md's DuckDB queries against the ledger (test_fleet_duckdb: node and
+# @duckdb/node-api from tests/fleet, `npm ci` there; skipped with a line saying so without them).
+wt_add_test(test_fleet_table SOURCES test_fleet_table.c)
+wt_add_test(test_fleet_hosts SOURCES test_fleet_hosts.c)
+add_test(NAME test_fleet_duckdb
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fleet/run_duckdb_test.sh
+                 $<TARGET_FILE:walltime-analyze> $<TARGET_FILE_DIR:hello_load>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/fleet_duckdb)
+set_tests_properties(test_fleet_duckdb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+wt_add_test(test_fleet_trend SOURCES test_fleet_trend.c LABELS threads)

@@ -1,0 +1,162 @@
+/* `walltime-analyze trend` over generated, seeded fleets of 1000 runs on 8 hosts (run i on host
+ * node-(i mod 8), starting i minutes after the first): a regression planted in one category on
+ * one host from run 600 on is found at that host's first run from 600 and nowhere else; noise
+ * alone (with single spikes) gives no finding; a damaged file among the thousand is named and
+ * left out, exit 4, the rest reported. File names are not in start order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tracebuild.h"
+#define FLEET_TMP_PREFIX "fleet_trend"
+#include "fleet_cli.h"
+
+#define S(x) ((int64_t)((x) * 1e9 + 0.5))
+#define ORIGIN 1772323200000000000LL
+#define RUNS 1000
+#define HOSTS 8
+
+static uint64_t rng = 12345;
+static double uniform(void)
+{
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* About normal, mean 0, sd 1 (four uniforms). */
+static double noise(void) { return (uniform() + uniform() + uniform() + uniform() - 2.0) * 1.732; }
+
+/* Run i's file number: a permutation (7919 is prime), so the names are not in start order. */
+static int file_of(int i) { return (int)((i * 7919L) % RUNS); }
+
+/* Run i: load ~2 s and step ~1 s, 3 % noise; every 50th run a single 1.5x spike in load;
+ * `plant`: load 1.3x on host node-3 from run 600 on. */
+static void make_fleet(int plant)
+{
+    rng = 12345;
+    static char hosts[HOSTS][16], boots[HOSTS][16];
+    for (int i = 0; i < RUNS; i++) {
+        int h = i % HOSTS;
+        snprintf(hosts[h], sizeof hosts[h], "node-%d", h);
+        snprintf(boots[h], sizeof boots[h], "boot-%d", h);
+        char run_id[33], name[32];
+        snprintf(run_id, sizeof run_id, "%032x", i + 1);
+        tb_origin o = { hosts[h], boots[h], run_id, ORIGIN + S(60.0 * i) - S(100), 1000, 0 };
+        snprintf(name, sizeof name, "run%04d.wtrace", file_of(i));
+        tb *b = tb_create(tb_path_in(name), 100 + (uint64_t)i, S(100), S(100));
+        tb_set_origin(b, &o);
+        tb_meta(b, 1, S(100), "model", "m1");
+        double load = 2.0 * (1 + 0.03 * noise());
+        if (i % 50 == 7)
+            load *= 1.5;
+        if (plant && h == 3 && i >= 600)
+            load *= 1.3;
+        double step = 1.0 * (1 + 0.03 * noise());
+        tb_span(b, 1, S(100.1), S(100.1 + load), 0, "load", "weights");
+        tb_span(b, 1, S(100.1 + load), S(100.1 + load + step), 0, "step", "forward");
+        tb_close(b, TB_END_CLEAN, S(100.2 + load + step), 0);
+    }
+}
+
+/* "trend ARGS" over every run, in file name order (not start order). */
+static int trend(const char *args)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "trend %s run*.wtrace", args);
+    return fleet_cli(cmd);
+}
+
+static int count(const char *text, const char *s)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, s)); p++)
+        n++;
+    return n;
+}
+
+static void test_trend_finds_the_planted_regression_only(void **state)
+{
+    (void)state;
+    make_fleet(1);
+    assert_int_equal(trend("--group host --json --fail-on regression --svg chart.svg"), 3);
+    char *out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    const char *ch = strstr(out, "\"changes\": [");
+    assert_non_null(ch);
+    /* one change: node-3's first run from 600 is 603 (600 = 75 x 8 is on node-0) */
+    assert_int_equal(count(ch, "\"category\""), 1);
+    assert_non_null(strstr(ch, "\"group\": \"host=node-3\""));
+    assert_non_null(strstr(ch, "\"category\": \"load\""));
+    assert_non_null(strstr(ch, "\"run_index\": 603,"));
+    assert_non_null(strstr(ch, "\"run_id\": \"0000000000000000000000000000025c\"")); /* 604 */
+    assert_non_null(strstr(ch, "\"direction\": \"slower\""));
+    /* about 0.6 s more: the level 2.0 s x 0.3 */
+    const char *d = strstr(ch, "\"change_s\": ");
+    assert_non_null(d);
+    double change = strtod(d + 12, NULL);
+    assert_true(change > 0.5 && change < 0.7);
+    assert_non_null(strstr(out, "\"runs_in_series\": 1000"));
+    free(out);
+    /* one chart: the 50 runs of node-3 before the change, its 3, and the 47 left after them
+     * (node-3 has 125 runs, 75 before 603) */
+    char *svg = cli_slurp(abs_in("chart.svg"));
+    assert_non_null(svg);
+    assert_int_equal(count(svg, "<circle"), 50 + 3 + 47);
+    assert_non_null(strstr(svg, "host=node-3 \xC2\xB7 load: "));
+    assert_non_null(strstr(svg, "at run 603, node-3 0000000000000000000000000000025c</text>"));
+    free(svg);
+}
+
+static void test_trend_noise_and_a_damaged_file(void **state)
+{
+    (void)state;
+    make_fleet(0);
+    /* one run loses its tail (its end record and part of its last frame) */
+    size_t n;
+    unsigned char *bytes = tb_read_file(tb_path_in("run0500.wtrace"), &n);
+    tb_write_file(tb_path_in("run0500.wtrace"), bytes, n - 12);
+    free(bytes);
+    assert_int_equal(trend("--group host,model --fail-on regression -j 3"), 4);
+    char *out = cli_slurp(abs_in("out.txt")), *err = cli_slurp(abs_in("err.txt"));
+    assert_non_null(strstr(out, "trend: 999 runs in 8 group(s), 2 categories; 0 change(s)"));
+    assert_non_null(strstr(out, "host=node-4,model=m1"));
+    assert_non_null(strstr(err, "run0500.wtrace"));
+    assert_non_null(strstr(err, "1 damaged and 0 unreadable file(s) left out"));
+    free(out);
+    free(err);
+}
+
+/* analyze_a (test_cli_sample.c): by hand, weights 2.0 + 0.5 + 2.0 + 0.2 = 4.7 s inclusive, self
+ * and flat; generate 4.0 s inclusive and flat, 2.0 s self (decode 1.0 + 1.0 inside); decode
+ * 2.0 s. */
+static void test_trend_seconds_are_the_ledgers(void **state)
+{
+    (void)state;
+    assert_int_equal(fleet_cli("trend --json " WT_TEST_DATA_DIR "/analyze_a.wtrace"), 0);
+    char *out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(strstr(out, "\"weights\": {\n          \"inclusive_s\": 4.700000000,\n"
+                                "          \"self_s\": 4.700000000,\n"
+                                "          \"flat_s\": 4.700000000"));
+    assert_non_null(strstr(out, "\"generate\": {\n          \"inclusive_s\": 4.000000000,\n"
+                                "          \"self_s\": 2.000000000,\n"
+                                "          \"flat_s\": 4.000000000"));
+    assert_non_null(strstr(out, "\"decode\": {\n          \"inclusive_s\": 2.000000000,"));
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_trend_finds_the_planted_regression_only, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_trend_noise_and_a_damaged_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_seconds_are_the_ledgers, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
