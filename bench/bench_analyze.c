@@ -1,21 +1,31 @@
-/* bench_analyze: how fast `walltime-analyze ledger` streams a big trace, against the floor of
- * just decompressing it, and how much memory it needs.
+/* bench_analyze: how fast the analyzer streams big traces of several shapes, against the floor
+ * of just decompressing them (`zstd -dc`), and how much memory it needs.
  *
- * Records a trace of N spans (default 10 million) through the recorder API: top-level "phase"
- * spans each nesting 9 "weights" loads over 100 labels, a HIT/MISS mix and bytes, with a
- * wt_flush() every 100k spans so the writer keeps up (and SYNC records are written). Then, in
- * this one run, REPS times each: `zstd -dc -q FILE` to /dev/null (the floor: decompression
- * only), the in-process reader alone (decode without analysis), and `walltime-analyze ledger
- * FILE` to /dev/null. Prints medians: seconds, spans/s, the ratio to the floor, and the peak
- * RSS of each child (wait4's ru_maxrss). Targets: ledger within 2x the floor, < 64 MiB.
+ * Trace shapes (N spans each, default 10 million, recorded through the recorder API with a
+ * wt_flush() every 100k spans so the writer keeps up and nothing is dropped):
+ *   repeated   one span, one label, over and over (about 9 raw bytes per span: the per-span
+ *              decode cost is all there is);
+ *   nested     a "phase" span nesting 9 "weights" loads over 100 labels, HIT/MISS and bytes;
+ *   random     1,000 labels (formatted into a buffer) in a random order;
+ *   threads8   8 threads recording the nested shape at once;
+ *   counters   every span followed by two samples of 16 counters.
+ * Per shape, each command runs in a child process with stdout to /dev/null; its CPU time
+ * (user + system, wait4) is the figure on a shared machine, and its peak RSS (ru_maxrss):
+ * `zstd -dc` (the floor), `ledger`, `anomalies`, `info`; and on the repeated and nested
+ * shapes `dump --json` (events per second of CPU) and `export` (Perfetto, spans per second
+ * of CPU). Targets: ledger, anomalies, info <= 2x the floor's CPU; dump --json >= 5 M
+ * events/s; export >= 5 M spans/s; peak RSS < 64 MiB for every command.
+ * Then, in process, the analysis alone on the nested shape (ledger + anomalies over events
+ * decoded beforehand, see ANALYSIS_EVENTS): ns per span, the figure to watch when changing
+ * the analysis. Lines starting "@ " are for bench/run.
  *
- * Then, in process, the analysis alone (ledger + anomalies over events decoded beforehand, see
- * ANALYSIS_EVENTS): ns per span, the figure to watch when changing the analysis.
- *
- * usage: bench_analyze [SPANS [PATH]]   (PATH default: $TMPDIR/bench_analyze.wtrace; removed
- * at the end unless BENCH_ANALYZE_KEEP is set; with BENCH_ANALYZE_ONLY set, only the
- * analysis-alone figure of the existing trace PATH) */
+ * usage: bench_analyze [SPANS [DIR]]   (DIR default $TMPDIR or /tmp; traces removed at the
+ * end unless BENCH_ANALYZE_KEEP is set; BENCH_ANALYZE_REPS repetitions of each command,
+ * default 1, the minimum CPU taken; BENCH_ANALYZE_SHAPES a comma list to run only some;
+ * with BENCH_ANALYZE_ONLY=PATH, only the analysis-alone figure of the existing trace PATH) */
 #include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +40,6 @@
 #include "walltime/reader.h"
 #include "walltime/walltime.h"
 
-#define REPS 3
 /* The in-process analysis-only figure: this many events decoded once into memory, then fed
  * ANALYSIS_LAPS times (each lap shifted in time after the previous one, as one long trace) to
  * the ledger + anomalies pass, timed alone (CPU time): ns per span of analysis, without the
@@ -40,13 +49,6 @@
 #define ANALYSIS_REPS 5
 
 extern char **environ;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* CPU seconds of this process: the analysis-alone figure runs on one thread, and on a shared
  * machine its CPU time moves less than its wall time when other work preempts it. */
@@ -69,25 +71,28 @@ static double median_of(double *v, int n)
     return v[n / 2];
 }
 
-static double median3(double *v) { return median_of(v, REPS); }
-
-static long long record(const char *path, long long n)
+/* One figure for bench/run: target text or "", met 1, 0 or -1 (no target). */
+static void fig(const char *name, double v, const char *unit, const char *target, int met)
 {
-    static char labels[100][16];
-    for (int i = 0; i < 100; i++)
-        snprintf(labels[i], sizeof labels[i], "layer%02d", i);
-    setenv("WALLTIME_SUMMARY", "0", 1);
-    unlink(path);
-    if (wt_open(path) != 0) {
-        fprintf(stderr, "bench_analyze: cannot record into '%s'\n", path);
-        return -1;
-    }
-    long long spans = 0;
-    while (spans + 10 <= n) {
+    printf("@ %s\t%.2f\t%s\t%s\t%s\n", name, v, unit, target,
+           met < 0 ? "" : met ? "ok" : "MISS");
+}
+
+/* ---- the shapes ---- */
+enum { S_REPEATED, S_NESTED, S_RANDOM, S_THREADS8, S_COUNTERS, N_SHAPES };
+static const char *const shape_name[N_SHAPES] = { "repeated", "nested", "random", "threads8",
+                                                  "counters" };
+
+static char labels100[100][16];
+
+/* The nested shape: n spans (multiples of 10) on the calling thread. */
+static void nested(long long n)
+{
+    for (long long spans = 0; spans + 10 <= n;) {
         wt_span p = wt_begin("phase", "load");
         for (int k = 0; k < 9; k++) {
             const int l = (int)((spans + k) % 100);
-            wt_span w = wt_begin("weights", labels[l]);
+            wt_span w = wt_begin("weights", labels100[l]);
             wt_span_args a = { (l % 7) ? WT_CACHED_HIT : WT_CACHED_MISS, 1, 1 << 20, NULL };
             wt_end_ex(w, &a);
         }
@@ -96,55 +101,206 @@ static long long record(const char *path, long long n)
         if (spans % 100000 == 0)
             wt_flush();
     }
-    wt_close();
-    return spans;
 }
 
-/* Runs argv with stdout to /dev/null; *secs the wall time, *rss_kib the child's peak RSS. */
-static int run_child(char *const argv[], double *secs, long *rss_kib)
+static void *nested_thread(void *arg)
+{
+    nested(*(const long long *)arg);
+    return NULL;
+}
+
+/* Records shape `sh` into path; returns the spans recorded, -1 on failure. */
+static long long record(int sh, const char *path, long long n)
+{
+    for (int i = 0; i < 100; i++)
+        snprintf(labels100[i], sizeof labels100[i], "layer%02d", i);
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    unlink(path);
+    if (wt_open(path) != 0) {
+        fprintf(stderr, "bench_analyze: cannot record into '%s'\n", path);
+        return -1;
+    }
+    n -= n % 80;
+    static const char *const cnames[16] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
+                                            "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15" };
+    uint64_t x = 88172645463325252ull;
+    char buf[32];
+    switch (sh) {
+    case S_REPEATED:
+    case S_RANDOM:
+    case S_COUNTERS:
+        for (long long i = 0; i < n; i++) {
+            const char *label = "step";
+            if (sh == S_RANDOM) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                snprintf(buf, sizeof buf, "layer.%d.wq", (int)(x % 1000));
+                label = buf;
+            }
+            wt_span h = wt_begin("work", label);
+            wt_end(h, WT_CACHED_HIT, 0, NULL);
+            if (sh == S_COUNTERS) {
+                wt_counter(cnames[i & 15], i);
+                wt_counter(cnames[(i + 7) & 15], -i);
+            }
+            if ((i + 1) % 100000 == 0)
+                wt_flush();
+        }
+        break;
+    case S_NESTED:
+        nested(n);
+        break;
+    default: {
+        pthread_t t[8];
+        long long each = n / 8;
+        for (int k = 0; k < 8; k++)
+            pthread_create(&t[k], NULL, nested_thread, &each);
+        for (int k = 0; k < 8; k++)
+            pthread_join(t[k], NULL);
+        break;
+    }
+    }
+    wt_close();
+    return n;
+}
+
+/* Commands run from a small process forked at start (the spawner), not from this one: a child
+ * spawned by a process inherits its peak RSS across exec (ru_maxrss is the process's, kept
+ * through execve), so the analyzer's peak would read as this process's tens of MiB. */
+static int to_spawner = -1, from_spawner = -1;
+
+/* Runs argv with stdout to /dev/null and fills r[0] CPU seconds (user + system), r[1] peak
+ * RSS in KiB, r[2] the exit status (-1: did not run or killed). */
+static void spawn_wait(char *const argv[], double r[3])
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    double t0 = now_s();
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        fprintf(stderr, "bench_analyze: cannot run '%s'\n", argv[0]);
-        return -1;
-    }
     int st;
     struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) < 0)
-        return -1;
-    *secs = now_s() - t0;
-    *rss_kib = ru.ru_maxrss;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "bench_analyze: '%s' exited with status %d\n", argv[0],
-                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    r[0] = r[1] = 0;
+    r[2] = -1;
+    if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0 &&
+        wait4(pid, &st, 0, &ru) == pid) {
+        r[0] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+        r[1] = (double)ru.ru_maxrss;
+        r[2] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    }
+    posix_spawn_file_actions_destroy(&fa);
+}
+
+/* The spawner: reads a command (a byte count, then NUL-separated arguments), runs it, writes
+ * back the three figures; ends at end of input. */
+static void spawner(int in, int out)
+{
+    size_t len;
+    while (read(in, &len, sizeof len) == (ssize_t)sizeof len && len < 65536) {
+        char buf[65536], *argv[16];
+        size_t got = 0;
+        while (got < len) {
+            const ssize_t k = read(in, buf + got, len - got);
+            if (k <= 0)
+                _exit(0);
+            got += (size_t)k;
+        }
+        int argc = 0;
+        for (size_t i = 0; i < len && argc < 15; i += strlen(buf + i) + 1)
+            argv[argc++] = buf + i;
+        argv[argc] = NULL;
+        double r[3];
+        spawn_wait(argv, r);
+        if (write(out, r, sizeof r) != (ssize_t)sizeof r)
+            _exit(1);
+    }
+    _exit(0);
+}
+
+static void start_spawner(void)
+{
+    int a[2], b[2];
+    if (pipe(a) || pipe(b))
+        return;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(a[1]);
+        close(b[0]);
+        spawner(a[0], b[1]);
+    }
+    close(a[0]);
+    close(b[1]);
+    if (pid > 0) {
+        to_spawner = a[1];
+        from_spawner = b[0];
+    }
+}
+
+/* Runs argv (through the spawner when there is one); *cpu, *rss_kib as spawn_wait(). */
+static int run_child(char *const argv[], double *cpu, long *rss_kib)
+{
+    double r[3];
+    char buf[65536];
+    size_t len = 0;
+    for (int i = 0; argv[i]; i++) {
+        const size_t k = strlen(argv[i]) + 1;
+        if (len + k > sizeof buf)
+            return -1;
+        memcpy(buf + len, argv[i], k);
+        len += k;
+    }
+    if (to_spawner >= 0 && write(to_spawner, &len, sizeof len) == (ssize_t)sizeof len &&
+        write(to_spawner, buf, len) == (ssize_t)len &&
+        read(from_spawner, r, sizeof r) == (ssize_t)sizeof r) {
+        /* r filled by the spawner */
+    } else {
+        spawn_wait(argv, r);
+    }
+    *cpu = r[0];
+    *rss_kib = (long)r[1];
+    if (r[2] != 0 && r[2] != 3) {
+        fprintf(stderr, "bench_analyze: '%s %s' exited with status %d\n", argv[0], argv[1],
+                (int)r[2]);
         return -1;
     }
     return 0;
 }
 
-static long long read_all(const char *path, double *secs)
+/* The least CPU of reps runs of argv, and the largest peak RSS. */
+static int measure(char *const argv[], int reps, double *cpu, long *rss_kib)
 {
-    double t0 = now_s();
-    wt_reader *r = NULL;
-    if (wt_reader_open(path, &r) < 0) {
-        wt_reader_free(r);
-        return -1;
+    *cpu = 1e30;
+    *rss_kib = 0;
+    for (int i = 0; i < reps; i++) {
+        double c;
+        long r;
+        if (run_child(argv, &c, &r) < 0)
+            return -1;
+        if (c < *cpu)
+            *cpu = c;
+        if (r > *rss_kib)
+            *rss_kib = r;
     }
-    wt_event ev;
-    long long spans = 0;
-    int rc;
-    while ((rc = wt_reader_next(r, &ev)) != 0)
-        if (rc > 0 && ev.kind == WT_EV_SPAN)
-            spans++;
+    return 0;
+}
+
+/* Events (every kind but END) and spans of a trace, by the reader. */
+static void count_events(const char *path, long long *events, long long *spans)
+{
+    *events = *spans = 0;
+    wt_reader *r = NULL;
+    if (wt_reader_open(path, &r) == 0) {
+        wt_event ev;
+        int rc;
+        while ((rc = wt_reader_next(r, &ev)) != 0) {
+            if (rc < 0)
+                continue;
+            *events += ev.kind != WT_EV_END;
+            *spans += ev.kind == WT_EV_SPAN;
+        }
+    }
     wt_reader_free(r);
-    *secs = now_s() - t0;
-    return spans;
 }
 
 /* One timed pass of the analysis over evs[0..n) repeated ANALYSIS_LAPS times: the seconds of
@@ -225,72 +381,113 @@ out:
     return res;
 }
 
+static int shape_wanted(int sh)
+{
+    const char *list = getenv("BENCH_ANALYZE_SHAPES");
+    if (!list || !*list)
+        return 1;
+    const size_t n = strlen(shape_name[sh]);
+    for (const char *p = list; (p = strstr(p, shape_name[sh])) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     long long n = argc > 1 ? atoll(argv[1]) : 10000000LL;
-    char path[4096];
     const char *tmp = getenv("TMPDIR");
-    if (argc > 2)
-        snprintf(path, sizeof path, "%s", argv[2]);
-    else
-        snprintf(path, sizeof path, "%s/bench_analyze.wtrace", tmp && *tmp ? tmp : "/tmp");
-
-    if (getenv("BENCH_ANALYZE_ONLY")) {
-        /* the analysis-only figure of an existing trace at PATH, nothing else */
+    const char *dir = argc > 2 ? argv[2] : tmp && *tmp ? tmp : "/tmp";
+    const char *only = getenv("BENCH_ANALYZE_ONLY");
+    const int reps = getenv("BENCH_ANALYZE_REPS") ? atoi(getenv("BENCH_ANALYZE_REPS")) : 1;
+    start_spawner();
+    if (only) {
         long long an_spans = 0;
         double fin_ms = 0;
-        const double an_ns = analysis_ns_per_span(path, &an_spans, &fin_ms);
+        const double an_ns = analysis_ns_per_span(only, &an_spans, &fin_ms);
         if (an_ns < 0)
             return 1;
         printf("analysis alone: %.1f ns/span, finish %.1f ms (median of %d passes of %lld spans)\n",
                an_ns, fin_ms, ANALYSIS_REPS, an_spans);
         return 0;
     }
-    double t0 = now_s();
-    long long recorded = record(path, n);
-    if (recorded < 0)
-        return 1;
-    double t_rec = now_s() - t0;
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return 1;
-
-    double floor_s[REPS], reader_s[REPS], ledger_s[REPS];
-    long floor_rss = 0, ledger_rss = 0, rss;
-    long long spans = 0;
-    char *zstd_argv[] = { "zstd", "-dc", "-q", path, NULL };
-    char *ledger_argv[] = { WT_ANALYZE_BIN, "ledger", path, NULL };
-    for (int i = 0; i < REPS; i++) {
-        if (run_child(zstd_argv, &floor_s[i], &rss) < 0)
+    printf("bench_analyze: %lld spans per shape; CPU seconds (user + system) of each command, "
+           "least of %d run(s)\n", n, reps < 1 ? 1 : reps);
+    printf("  %-9s %7s %7s | %7s %6s | %7s %6s | %7s %6s | %9s | %9s | %7s\n", "shape",
+           "B/span", "zstd s", "ledger", "x", "anomal", "x", "info", "x", "dump ev/s",
+           "export/s", "max RSS");
+    int failed = 0;
+    for (int sh = 0; sh < N_SHAPES; sh++) {
+        if (!shape_wanted(sh))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/bench_analyze-%s.wtrace", dir, shape_name[sh]);
+        if (record(sh, path, n) < 0)
             return 1;
-        if (rss > floor_rss)
-            floor_rss = rss;
-        spans = read_all(path, &reader_s[i]);
-        if (run_child(ledger_argv, &ledger_s[i], &rss) < 0)
+        struct stat sb;
+        if (stat(path, &sb) != 0)
             return 1;
-        if (rss > ledger_rss)
-            ledger_rss = rss;
+        long long events, spans;
+        count_events(path, &events, &spans);
+        char *zstd_argv[] = { "zstd", "-dc", "-q", path, NULL };
+        char *ledger_argv[] = { WT_ANALYZE_BIN, "ledger", path, NULL };
+        char *anom_argv[] = { WT_ANALYZE_BIN, "anomalies", path, NULL };
+        char *info_argv[] = { WT_ANALYZE_BIN, "info", path, NULL };
+        char *dump_argv[] = { WT_ANALYZE_BIN, "dump", "--json", path, NULL };
+        char *export_argv[] = { WT_ANALYZE_BIN, "export", "-o", "/dev/null", path, NULL };
+        double fz, fl, fa, fi, fd = 0, fe = 0;
+        long rz, rl, ra, ri, rd = 0, re = 0;
+        const int heavy = sh == S_REPEATED || sh == S_NESTED;
+        if (measure(zstd_argv, reps, &fz, &rz) || measure(ledger_argv, reps, &fl, &rl) ||
+            measure(anom_argv, reps, &fa, &ra) || measure(info_argv, reps, &fi, &ri) ||
+            (heavy && (measure(dump_argv, reps, &fd, &rd) ||
+                       measure(export_argv, reps, &fe, &re)))) {
+            failed = 1;
+            continue;
+        }
+        long rss = rl;
+        rss = ra > rss ? ra : rss;
+        rss = ri > rss ? ri : rss;
+        rss = rd > rss ? rd : rss;
+        rss = re > rss ? re : rss;
+        const double dump_rate = fd > 0 ? (double)events / fd : 0,
+                     export_rate = fe > 0 ? (double)spans / fe : 0;
+        printf("  %-9s %7.2f %7.3f | %7.3f %6.2f | %7.3f %6.2f | %7.3f %6.2f | %9.2fM | %9.2fM | %5.1f MiB\n",
+               shape_name[sh], (double)sb.st_size / (double)(spans ? spans : 1), fz, fl, fl / fz,
+               fa, fa / fz, fi, fi / fz, dump_rate / 1e6, export_rate / 1e6, rss / 1024.0);
+        if (spans != n)
+            printf("  (%s: %lld spans read back of %lld recorded)\n", shape_name[sh], spans, n);
+        char key[128];
+        snprintf(key, sizeof key, "analyze.%s.bytes_per_span", shape_name[sh]);
+        fig(key, (double)sb.st_size / (double)(spans ? spans : 1), "B", "", -1);
+        snprintf(key, sizeof key, "analyze.%s.zstd_cpu_s", shape_name[sh]);
+        fig(key, fz, "s", "", -1);
+        snprintf(key, sizeof key, "analyze.%s.ledger_x_zstd", shape_name[sh]);
+        fig(key, fl / fz, "x", "<= 2", fl <= 2 * fz);
+        snprintf(key, sizeof key, "analyze.%s.anomalies_x_zstd", shape_name[sh]);
+        fig(key, fa / fz, "x", "<= 2", fa <= 2 * fz);
+        snprintf(key, sizeof key, "analyze.%s.info_x_zstd", shape_name[sh]);
+        fig(key, fi / fz, "x", "<= 2", fi <= 2 * fz);
+        if (heavy) {
+            snprintf(key, sizeof key, "analyze.%s.dump_json_Mevents_per_cpu_s", shape_name[sh]);
+            fig(key, dump_rate / 1e6, "M/s", ">= 5", dump_rate >= 5e6);
+            snprintf(key, sizeof key, "analyze.%s.export_Mspans_per_cpu_s", shape_name[sh]);
+            fig(key, export_rate / 1e6, "M/s", ">= 5", export_rate >= 5e6);
+        }
+        snprintf(key, sizeof key, "analyze.%s.peak_rss_MiB", shape_name[sh]);
+        fig(key, rss / 1024.0, "MiB", "< 64", rss < 64 * 1024);
+        if (sh == S_NESTED) {
+            long long an_spans = 0;
+            double fin_ms = 0;
+            const double an_ns = analysis_ns_per_span(path, &an_spans, &fin_ms);
+            if (an_ns >= 0) {
+                printf("  analysis alone, nested (ledger + anomalies in process, events decoded "
+                       "beforehand): %.1f ns/span, then %.1f ms to finish\n", an_ns, fin_ms);
+                fig("analyze.nested.analysis_alone_ns_per_span", an_ns, "ns", "", -1);
+            }
+        }
+        if (!getenv("BENCH_ANALYZE_KEEP"))
+            unlink(path);
     }
-    const double f = median3(floor_s), rd = median3(reader_s), l = median3(ledger_s);
-    printf("bench_analyze: %lld spans recorded in %.2f s (%lld read back), %.1f MiB on disk, "
-           "%.2f bytes/span\n", recorded, t_rec, spans, sb.st_size / 1048576.0,
-           spans ? (double)sb.st_size / (double)spans : 0.0);
-    printf("  %-34s %8s %14s %8s %10s\n", "median of 3", "seconds", "spans/s", "x floor", "peak RSS");
-    printf("  %-34s %8.3f %14.0f %8.2f %7.1f MiB\n", "zstd -dc > /dev/null (floor)", f,
-           spans / f, 1.0, floor_rss / 1024.0);
-    printf("  %-34s %8.3f %14.0f %8.2f %10s\n", "reader only (in process)", rd, spans / rd, rd / f, "-");
-    printf("  %-34s %8.3f %14.0f %8.2f %7.1f MiB\n", "walltime-analyze ledger", l, spans / l,
-           l / f, ledger_rss / 1024.0);
-    printf("  targets: ledger <= 2x floor (%s), peak RSS < 64 MiB (%s)\n",
-           l <= 2.0 * f ? "met" : "NOT met", ledger_rss < 64 * 1024 ? "met" : "NOT met");
-    long long an_spans = 0;
-    double fin_ms = 0;
-    const double an_ns = analysis_ns_per_span(path, &an_spans, &fin_ms);
-    if (an_ns >= 0)
-        printf("  analysis alone (ledger + anomalies in process, events decoded beforehand): "
-               "%.1f ns/span, then %.1f ms to finish (median of %d passes of %lld spans)\n",
-               an_ns, fin_ms, ANALYSIS_REPS, an_spans);
-    if (!getenv("BENCH_ANALYZE_KEEP"))
-        unlink(path);
-    return 0;
+    return failed;
 }

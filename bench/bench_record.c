@@ -1,28 +1,37 @@
-/* bench_record: what recording costs, against the floor of any recorder.
+/* bench_record: what recording costs on the recording thread, on the whole process and in wall
+ * time, for the label patterns of real loads, against the floor of any recorder.
  *
  * The floor is two reads of the fastest clock (rdtsc on x86-64, else clock_gettime) plus a
  * 24-byte store into a thread-local buffer: what a span stored once at its end needs at
- * least. Every figure is the median of REPS repetitions in this one run, as ns per span on
- * the recording thread's CPU clock (CLOCK_THREAD_CPUTIME_ID: a noisy neighbour on the shared
- * machine does not blur it), with its ratio to the floor measured in the same run:
- *   - a span (wt_begin + wt_end, literal category and label), 1 and 2 recording threads;
- *   - the same with labels in a writable buffer (validated by content on every call);
- *   - all CPU of the process per span (CLOCK_PROCESS_CPUTIME_ID), the writer thread's
- *     encoding, zstd compression and write() included (a wt_flush() ends each repetition);
- *   - wt_record();
- * and the bytes per span on disk for a repetitive weight-load pattern and for random labels
- * (each in a file of its own, read back to check that no span was dropped).
- * Environment: WALLTIME_ZSTD_LEVEL and WALLTIME_RING are honoured (that is how the defaults
- * were chosen: docs/RECORDER.md). With --levels it also decompresses the two disk traces and
- * recompresses their records in 1 MiB frames at several zstd levels, printing the writer's
- * compression CPU and the bytes per span for each: the same input for every level, so the
- * choice does not depend on this machine's noise. */
+ * least. Label patterns (docs/PERFORMANCE.md):
+ *   const   one label;
+ *   cycle   1,000 distinct labels in turn;
+ *   random  1,000 distinct labels in a random order (fixed seed);
+ *   unique  a new label for every span;
+ * each with labels as string literals (`lit`, 1,000 literals in .rodata) or formatted into a
+ * reused stack buffer (`fmt`, "layer.%d.wq" by a hand formatter: snprintf costs ~60 ns and
+ * would drown the figure being measured). A span's cost is the loop with wt_begin/wt_end minus
+ * the same loop handing the label to an empty asm (choosing and formatting the label is the
+ * caller's work, not the recorder's), on the recording thread's CPU clock; ratios are medians
+ * of per-repetition ratios to the floor measured in the same repetition.
+ * Per pattern, it also reports: wall time per span of the recording thread; all CPU of the
+ * process per span (writer, zstd and write() included: a wt_flush() ends each repetition);
+ * voluntary context switches of the recording thread (it slept waiting for the writer);
+ * bytes per span on disk and spans dropped (a file of its own per pattern).
+ * Then 2 recording threads against 1, a busy-machine mode (a child process spins on the
+ * other core while the recording thread runs; wall against thread CPU), and wt_record() with
+ * the caller's own two clock_gettime() reads included.
+ * Lines starting "@ " are for bench/run: name, value, unit, target, verdict.
+ * Environment: WALLTIME_ZSTD_LEVEL and WALLTIME_RING are honoured. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,21 +50,28 @@ static inline uint64_t mono(void)
 #define FLOOR_NAME "clock_gettime"
 #endif
 
-#include <zstd.h>
-
 #include "walltime/reader.h"
 #include "walltime/walltime.h"
 
 #define REPS 11
 #define N_SPANS 200000
+#define N_LABELS 1000
 #define N_DISK 1000000
-#define N_RANDOM 200000
+#define N_BUSY 2000000
+#define BUSY_REPS 5
 
-static double cpu_ns(clockid_t id)
+static double clock_ns(clockid_t id)
 {
     struct timespec t;
     clock_gettime(id, &t);
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static long thread_vcsw(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nvcsw;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -64,10 +80,19 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+static double median(const double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double s[64];
+    memcpy(s, v, (size_t)n * sizeof *v);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* One figure for bench/run: target "<= X" or "" (none); met 1, 0 or -1 (no target). */
+static void fig(const char *name, double v, const char *unit, const char *target, int met)
+{
+    printf("@ %s\t%.2f\t%s\t%s\t%s\n", name, v, unit, target,
+           met < 0 ? "" : met ? "ok" : "MISS");
 }
 
 /* ---- the floor ---- */
@@ -80,7 +105,7 @@ static volatile uint64_t sink;
 
 static __attribute__((noinline)) double floor_once(void)
 {
-    const double c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    const double c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (uint32_t i = 0; i < N_SPANS; i++) {
         const uint64_t t0 = FLOOR_CLOCK();
         const uint64_t t1 = FLOOR_CLOCK();
@@ -91,56 +116,104 @@ static __attribute__((noinline)) double floor_once(void)
         __asm__ volatile("" ::: "memory"); /* keep the stores */
     }
     sink = floor_buf[7].t0;
-    return (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / N_SPANS;
+    return (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / N_SPANS;
 }
 
-/* ---- spans ---- */
-static const char *const tensor_lit[8] = { "layer.wq", "layer.wk", "layer.wv", "layer.wo",
-                                           "layer.w1", "layer.w2", "layer.w3", "layer.norm" };
-static char tensor_buf[8][32]; /* the same labels, in writable memory */
+/* ---- labels ---- */
+/* 1,000 distinct literals "layer.000" .. "layer.999", wherever the linker puts them */
+#define D1(p) p "0", p "1", p "2", p "3", p "4", p "5", p "6", p "7", p "8", p "9"
+#define D2(p) D1(p "0"), D1(p "1"), D1(p "2"), D1(p "3"), D1(p "4"), D1(p "5"), D1(p "6"), \
+              D1(p "7"), D1(p "8"), D1(p "9")
+#define D3(p) D2(p "0"), D2(p "1"), D2(p "2"), D2(p "3"), D2(p "4"), D2(p "5"), D2(p "6"), \
+              D2(p "7"), D2(p "8"), D2(p "9")
+static const char *const lit[N_LABELS] = { D3("layer.") };
 
-static double spans_once(int literal)
+enum { P_CONST, P_CYCLE, P_RANDOM, P_UNIQUE, N_PAT };
+static const char *const pat_name[N_PAT] = { "const", "cycle1000", "random1000", "unique" };
+static uint16_t order[N_SPANS]; /* the random pattern's label indices */
+static uint64_t unique_next;    /* unique labels never repeat, across repetitions too */
+
+/* "layer.<n>.wq" into buf: what snprintf(buf, 32, "layer.%llu.wq", n) writes. */
+static inline const char *fmt_label(char *buf, uint64_t n)
 {
-    const double c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-    for (uint32_t i = 0; i < N_SPANS; i++) {
-        const char *label = literal ? tensor_lit[i & 7] : tensor_buf[i & 7];
-        const wt_span h = wt_begin("weight_load", label);
-        wt_end(h, WT_CACHED_HIT, 0, NULL);
+    char d[24];
+    int k = 0;
+    do {
+        d[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    memcpy(buf, "layer.", 6);
+    char *p = buf + 6;
+    while (k)
+        *p++ = d[--k];
+    memcpy(p, ".wq", 4);
+    return buf;
+}
+
+static inline uint64_t label_index(int pat, uint32_t i)
+{
+    switch (pat) {
+    case P_CONST: return 0;
+    case P_CYCLE: return i % N_LABELS;
+    case P_RANDOM: return order[i];
+    default: return unique_next++;
     }
-    return (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / N_SPANS;
 }
 
-static double record_once(void)
+typedef struct run_res {
+    double cpu, wall, proc; /* ns per span */
+    long vcsw;
+} run_res;
+
+/* One repetition of n spans of pattern `pat`; record = 0 runs the same loop without the
+ * recorder (the label goes to an empty asm). A wt_flush() before and after: the process CPU
+ * includes the writer's work for these spans. */
+static __attribute__((noinline)) run_res loop_once(int pat, int fmt, int record, uint32_t n)
 {
-    const double c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-    for (uint32_t i = 0; i < N_SPANS; i++)
-        wt_record("weight_load", tensor_lit[i & 7], 0.001, WT_CACHED_HIT, 1, NULL);
-    return (cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / N_SPANS;
+    char buf[32];
+    run_res r;
+    if (record)
+        wt_flush();
+    const long v0 = thread_vcsw();
+    const double p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_ns(CLOCK_MONOTONIC),
+                 c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t k = label_index(pat, i % N_SPANS);
+        const char *label = fmt ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000) : lit[k];
+        if (record) {
+            const wt_span h = wt_begin("weight_load", label);
+            wt_end(h, WT_CACHED_HIT, 0, NULL);
+        } else {
+            __asm__ volatile("" ::"r"(label) : "memory");
+        }
+    }
+    r.cpu = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / n;
+    r.wall = (clock_ns(CLOCK_MONOTONIC) - w0) / n;
+    r.vcsw = thread_vcsw() - v0;
+    if (record)
+        wt_flush(); /* the writer's share for these spans: encode, compress, write */
+    r.proc = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) / n;
+    return r;
 }
 
-static double process_once(void)
-{
-    wt_flush();
-    const double c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
-    spans_once(1);
-    wt_flush(); /* the writer's share for these spans: encode, compress, write */
-    return (cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / N_SPANS;
-}
-
+/* ---- two threads ---- */
 static pthread_barrier_t barrier;
 static double thread_result[2];
+static int two_pat, two_fmt;
 
 static void *two_worker(void *arg)
 {
     const int k = (int)(intptr_t)arg;
     pthread_barrier_wait(&barrier);
-    thread_result[k] = spans_once(1);
+    thread_result[k] = loop_once(two_pat, two_fmt, 1, N_SPANS).cpu;
     return NULL;
 }
 
-static double two_threads_once(void)
+static double two_threads_once(int pat, int fmt)
 {
     pthread_t t[2];
+    two_pat = pat;
+    two_fmt = fmt;
     pthread_barrier_init(&barrier, NULL, 2);
     for (int k = 0; k < 2; k++)
         pthread_create(&t[k], NULL, two_worker, (void *)(intptr_t)k);
@@ -150,13 +223,21 @@ static double two_threads_once(void)
     return (thread_result[0] + thread_result[1]) / 2;
 }
 
-/* ---- bytes on disk ---- */
-static const char *const layer_lit[16] = {
-    "layer.0", "layer.1", "layer.2", "layer.3", "layer.4", "layer.5", "layer.6", "layer.7",
-    "layer.8", "layer.9", "layer.10", "layer.11", "layer.12", "layer.13", "layer.14", "layer.15"
-};
+/* ---- wt_record with the caller's clock ---- */
+static double record_once(void)
+{
+    const double c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (uint32_t i = 0; i < N_SPANS; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        const double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+        wt_record("weight_load", lit[i & 7], s, WT_CACHED_HIT, 1, NULL);
+    }
+    return (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / N_SPANS;
+}
 
-/* Reads a trace back: spans and dropped events. */
+/* ---- bytes on disk ---- */
 static void read_back(const char *path, uint64_t *spans, uint64_t *dropped)
 {
     *spans = *dropped = 0;
@@ -176,120 +257,41 @@ static void read_back(const char *path, uint64_t *spans, uint64_t *dropped)
     wt_reader_free(r);
 }
 
-/* The records of a trace: every zstd frame decompressed (the header frame is skippable). */
-static uint8_t *raw_records(const char *path, size_t *n_out)
+/* N_DISK spans of the pattern into a file of their own: bytes per span; *lost spans not
+ * read back (dropped or missing). */
+static double disk_bytes(int pat, int fmt, uint64_t *lost, uint64_t *dropped)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    ZSTD_DCtx *d = ZSTD_createDCtx();
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *out = malloc(cap), in[1 << 16];
-    size_t got;
-    while ((got = fread(in, 1, sizeof in, f)) > 0) {
-        ZSTD_inBuffer ib = { in, got, 0 };
-        while (ib.pos < ib.size) {
-            if (cap - n < (1 << 17)) {
-                cap *= 2;
-                out = realloc(out, cap);
-            }
-            ZSTD_outBuffer ob = { out + n, cap - n, 0 };
-            if (ZSTD_isError(ZSTD_decompressStream(d, &ob, &ib)))
-                goto done;
-            n += ob.pos;
-        }
-    }
-done:
-    ZSTD_freeDCtx(d);
-    fclose(f);
-    *n_out = n;
-    return out;
-}
-
-static void level_sweep(const char *name, const char *path, uint64_t spans)
-{
-    size_t n = 0;
-    uint8_t *raw = raw_records(path, &n);
-    if (!raw || !n || !spans)
-        return;
-    ZSTD_CCtx *c = ZSTD_createCCtx();
-    const size_t frame = 1 << 20, cap = ZSTD_compressBound(frame);
-    uint8_t *out = malloc(cap);
-    printf("zstd levels, %s: %.2f raw bytes per span\n", name, (double)n / (double)spans);
-    static const int levels[] = { -7, -5, -3, -1, 1, 2, 3, 5 };
-    for (size_t k = 0; k < sizeof levels / sizeof levels[0]; k++) {
-        double best = 1e30;
-        size_t total = 0;
-        for (int rep = 0; rep < 3; rep++) {
-            total = 0;
-            const double c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-            for (size_t off = 0; off < n; off += frame) {
-                const size_t len = n - off < frame ? n - off : frame;
-                ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
-                ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, levels[k]);
-                ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-                total += ZSTD_compress2(c, out, cap, raw + off, len);
-            }
-            const double t = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-            if (t < best)
-                best = t;
-        }
-        printf("  level %2d  %6.1f ns per span  %6.2f bytes per span\n", levels[k],
-               best / (double)spans, (double)total / (double)spans);
-    }
-    free(out);
-    free(raw);
-    ZSTD_freeCCtx(c);
-}
-
-static double disk_bytes(const char *path, int random, uint64_t *spans, uint64_t *dropped,
-                         uint64_t *n_out)
-{
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/bench_record-%d-disk.wtrace", (int)getpid());
     unlink(path);
     if (wt_open(path) != 0)
         return -1;
-    uint64_t n = 0;
-    if (!random) {
-        /* a model load: layers of 8 tensors, each a nested weight-load span, all HIT */
-        while (n < N_DISK) {
-            for (int l = 0; l < 16 && n < N_DISK; l++) {
-                const wt_span ls = wt_begin("layers", layer_lit[l]);
-                for (int t = 0; t < 8; t++) {
-                    const wt_span h = wt_begin("weight_load", tensor_lit[t]);
-                    wt_end(h, WT_CACHED_HIT, 0, NULL);
-                }
-                wt_end(ls, WT_CACHED_UNKNOWN, 8, NULL);
-                n += 9;
-            }
-        }
-    } else {
-        char (*labels)[24] = malloc((size_t)N_RANDOM * sizeof *labels);
-        uint64_t x = 88172645463325252ull;
-        for (int i = 0; i < N_RANDOM; i++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            snprintf(labels[i], sizeof labels[i], "t.%016" PRIx64, x);
-        }
-        for (int i = 0; i < N_RANDOM; i++) {
-            const wt_span h = wt_begin("weight_load", labels[i]);
-            wt_end(h, WT_CACHED_HIT, 0, NULL);
-        }
-        n = N_RANDOM;
-        free(labels);
-    }
+    for (uint32_t done = 0; done < N_DISK; done += N_SPANS)
+        loop_once(pat, fmt, 1, N_SPANS);
     wt_close();
     struct stat st;
-    if (stat(path, &st))
-        return -1;
-    read_back(path, spans, dropped);
-    *n_out = n;
-    return (double)st.st_size / (double)n;
+    uint64_t spans = 0;
+    const int bad = stat(path, &st) != 0;
+    if (!bad)
+        read_back(path, &spans, dropped);
+    unlink(path);
+    *lost = N_DISK - spans;
+    return bad ? -1 : (double)st.st_size / N_DISK;
 }
 
-int main(int argc, char **argv)
+/* ---- a busy machine ---- */
+static pid_t spinner(void)
 {
-    const int sweep = argc > 1 && strcmp(argv[1], "--levels") == 0;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        for (volatile uint64_t x = 0;; x++)
+            ;
+    }
+    return pid;
+}
+
+int main(void)
+{
     setenv("WALLTIME_SUMMARY", "0", 1);
     char path[256];
     snprintf(path, sizeof path, "/tmp/bench_record-%d.wtrace", (int)getpid());
@@ -298,67 +300,144 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_record: cannot record\n");
         return 1;
     }
-    for (int i = 0; i < 8; i++)
-        snprintf(tensor_buf[i], sizeof tensor_buf[i], "%s", tensor_lit[i]);
-    spans_once(1); /* warm: threads, strings, caches */
-    spans_once(0);
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < N_SPANS; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order[i] = (uint16_t)(x % N_LABELS);
+    }
+    const char *lvl = getenv("WALLTIME_ZSTD_LEVEL"), *ring = getenv("WALLTIME_RING");
+    printf("bench_record: medians of %d repetitions x %d spans; ratios are medians of per-repetition ratios; zstd level %s, ring %s entries\n",
+           REPS, N_SPANS, lvl ? lvl : "default", ring ? ring : "default");
 
-    double fl[REPS], s1[REPS], s1b[REPS], s2[REPS], pc[REPS], rc[REPS];
-    for (int r = 0; r < REPS; r++) {
+    /* warm: threads, strings, caches */
+    for (int pat = 0; pat < N_PAT; pat++)
+        for (int fmt = pat == P_UNIQUE; fmt < 2; fmt++)
+            loop_once(pat, fmt, 1, N_SPANS);
+
+    double fl[REPS];
+    for (int r = 0; r < REPS; r++)
         fl[r] = floor_once();
-        s1[r] = spans_once(1);
-        s1b[r] = spans_once(0);
-        s2[r] = two_threads_once();
-        pc[r] = process_once();
-        rc[r] = record_once();
-        wt_flush();
+    const double f = median(fl, REPS);
+    printf("floor: 2 x %s + 24-byte TLS store: %.1f ns\n", FLOOR_NAME, f);
+    fig("record.floor_ns", f, "ns", "", -1);
+
+    printf("%-18s %8s %7s %8s %8s %8s %7s %8s %8s\n", "pattern", "cpu ns", "x floor",
+           "wall ns", "proc ns", "proc/fl", "vcsw", "B/span", "lost");
+    double q_const = 0;
+    for (int pat = 0; pat < N_PAT; pat++) {
+        for (int fmt = 0; fmt < 2; fmt++) {
+            if (pat == P_UNIQUE && !fmt)
+                continue; /* a new literal per span does not exist */
+            double c[REPS], w[REPS], p[REPS], q[REPS], pq[REPS];
+            long vc = 0;
+            for (int r = 0; r < REPS; r++) {
+                const double fr = floor_once();
+                const run_res base = loop_once(pat, fmt, 0, N_SPANS);
+                const run_res rr = loop_once(pat, fmt, 1, N_SPANS);
+                c[r] = rr.cpu - base.cpu;
+                w[r] = rr.wall - base.wall;
+                p[r] = rr.proc - base.proc;
+                q[r] = c[r] / fr;
+                pq[r] = p[r] / fr;
+                vc += rr.vcsw;
+            }
+            uint64_t lost = 0, dropped = 0;
+            wt_close();
+            const double bytes = disk_bytes(pat, fmt, &lost, &dropped);
+            unlink(path);
+            wt_open(path);
+            char name[64];
+            snprintf(name, sizeof name, "%s %s", pat_name[pat], fmt ? "fmt" : "lit");
+            const double qm = median(q, REPS);
+            if (pat == P_CONST && !fmt)
+                q_const = qm;
+            printf("%-18s %8.1f %7.2f %8.1f %8.1f %8.2f %7ld %8.2f %8" PRIu64 "\n", name,
+                   median(c, REPS), qm, median(w, REPS), median(p, REPS), median(pq, REPS),
+                   vc / REPS, bytes, lost);
+            char key[96];
+            const int targeted = pat != P_UNIQUE;
+            snprintf(key, sizeof key, "record.%s.%s.cpu_x_floor", pat_name[pat], fmt ? "fmt" : "lit");
+            fig(key, qm, "x", targeted ? "<= 1.5" : "", targeted ? qm <= 1.5 : -1);
+            snprintf(key, sizeof key, "record.%s.%s.proc_x_floor", pat_name[pat], fmt ? "fmt" : "lit");
+            fig(key, median(pq, REPS), "x", targeted ? "<= 3" : "", targeted ? median(pq, REPS) <= 3 : -1);
+            snprintf(key, sizeof key, "record.%s.%s.vcsw_per_rep", pat_name[pat], fmt ? "fmt" : "lit");
+            fig(key, (double)vc / REPS, "", "", -1);
+            snprintf(key, sizeof key, "record.%s.%s.bytes_per_span", pat_name[pat], fmt ? "fmt" : "lit");
+            fig(key, bytes, "B", "", -1);
+            snprintf(key, sizeof key, "record.%s.%s.spans_lost_of_1M", pat_name[pat], fmt ? "fmt" : "lit");
+            fig(key, (double)lost, "", "", -1);
+        }
+    }
+    (void)q_const;
+
+    /* 2 threads against 1 */
+    static const int two[][2] = { { P_CONST, 0 }, { P_RANDOM, 0 }, { P_RANDOM, 1 } };
+    for (size_t k = 0; k < sizeof two / sizeof two[0]; k++) {
+        double q[REPS];
+        for (int r = 0; r < REPS; r++) {
+            const double one = loop_once(two[k][0], two[k][1], 1, N_SPANS).cpu;
+            q[r] = two_threads_once(two[k][0], two[k][1]) / one;
+        }
+        char key[96];
+        snprintf(key, sizeof key, "record.%s.%s.2threads_x_1", pat_name[two[k][0]],
+                 two[k][1] ? "fmt" : "lit");
+        const double m = median(q, REPS);
+        printf("2 threads / 1 thread, %s %s: %.2fx\n", pat_name[two[k][0]],
+               two[k][1] ? "fmt" : "lit", m);
+        fig(key, m, "x", "<= 1.1", m <= 1.1);
+    }
+
+    /* wt_record with the caller's clock reads */
+    {
+        double q[REPS], v[REPS];
+        for (int r = 0; r < REPS; r++) {
+            const double fr = floor_once();
+            v[r] = record_once();
+            q[r] = v[r] / fr;
+        }
+        printf("wt_record + caller's 2 clock_gettime: %.1f ns, %.2fx floor\n", median(v, REPS),
+               median(q, REPS));
+        fig("record.wt_record_with_clock_x_floor", median(q, REPS), "x", "", -1);
+    }
+
+    /* a busy machine: the other core spins */
+    {
+        const pid_t child = spinner();
+        static const int busy[][2] = { { P_CONST, 0 }, { P_RANDOM, 0 }, { P_RANDOM, 1 } };
+        for (size_t k = 0; k < sizeof busy / sizeof busy[0]; k++) {
+            double q[BUSY_REPS], c[BUSY_REPS], p[BUSY_REPS];
+            long vc = 0;
+            for (int r = 0; r < BUSY_REPS; r++) {
+                const run_res rr = loop_once(busy[k][0], busy[k][1], 1, N_BUSY);
+                q[r] = rr.wall / rr.cpu;
+                c[r] = rr.cpu;
+                p[r] = rr.proc;
+                vc += rr.vcsw;
+            }
+            const double m = median(q, BUSY_REPS);
+            printf("busy machine, %s %s: wall %.2fx thread CPU (%.1f ns), process CPU %.1f ns, %ld voluntary switches per %d spans\n",
+                   pat_name[busy[k][0]], busy[k][1] ? "fmt" : "lit", m, median(c, BUSY_REPS),
+                   median(p, BUSY_REPS), vc / BUSY_REPS, N_BUSY);
+            char key[96];
+            snprintf(key, sizeof key, "record.busy.%s.%s.wall_x_cpu", pat_name[busy[k][0]],
+                     busy[k][1] ? "fmt" : "lit");
+            fig(key, m, "x", "<= 2", m <= 2);
+            snprintf(key, sizeof key, "record.busy.%s.%s.vcsw_per_2M", pat_name[busy[k][0]],
+                     busy[k][1] ? "fmt" : "lit");
+            fig(key, (double)vc / BUSY_REPS, "", "", -1);
+        }
+        if (child > 0) {
+            kill(child, SIGKILL);
+            waitpid(child, NULL, 0);
+        }
     }
     wt_close();
     uint64_t spans_file, dropped_file;
     read_back(path, &spans_file, &dropped_file);
     unlink(path);
-    /* per-repetition ratios, before median() sorts the arrays */
-    double ra[REPS], rab[REPS], rb[REPS], rba[REPS], rp[REPS], rw[REPS];
-    for (int r = 0; r < REPS; r++) {
-        ra[r] = s1[r] / fl[r];
-        rab[r] = s1b[r] / fl[r];
-        rb[r] = s2[r] / fl[r];
-        rba[r] = s2[r] / s1[r];
-        rp[r] = pc[r] / fl[r];
-        rw[r] = rc[r] / fl[r];
-    }
-    const double f = median(fl, REPS), a = median(s1, REPS), ab = median(s1b, REPS),
-                 b = median(s2, REPS), p = median(pc, REPS), w = median(rc, REPS);
-    const double q_a = median(ra, REPS), q_ab = median(rab, REPS), q_b = median(rb, REPS),
-                 q_ba = median(rba, REPS), q_p = median(rp, REPS), q_w = median(rw, REPS);
-
-    char dpath[256];
-    uint64_t sp_rep, dr_rep, n_rep, sp_rnd, dr_rnd, n_rnd;
-    snprintf(dpath, sizeof dpath, "/tmp/bench_record-%d-rep.wtrace", (int)getpid());
-    const double bytes_rep = disk_bytes(dpath, 0, &sp_rep, &dr_rep, &n_rep);
-    if (sweep)
-        level_sweep("repetitive", dpath, sp_rep);
-    unlink(dpath);
-    snprintf(dpath, sizeof dpath, "/tmp/bench_record-%d-rnd.wtrace", (int)getpid());
-    const double bytes_rnd = disk_bytes(dpath, 1, &sp_rnd, &dr_rnd, &n_rnd);
-    if (sweep)
-        level_sweep("random labels", dpath, sp_rnd);
-    unlink(dpath);
-
-    const char *lvl = getenv("WALLTIME_ZSTD_LEVEL"), *ring = getenv("WALLTIME_RING");
-    printf("bench_record: medians of %d repetitions x %d spans (ratios: medians of per-repetition ratios); zstd level %s, ring %s entries\n",
-           REPS, N_SPANS, lvl ? lvl : "default (1)", ring ? ring : "default (16384)");
-    printf("floor: 2 x %s + 24-byte TLS store      %7.1f ns\n", FLOOR_NAME, f);
-    printf("span (begin+end), 1 thread, thread CPU  %7.1f ns  %5.2fx floor  (target <= 1.5x)\n", a, q_a);
-    printf("span (begin+end), 2 threads, thread CPU %7.1f ns  %5.2fx floor  %5.2fx 1 thread (target <= 1.2x)\n",
-           b, q_b, q_ba);
-    printf("span, labels in writable memory         %7.1f ns  %5.2fx floor\n", ab, q_ab);
-    printf("all CPU per span incl. writer + zstd    %7.1f ns  %5.2fx floor  (target <= 3x)\n", p, q_p);
-    printf("wt_record                               %7.1f ns  %5.2fx floor\n", w, q_w);
-    printf("bytes per span on disk, repetitive      %7.2f B   (target <= 3)  %" PRIu64 " of %" PRIu64 " spans read back, %" PRIu64 " dropped\n",
-           bytes_rep, sp_rep, n_rep, dr_rep);
-    printf("bytes per span on disk, random labels   %7.2f B   %" PRIu64 " of %" PRIu64 " spans read back, %" PRIu64 " dropped\n",
-           bytes_rnd, sp_rnd, n_rnd, dr_rnd);
-    printf("timing run: %" PRIu64 " spans in the file, %" PRIu64 " dropped\n", spans_file, dropped_file);
+    printf("timing run: %" PRIu64 " spans in the file, %" PRIu64 " dropped\n", spans_file,
+           dropped_file);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* `walltime-analyze dump`: every event of the files, one per line, as text or JSON lines, for
  * reading a trace by eye or piping it into other tools. Streams; keeps nothing. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,153 @@ static void text_str(const char *key, const char *s)
     putchar('"');
 }
 
+/* ---- the JSON fast path: spans and counters whose strings need no escaping ----
+ * The general writer (json.h) makes a dozen stdio calls per event; a span line built here in
+ * one buffer and written with one fwrite() is the same bytes at 4-5x the speed. Strings are
+ * checked once per pointer (the reader hands out one stable pointer per distinct string for
+ * the life of a file) in a small cache cleared at each file. An event with any string that
+ * needs escaping (or is long) takes the general writer. */
+#define PLAIN_BITS 10
+#define PLAIN_MAX 1024 /* longer strings take the general writer */
+static struct plain_ent {
+    const char *p;
+    uint32_t len; /* UINT32_MAX: needs escaping, or too long */
+} plain_cache[1u << PLAIN_BITS];
+
+/* The length of s when it is printable ASCII without '"' or '\\' (written as is), else -1. */
+static long plain_len(const char *s)
+{
+    const uint64_t h = ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - PLAIN_BITS);
+    struct plain_ent *e = &plain_cache[h];
+    if (e->p != s) {
+        size_t n = 0;
+        const unsigned char *u = (const unsigned char *)s;
+        while (n <= PLAIN_MAX && u[n] >= 0x20 && u[n] < 0x7f && u[n] != '"' && u[n] != '\\')
+            n++;
+        e->p = s;
+        e->len = u[n] == '\0' && n <= PLAIN_MAX ? (uint32_t)n : UINT32_MAX;
+    }
+    return e->len == UINT32_MAX ? -1 : (long)e->len;
+}
+
+static char *put_lit(char *o, const char *lit, size_t n)
+{
+    memcpy(o, lit, n);
+    return o + n;
+}
+#define PUT(o, lit) put_lit(o, lit, sizeof lit - 1)
+
+/* Decimal, two digits per step: timestamps have 13 or more digits, and this was a third of
+ * the fast path's instructions a digit at a time. */
+static char *put_u64(char *o, uint64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char d[24], *e = d + sizeof d, *p = e;
+    while (v >= 100) {
+        const unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    memcpy(o, p, (size_t)(e - p));
+    return o + (e - p);
+}
+
+static char *put_i64(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return put_u64(o, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(o, (uint64_t)v);
+}
+
+/* A string of plain_len() n (NULL: null). */
+static char *put_plain(char *o, const char *s, long n)
+{
+    if (!s)
+        return PUT(o, "null");
+    *o++ = '"';
+    memcpy(o, s, (size_t)n);
+    o += n;
+    *o++ = '"';
+    return o;
+}
+
+/* ,"pid":P,"tid":T,"ts":TS: what follows the kind in every event. */
+static char *put_head(char *o, const wt_event *ev)
+{
+    o = PUT(o, ",\"pid\":");
+    o = put_u64(o, ev->pid);
+    o = PUT(o, ",\"tid\":");
+    o = put_u64(o, ev->tid);
+    o = PUT(o, ",\"ts\":");
+    return put_i64(o, ev->ts);
+}
+
+/* The event's line through the fast path; 0 when it must take the general writer. */
+static int event_json_fast(const wt_event *ev)
+{
+    char line[4 * PLAIN_MAX + 512], *o = line;
+    if (ev->kind == WT_EV_SPAN) {
+        const long nc = ev->category ? plain_len(ev->category) : 0,
+                   nl = ev->label ? plain_len(ev->label) : 0,
+                   nd = ev->detail ? plain_len(ev->detail) : 0;
+        if (nc < 0 || nl < 0 || nd < 0)
+            return 0;
+        o = put_head(PUT(o, "{\"kind\":\"span\""), ev);
+        o = PUT(o, ",\"dur\":");
+        o = put_i64(o, ev->dur);
+        o = PUT(o, ",\"depth\":");
+        o = put_u64(o, ev->depth);
+        o = PUT(o, ",\"category\":");
+        o = put_plain(o, ev->category, nc);
+        o = PUT(o, ",\"label\":");
+        o = put_plain(o, ev->label, nl);
+        o = PUT(o, ",\"cached\":\"");
+        const char *c = cached_name(ev->cached);
+        o = put_lit(o, c, strlen(c));
+        o = PUT(o, "\",\"count\":");
+        o = put_i64(o, ev->count);
+        o = PUT(o, ",\"bytes\":");
+        o = put_i64(o, ev->bytes);
+        o = PUT(o, ",\"detail\":");
+        o = put_plain(o, ev->detail, nd);
+        o = (ev->flags & WT_EVF_UNCLOSED) ? PUT(o, ",\"unclosed\":true")
+                                          : PUT(o, ",\"unclosed\":false");
+        o = (ev->flags & WT_EVF_MEASURED) ? PUT(o, ",\"measured\":true}\n")
+                                          : PUT(o, ",\"measured\":false}\n");
+    } else if (ev->kind == WT_EV_COUNTER) {
+        const long nn = ev->name ? plain_len(ev->name) : 0;
+        if (nn < 0)
+            return 0;
+        o = put_head(PUT(o, "{\"kind\":\"counter\""), ev);
+        o = PUT(o, ",\"name\":");
+        o = put_plain(o, ev->name, nn);
+        o = PUT(o, ",\"value\":");
+        o = put_i64(o, ev->value);
+        o = PUT(o, "}\n");
+    } else {
+        return 0;
+    }
+    fwrite_unlocked(line, 1, (size_t)(o - line), stdout);
+    return 1;
+}
+
 static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in)
 {
     dump_ctx *d = ctx;
     d->path = path;
+    /* a later file's strings may reuse an earlier one's addresses */
+    memset(plain_cache, 0, sizeof plain_cache);
     if (d->json) {
         wt_json j;
         wt_json_init(&j, stdout, 0);
@@ -87,6 +231,8 @@ static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in
 
 static void event_json(const wt_event *ev)
 {
+    if (event_json_fast(ev))
+        return;
     wt_json j;
     wt_json_init(&j, stdout, 0);
     wt_json_object_begin(&j, NULL);

