@@ -113,7 +113,7 @@ static void run_reader(size_t size)
 
 static void run_ledger(char **paths)
 {
-    wt_budget budget = { "load", 0.000001, 0 };
+    wt_budget budget = { .category = "load", .limit = 0.000001 };
     wt_anomaly_opts ao;
     wt_anomaly_opts_init(&ao);
     ao.budgets = &budget;
