@@ -75,6 +75,7 @@ typedef struct decoded {
     kvs run_args[128];
     int n_run_args;
     int unresolved, unbalanced, bad_flags, packets;
+    int inline_names, inline_cats; /* written inline (past the interning bound), not interned */
 } decoded;
 
 /* The packet being parsed. */
@@ -82,6 +83,8 @@ typedef struct pkt {
     int64_t ts;
     int has_te, has_td, type, seq_flags, seq_id;
     uint64_t track, name_iid, cat_iid;
+    char te_name[64], te_cat[64]; /* TrackEvent name / categories, inline */
+    int has_te_name, has_te_cat;
     kvs ann[64];
     uint64_t ann_iid[64];
     int n_ann;
@@ -144,11 +147,16 @@ static void packet_done(decoded *d, pkt *p)
     assert_non_null(t); /* a descriptor comes before the track's first event */
     const char *name = "", *cat = "";
     if (p->type != 2 && p->type != 4) {
-        if (p->name_iid >= MAXI || !d->names[p->name_iid][0])
+        if (p->has_te_name)
+            name = p->te_name, d->inline_names++;
+        else if (p->name_iid >= MAXI || !d->names[p->name_iid][0])
             d->unresolved++;
         else
             name = d->names[p->name_iid];
-        if (p->cat_iid) {
+        if (p->has_te_cat) {
+            cat = p->te_cat;
+            d->inline_cats++;
+        } else if (p->cat_iid) {
             if (p->cat_iid >= MAXI || !d->cats[p->cat_iid][0])
                 d->unresolved++;
             else
@@ -279,6 +287,14 @@ static void parse(decoded *d, FILE *in)
                 p->name_iid = strtoull(v, NULL, 10);
             if (!strcmp(k, "category_iids"))
                 p->cat_iid = strtoull(v, NULL, 10);
+            if (!strcmp(k, "name")) {
+                unquote(v, p->te_name, sizeof p->te_name);
+                p->has_te_name = 1;
+            }
+            if (!strcmp(k, "categories")) {
+                unquote(v, p->te_cat, sizeof p->te_cat);
+                p->has_te_cat = 1;
+            }
         } else if (!strcmp(b, "debug_annotations")) {
             if (!strcmp(k, "name_iid"))
                 p->cur_ann_iid = strtoull(v, NULL, 10);

@@ -207,6 +207,60 @@ static void test_export_fast_path_matches_protobuf_c(void **state)
     free(b);
 }
 
+/* Past the interning bound (issue 10, item 10: a second copy of 128 MiB of labels) a new name
+ * or category is written inline in its event, and those interned before keep their iids: with a
+ * bound of a few strings, every span still decodes with its own name and category, the fast
+ * path and protobuf-c write the same bytes, and some strings went each way. */
+static void test_export_interning_bound_inlines_names_past_it(void **state)
+{
+    NEED_PROTOC();
+    enum { SPANS = 300, CATS = 30 };
+    tb *b = tb_create(path_in("a.wtrace"), 100, 1000 * MS, 1000 * MS + 100000);
+    char label[32], cat[32];
+    for (int i = 0; i < SPANS; i++) {
+        /* every tenth span reuses an early label, interned before the bound */
+        snprintf(label, sizeof label, "label-%d", i % 10 == 9 ? i % 7 : i);
+        snprintf(cat, sizeof cat, "cat-%d", i % CATS);
+        tb_span(b, 101, 1100 * MS + i * MS, 1100 * MS + i * MS + MS / 2, 0, cat, label);
+    }
+    tb_close(b, TB_END_CLEAN, 2000 * MS, 0);
+    char *paths[1] = { path_in("a.wtrace") };
+    wt_export_report rep;
+    for (int ref = 0; ref < 2; ref++) {
+        wt_export_opts o = { .format = WT_EXPORT_PERFETTO, .reference = ref, .intern_bytes = 1500 };
+        assert_int_equal(wt_export_to_path(paths, 1, &o, path_in(ref ? "ref.pftrace" : "a.pftrace"),
+                                           &rep), 0);
+    }
+    size_t na, nb;
+    unsigned char *x = tb_read_file(path_in("a.pftrace"), &na);
+    unsigned char *y = tb_read_file(path_in("ref.pftrace"), &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(x, y, na);
+    free(x);
+    free(y);
+    decoded *d = decode(path_in("a.pftrace"));
+    assert_int_equal(d->unresolved, 0);
+    assert_true(d->inline_names > SPANS / 2);
+    assert_true(d->inline_cats > 0);
+    for (int i = 0; i < SPANS; i++) {
+        snprintf(label, sizeof label, "label-%d", i % 10 == 9 ? i % 7 : i);
+        snprintf(cat, sizeof cat, "cat-%d", i % CATS);
+        int n;
+        const slice *s = find_slice(d, label, 1100 * MS + i * MS, &n);
+        assert_int_equal(n, 1);
+        assert_string_equal(s->cat, cat);
+        assert_int_equal(s->dur, MS / 2);
+    }
+    free(d);
+    /* the default bound interns them all */
+    assert_int_equal(export_one(path_in("a.wtrace"), path_in("b.pftrace"), 0, &rep), 0);
+    d = decode(path_in("b.pftrace"));
+    assert_int_equal(d->unresolved, 0);
+    assert_int_equal(d->inline_names, 0);
+    assert_int_equal(d->inline_cats, 0);
+    free(d);
+}
+
 static void test_export_several_files_one_process_track_each(void **state)
 {
     NEED_PROTOC();
@@ -544,6 +598,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_perfetto_category_sums_equal_flat_ledger, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_perfetto_tracks_counters_marks_rounds_anomalies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_fast_path_matches_protobuf_c, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_interning_bound_inlines_names_past_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_several_files_one_process_track_each, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_damaged_file_exports_readable_part, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_unwritable_output_fails_and_leaves_nothing, setup, teardown),

@@ -108,6 +108,7 @@ typedef struct wt_export_opts {
     int no_analysis;    /* skip the ledger and anomalies (no totals, no anomaly instants) */
     int aligned_rounds; /* Perfetto: show the keep/skip rounds again aligned at t=0 */
     int reference;      /* tests: pack every Perfetto packet with protobuf-c (no fast path) */
+    size_t intern_bytes; /* tests: the Perfetto interning bound (0: PF_INTERN_BYTES, 32 MiB) */
     /* the anomaly options of the command line (thresholds, budgets, --fail-on), as `ledger`
      * and `anomalies` take them; NULL: the defaults */
     const wt_anomaly_config *anomaly;

@@ -71,7 +71,7 @@ static int counter(pf *p, int fi, const wt_event *ev)
     int is_new, rc;
     const char *name = ev->name ? ev->name : "(none)";
     /* counter names share the event-name table only to get a stable id for the map */
-    if ((rc = wt__pf_itab_get(&p->w.names, name, &iid, &is_new)) < 0)
+    if ((rc = wt__pf_itab_need(&p->w.names, name, &iid, &is_new)) < 0)
         return rc;
     uint64_t uuid;
     uint32_t v = wt__pf_kmap_get(&p->counter_map, (uint64_t)fi, iid);
@@ -122,7 +122,7 @@ static int round_slice(pf *p, int fi, const wt_event *ev)
     uint32_t iid;
     int is_new, rc;
     pf_tev t;
-    if ((rc = wt__pf_itab_get(&p->w.names, cfg, &iid, &is_new)) < 0)
+    if ((rc = wt__pf_itab_need(&p->w.names, cfg, &iid, &is_new)) < 0)
         return rc;
     uint32_t v = wt__pf_kmap_get(&p->round_map, (uint64_t)fi, iid);
     if (!v) {
@@ -448,6 +448,8 @@ int wt__export_perfetto_create(FILE *out, const wt_export_opts *o, wt_export_sin
         return WT_ENOMEM;
     }
     p->w.reference = o && o->reference;
+    if (o && o->intern_bytes)
+        p->w.intern_left = o->intern_bytes;
     p->aligned = o && o->aligned_rounds;
     wt__pf_layout_init(&p->layout, &p->w);
     wt__pf_aligned_init(&p->al, &p->w);

@@ -33,7 +33,7 @@ static int itab_grow(pf_itab *t)
 }
 
 /* The iid of `s`; *is_new is set when it was just added (it must be sent in this packet). */
-int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
+static int itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new, int need)
 {
     size_t c = ((uintptr_t)s >> 3) & (PF_PTR_CACHE - 1);
     *is_new = 0;
@@ -61,6 +61,13 @@ int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
         t->vcap = nc;
     }
     size_t len = strlen(s);
+    if (t->budget) {
+        size_t cost = len + 1 + PF_ISTR_OVERHEAD; /* repair may grow it: counted when stored */
+        if (cost > *t->budget && !need) {
+            *iid = 0; /* not cached: a lookup of a string past the bound hashes again */
+            return 0;
+        }
+    }
     char *copy = NULL;
     size_t ccap = 0;
     if (wt__pf_utf8_ok(s, len))
@@ -69,6 +76,10 @@ int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
         copy = NULL;
     if (!copy)
         return WT_ENOMEM;
+    if (t->budget) {
+        size_t cost = strlen(copy) + 1 + PF_ISTR_OVERHEAD;
+        *t->budget = cost < *t->budget ? *t->budget - cost : 0;
+    }
     t->v[t->n].s = copy;
     t->v[t->n].h = h;
     t->slots[j] = (uint32_t)++t->n;
@@ -78,6 +89,16 @@ found:
     t->cache[c].p = s;
     t->cache[c].iid = *iid;
     return 0;
+}
+
+int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
+{
+    return itab_get(t, s, iid, is_new, 0);
+}
+
+int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
+{
+    return itab_get(t, s, iid, is_new, 1);
 }
 
 void wt__pf_itab_forget_pointers(pf_itab *t) { memset(t->cache, 0, sizeof t->cache); }

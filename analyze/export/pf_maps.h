@@ -24,17 +24,28 @@ typedef struct pf_istr {
     uint64_t h;
 } pf_istr;
 
+/* What one interned string costs against the budget beyond its bytes: its entry, its slots
+ * (the table is at most half full) and the allocator's header. */
+#define PF_ISTR_OVERHEAD (sizeof(pf_istr) + 2 * sizeof(uint32_t) + 16)
+
 typedef struct pf_itab {
     pf_istr *v;      /* v[iid - 1] */
     size_t n, vcap;
+    /* NULL: no bound; else the bytes left to intern, shared by the tables that point to it.
+     * A new string that does not fit is not added (iid 0): the caller writes it inline. */
+    size_t *budget;
     uint32_t *slots; /* iid, 0 = empty */
     size_t scap;     /* power of two */
     struct { const char *p; uint32_t iid; } cache[PF_PTR_CACHE];
 } pf_itab;
 
 /* The iid of `s` (1..), added when new; *is_new is set when it was just added (it must then be
- * sent in the packet that uses it). Returns 0 or WT_ENOMEM. */
+ * sent in the packet that uses it). When `s` is new and the budget has no room for it, *iid is
+ * 0 and nothing is added: the caller writes the string inline. Returns 0 or WT_ENOMEM. */
 int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
+/* As wt__pf_itab_get, but always an iid (past the budget too, which it then empties): for the
+ * strings whose iid is a key elsewhere (counter tracks, rounds). */
+int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
 /* The string of `iid`, as written (valid UTF-8). */
 static inline const char *wt__pf_itab_str(const pf_itab *t, uint32_t iid) { return t->v[iid - 1].s; }
 /* Forgets the pointer cache (the strings it points to may be gone). */

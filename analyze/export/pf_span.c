@@ -136,13 +136,23 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
     if ((rc = wt__pf_itab_get(&w->names, s->label, &niid, &nnew)) < 0 ||
         (rc = wt__pf_itab_get(&w->cats, s->cat, &ciid, &cnew)) < 0)
         return rc;
+    /* past the interning bound (iid 0) a string goes inline, repaired, in TrackEvent name (23)
+     * or categories (22); the reference path takes those longer than FAST_STR once repaired */
+    const char *iname = niid ? "" : wt__pfw_utf8(w, 8, s->label);
+    const char *icat = ciid ? "" : wt__pfw_utf8(w, 9, s->cat);
+    size_t inlen = strlen(iname), iclen = strlen(icat);
+    if (inlen > FAST_STR || iclen > FAST_STR)
+        return begin_reference(w, s, ts_ns, track);
     /* interned strings as stored: repaired to UTF-8, so up to three times the input */
-    const char *name = wt__pf_itab_str(&w->names, niid), *cat = wt__pf_itab_str(&w->cats, ciid);
+    const char *name = niid ? wt__pf_itab_str(&w->names, niid) : "";
+    const char *cat = ciid ? wt__pf_itab_str(&w->cats, ciid) : "";
     size_t nlen = nnew ? strlen(name) : 0, clen = cnew ? strlen(cat) : 0;
-    uint8_t te[FAST_STR + 256], in[6 * FAST_STR + 64];
+    uint8_t te[3 * FAST_STR + 256], in[6 * FAST_STR + 64];
     size_t t = 0, i = 0, n = 0;
-    te[t++] = 0x18; /* category_iids = 3 */
-    t += wt__pfw_varint(te + t, ciid);
+    if (ciid) {
+        te[t++] = 0x18; /* category_iids = 3 */
+        t += wt__pfw_varint(te + t, ciid);
+    }
     if (s->cached == WT_CACHED_HIT)
         t += put_ann_str(te + t, AN_CACHED, "HIT", 3);
     else if (s->cached == WT_CACHED_MISS)
@@ -158,10 +168,26 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
         t += put_ann_bool(te + t, AN_MEASURED);
     te[t++] = 0x48; /* type = 9 */
     te[t++] = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-    te[t++] = 0x50; /* name_iid = 10 */
-    t += wt__pfw_varint(te + t, niid);
+    if (niid) {
+        te[t++] = 0x50; /* name_iid = 10 */
+        t += wt__pfw_varint(te + t, niid);
+    }
     te[t++] = 0x58; /* track_uuid = 11 */
     t += wt__pfw_varint(te + t, track);
+    if (!ciid) {
+        te[t++] = 0xB2; /* categories = 22 */
+        te[t++] = 0x01;
+        t += wt__pfw_varint(te + t, iclen);
+        memcpy(te + t, icat, iclen);
+        t += iclen;
+    }
+    if (!niid) {
+        te[t++] = 0xBA; /* name = 23 */
+        te[t++] = 0x01;
+        t += wt__pfw_varint(te + t, inlen);
+        memcpy(te + t, iname, inlen);
+        t += inlen;
+    }
     if (cnew)
         i += put_interned(in + i, 0x0A, ciid, cat, clen); /* event_categories = 1 */
     if (nnew)

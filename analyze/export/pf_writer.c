@@ -17,6 +17,8 @@ int wt__pfw_init(pf_writer *w, FILE *out)
 {
     memset(w, 0, sizeof *w);
     w->out = out;
+    w->intern_left = PF_INTERN_BYTES;
+    w->names.budget = w->cats.budget = &w->intern_left;
     w->cap = 4096;
     w->buf = malloc(w->cap);
     w->ob = malloc(PF_OB_CAP);
@@ -238,14 +240,25 @@ int wt__pfw_tev_name(pf_writer *w, pf_tev *t, const char *name, const char *cat)
     int is_new, rc;
     if ((rc = wt__pf_itab_get(&w->names, name ? name : "(none)", &iid, &is_new)) < 0)
         return rc;
-    t->te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
-    t->te.name_iid = iid;
+    if (!iid) {
+        t->te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+        t->te.name = (char *)wt__pfw_utf8(w, 8, name ? name : "(none)");
+    } else {
+        t->te.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
+        t->te.name_iid = iid;
+    }
     if (is_new)
         wt__pfw_send_name(w, t, iid);
     if (!cat)
         return 0;
     if ((rc = wt__pf_itab_get(&w->cats, cat, &iid, &is_new)) < 0)
         return rc;
+    if (!iid) {
+        t->cat_s = (char *)wt__pfw_utf8(w, 9, cat);
+        t->te.n_categories = 1;
+        t->te.categories = &t->cat_s;
+        return 0;
+    }
     t->cat = iid;
     t->te.n_category_iids = 1;
     t->te.category_iids = &t->cat;

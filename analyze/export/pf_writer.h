@@ -28,6 +28,10 @@
 #define PF_CLOCK_REAL 1u
 #define PF_OB_CAP (1u << 20)
 #define PF_OB_FLUSH (PF_OB_CAP - (64u << 10)) /* leaves room for one direct span packet */
+/* The bound on the bytes of interned event names and categories, both tables together (each
+ * string counts its bytes plus PF_ISTR_OVERHEAD): past it a new string is written inline in its
+ * event (TrackEvent name / categories) instead of being interned. */
+#define PF_INTERN_BYTES ((size_t)32 << 20)
 #define PF_FIX_SLOTS 12 /* strings repaired at once: 0-7 annotations, 8-11 the rest of a packet */
 
 /* Debug annotation names, interned once in the first packet. */
@@ -45,6 +49,7 @@ typedef struct pf_writer {
     uint64_t next_uuid;
     uint64_t bytes; /* written out */
     pf_itab names, cats;
+    size_t intern_left; /* the interning budget left (names and cats point to it) */
     char *fix[PF_FIX_SLOTS];
     size_t fix_cap[PF_FIX_SLOTS];
     /* the interned entries of the packet under construction */
@@ -59,10 +64,12 @@ typedef struct pf_tev {
     Perfetto__Protos__TracePacket pkt;
     Perfetto__Protos__TrackEvent te;
     uint64_t cat;
+    char *cat_s; /* a category written inline */
     size_t n_ann;
 } pf_tev;
 
-/* Sets up a writer to `out` (not closed by it). Returns 0 or WT_ENOMEM. */
+/* Sets up a writer to `out` (not closed by it), with the interning bound PF_INTERN_BYTES.
+ * Returns 0 or WT_ENOMEM. */
 int wt__pfw_init(pf_writer *w, FILE *out);
 void wt__pfw_release(pf_writer *w);
 /* A new track uuid, unique in this trace. */
@@ -94,7 +101,7 @@ int wt__pfw_start(pf_writer *w);
 
 void wt__pfw_tev_init(pf_writer *w, pf_tev *t, int64_t ts, int type, uint64_t track);
 /* Sets the event's name and category (NULL: none), interning them; new entries ride in this
- * packet. */
+ * packet. Past the interning bound a new string is written inline (repair slots 8 and 9). */
 int wt__pfw_tev_name(pf_writer *w, pf_tev *t, const char *name, const char *cat);
 /* Puts event name `iid` (just interned elsewhere) into this packet, so every iid resolves. */
 void wt__pfw_send_name(pf_writer *w, pf_tev *t, uint32_t iid);
