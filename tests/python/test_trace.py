@@ -17,6 +17,14 @@ def only(events, kind):
     return [e for e in events if e["kind"] == kind]
 
 
+# GCC 12's AddressSanitizer takes no lock of its allocator across fork(): when the recorder's
+# writer thread is inside malloc at the fork, the child's first thread start waits for ever on
+# the allocator's region mutex (seen in CI: the child's new writer thread blocked in
+# SizeClassAllocator64::GetFromAllocator under AsanThread::Init). glibc's malloc is fork-safe,
+# so these run in the plain build; tests/test_fork.c covers fork in C under ASan too.
+_FORK_UNDER_ASAN = unittest.skipIf(
+    os.environ.get("WT_SANITIZE"), "ASan's allocator is not fork-safe with a second thread")
+
 class Trace(RunCase):
     def one_trace(self, r):
         paths = r.traces()
@@ -106,6 +114,7 @@ with walltime.span("py", "load model"):
                          ("hit", 2, 1 << 20, "from C"))
         self.assertEqual(only(ev, "counter")[0]["name"], "c.device_bytes")
 
+    @_FORK_UNDER_ASAN
     def test_forked_child_records_its_own_file(self):
         r = self.run_py("""
 import os, walltime
@@ -136,6 +145,7 @@ print(os.getpid(), pid, st)
         # the child's thread is named again in its own file
         self.assertEqual([t["name"] for t in only(child, "thread_name")], ["MainThread"])
 
+    @_FORK_UNDER_ASAN
     def test_multiprocessing_workers_close_their_files(self):
         r = self.run_py("""
 import multiprocessing as mp, os, walltime
