@@ -296,6 +296,17 @@ void wt_args_no_file(const char *cmd)
     wt_usage_error("no trace file given");
 }
 
+int wt_args_files(int argc, char **argv, const char *cmd, char **files, int *nfiles)
+{
+    for (int i = optind; i < argc; i++)
+        files[(*nfiles)++] = argv[i];
+    if (*nfiles == 0) {
+        wt_args_no_file(cmd);
+        return -1;
+    }
+    return 0;
+}
+
 int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FILE *), int *json,
                        char **files, int *nfiles)
 {
@@ -318,11 +329,5 @@ int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FIL
             return WT_EXIT_USAGE;
         }
     }
-    for (int i = optind; i < argc; i++)
-        files[(*nfiles)++] = argv[i];
-    if (*nfiles == 0) {
-        wt_args_no_file(cmd);
-        return WT_EXIT_USAGE;
-    }
-    return -1;
+    return wt_args_files(argc, argv, cmd, files, nfiles) < 0 ? WT_EXIT_USAGE : -1;
 }

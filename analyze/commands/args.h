@@ -85,6 +85,10 @@ void wt_args_set_command(const char *cmd);
 void wt_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "no trace file given" for CMD (which becomes the current one). */
 void wt_args_no_file(const char *cmd);
+/* The operands after getopt_long's loop, argv[optind..argc), appended to files[] (room for
+ * argc) and counted in *nfiles. Returns 0, or -1 after "no trace file given" for CMD when
+ * there are none. */
+int wt_args_files(int argc, char **argv, const char *cmd, char **files, int *nfiles);
 
 /* True when argv[i] looks like an option ("-x", "--x"; a lone "-" is not one). */
 #define WT_ARGS_IS_OPTION(s) ((s)[0] == '-' && (s)[1] != '\0')

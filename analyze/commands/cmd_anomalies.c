@@ -165,12 +165,8 @@ int cmd_anomalies(int argc, char **argv)
             goto out;
         }
     }
-    for (int i = optind; i < argc; i++)
-        files[nfiles++] = argv[i];
-    if (nfiles == 0) {
-        wt_args_no_file("anomalies");
+    if (wt_args_files(argc, argv, "anomalies", files, &nfiles) < 0)
         goto out;
-    }
     status = WT_EXIT_FAIL;
     const wt_analysis_opts ao = { NULL, &aa.opts, aa.baseline, NULL, NULL };
     int rc = wt_analysis_run(files, nfiles, &ao, &A);

@@ -156,12 +156,8 @@ int cmd_export(int argc, char **argv)
             goto out;
         }
     }
-    for (int i = optind; i < argc; i++)
-        files[nfiles++] = argv[i];
-    if (nfiles == 0) {
-        wt_args_no_file("export");
+    if (wt_args_files(argc, argv, "export", files, &nfiles) < 0)
         goto out;
-    }
     if (table) {
         status = wt_table_command(files, nfiles, output, json);
         goto out;

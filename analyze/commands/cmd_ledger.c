@@ -119,12 +119,8 @@ int cmd_ledger(int argc, char **argv)
             goto out;
         }
     }
-    for (int i = optind; i < argc; i++)
-        files[nfiles++] = argv[i];
-    if (nfiles == 0) {
-        wt_args_no_file("ledger");
+    if (wt_args_files(argc, argv, "ledger", files, &nfiles) < 0)
         goto out;
-    }
     status = WT_EXIT_FAIL;
     const wt_analysis_opts ao = { &lo, &aa.opts, aa.baseline, NULL, NULL };
     int rc = wt_analysis_run(files, nfiles, &ao, &A);

@@ -130,12 +130,8 @@ int cmd_trend(int argc, char **argv)
     }
     if (bad)
         goto out;
-    for (int i = optind; i < argc; i++)
-        files[nfiles++] = argv[i];
-    if (nfiles == 0) {
-        wt_args_no_file("trend");
+    if (wt_args_files(argc, argv, "trend", files, &nfiles) < 0)
         goto out;
-    }
     if (wt_cp_opts_check(&o.cp) < 0) {
         wt_usage_error("the rule's options are out of range (1 <= --min-runs <= --window <= %d, "
                        "1 <= --persist <= %d, --k > 0, --floor >= 0)",
