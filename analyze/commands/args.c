@@ -296,6 +296,20 @@ void wt_args_no_file(const char *cmd)
     wt_usage_error("no trace file given");
 }
 
+int wt_args_analyze(const char *cmd, char **files, int n, const wt_analysis_opts *o,
+                    const wt_anomaly_config *c, wt_analysis *a)
+{
+    const int rc = wt_analysis_run(files, n, o, a);
+    if (rc != 0) {
+        if (rc != WT_EOPEN)
+            wt_cli_error("%s: out of memory", cmd);
+        return WT_EXIT_FAIL;
+    }
+    if (wt_anomaly_args_check(c, wt_ledger_calc_result(a->lc)) < 0)
+        return WT_EXIT_USAGE;
+    return -1;
+}
+
 int wt_args_files(int argc, char **argv, const char *cmd, char **files, int *nfiles)
 {
     for (int i = optind; i < argc; i++)

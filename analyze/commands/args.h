@@ -73,6 +73,13 @@ extern const char wt_anomaly_args_help[];
  * categories that exist (the caller exits WT_EXIT_USAGE). */
 int wt_anomaly_args_check(const wt_anomaly_config *c, const wt_ledger_result *r);
 
+/* The analysis pass of `ledger` and `anomalies`: wt_analysis_run() over files[0..n) into *a,
+ * then the budgets of `c` checked against the categories read. Returns -1 to go on, else the
+ * exit status to return: WT_EXIT_FAIL (a file could not be opened, already said; or out of
+ * memory, said for CMD), WT_EXIT_USAGE (a budget names a category the trace lacks, said). */
+int wt_args_analyze(const char *cmd, char **files, int n, const wt_analysis_opts *o,
+                    const wt_anomaly_config *c, wt_analysis *a);
+
 /* Usage errors are worded alike in every subcommand, one line on stderr:
  *   walltime-analyze: CMD: PROBLEM; see 'walltime-analyze CMD --help'
  * PROBLEM leads with what is wrong and quotes its subject: "unknown option '--x'", "--top: 'x'

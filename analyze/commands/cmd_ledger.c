@@ -121,18 +121,11 @@ int cmd_ledger(int argc, char **argv)
     }
     if (wt_args_files(argc, argv, "ledger", files, &nfiles) < 0)
         goto out;
-    status = WT_EXIT_FAIL;
     const wt_analysis_opts ao = { &lo, &aa.opts, aa.baseline, NULL, NULL };
-    int rc = wt_analysis_run(files, nfiles, &ao, &A);
-    if (rc != 0) {
-        if (rc != WT_EOPEN)
-            wt_cli_error("ledger: out of memory");
+    const int ran = wt_args_analyze("ledger", files, nfiles, &ao, &aa, &A);
+    status = ran >= 0 ? ran : WT_EXIT_FAIL;
+    if (ran >= 0)
         goto out;
-    }
-    if (wt_anomaly_args_check(&aa, wt_ledger_calc_result(A.lc)) < 0) {
-        status = WT_EXIT_USAGE;
-        goto out;
-    }
     const wt_ledger_calc *lc = A.lc;
     int wrc;
     if (json) {
