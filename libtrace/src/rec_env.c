@@ -16,6 +16,7 @@
 #define DEFAULT_TEMPLATE "walltime-%p.wtrace"
 #define DEFAULT_RING 16384u /* entries per thread: see docs/RECORDER.md for the measurement */
 #define DEFAULT_LEVEL 1
+#define DEFAULT_RING_WAIT_MS 500 /* the longest wait for ring space: docs/RECORDER.md */
 
 /* ---- the configuration variables ----------------------------------------------------------
  * One table row per variable: its name, a setter that reads the value into wt__g (returning
@@ -107,6 +108,15 @@ static int set_ring(const char *v)
     return 0;
 }
 
+static int set_ring_wait(const char *v)
+{
+    long ms;
+    if (int_in(v, 0, 10000, &ms))
+        return -1;
+    wt__g.ring_wait_ns = ms * 1000000LL;
+    return 0;
+}
+
 static int set_template(const char *v)
 {
     char *t = strdup(v);
@@ -151,6 +161,7 @@ static const env_var vars[] = {
     { "WALLTIME_CLOCK", set_clock, "monotonic or tsc" },
     { "WALLTIME_ZSTD_LEVEL", set_level, "an integer -7..19" },
     { "WALLTIME_RING", set_ring, "a power of two 1024..1048576" },
+    { "WALLTIME_RING_WAIT_MS", set_ring_wait, "an integer 0..10000 (milliseconds)" },
     { "WALLTIME_READER_THREAD", set_reader_thread, "0 or 1" },
     { "WALLTIME_RANK", set_rank, "a decimal integer 0..2147483647" },
     { "WALLTIME_SOURCE_DIR", set_any, "a directory" },
@@ -197,6 +208,7 @@ void wt__env_load(void)
     wt__g.force_monotonic = 0;
     wt__g.zstd_level = DEFAULT_LEVEL;
     wt__g.ring_entries = DEFAULT_RING; /* a power of two between 1 Ki and 1 Mi */
+    wt__g.ring_wait_ns = DEFAULT_RING_WAIT_MS * 1000000LL;
     free(wt__g.path_template);
     wt__g.path_template = strdup(DEFAULT_TEMPLATE);
     recording_on = 1;

@@ -86,7 +86,7 @@ typedef struct wt__tstate {
     uint32_t gen;       /* bumped per begin: the handle's generation */
     uint32_t serial;    /* this incarnation of the state, in handles */
     uint64_t tag_base;  /* (serial & 0xffff) << 32: the serial part of a span's tag */
-    int dropping;       /* the writer is stuck: drop without waiting */
+    int dropping;       /* a wait for room ran out: drop without waiting until there is room */
     uint64_t round_t0;
     int64_t round_no;
     uint32_t round_cfg;
@@ -114,6 +114,7 @@ typedef struct wt__rec {
     /* configuration, from the environment at the first call */
     int summary, signals, force_monotonic, zstd_level; /* summary: 0, 1, WT__SUMMARY_FLAT */
     uint32_t ring_entries;
+    int64_t ring_wait_ns; /* WALLTIME_RING_WAIT_MS: the longest one wait for ring space */
     char *path_template;
     /* the open file; path is read by any thread (wt_trace_path) while open and close set it */
     int fd;
@@ -138,7 +139,10 @@ typedef struct wt__rec {
     atomic_int io_busy;
     atomic_int crashed;
     _Atomic uint32_t strings_written; /* ids 1..n are in the file */
-    _Atomic uint64_t writer_progress; /* bumped per ring drained and frame written */
+    /* full rings (rec_thread.c): a futex word the writer bumps after each frame's commit,
+     * and the threads waiting on it (the writer makes the wake-up call only when some are) */
+    _Atomic uint32_t commits;
+    atomic_int waiters;
     /* threads */
     _Atomic(wt__tstate *) threads;
     pthread_mutex_t threads_lock;
@@ -185,7 +189,7 @@ static inline void wt__busy_drop(void)
 /* Resets every state's ring to empty and their positions (at open). */
 void wt__tstates_reset(void);
 /* The slow path of appending n entries: refreshes the tail, wakes the writer, waits for
- * room while the writer makes progress, else drops. Returns 1 with room, 0 dropped. */
+ * room at most wt__g.ring_wait_ns, else drops (counted). Returns 1 with room, 0 dropped. */
 int wt__ring_slow(wt__tstate *ts, unsigned n);
 /* Ends the thread's open spans deeper than to_depth at tick `t`, flagged unclosed. */
 void wt__close_spans(wt__tstate *ts, uint64_t t, uint32_t to_depth);
@@ -220,6 +224,8 @@ void wt__writer_forget(void); /* in a forked child, where the thread does not ex
  * aggregates' lock (the writer takes that one inside a pass). */
 void wt__writer_pause(void);
 void wt__writer_resume(void);
+/* After ring space was given back (tails committed): wakes the threads waiting for it. */
+void wt__commits_wake(void);
 /* Turns recording off after an I/O error, printing the one message (once per open). */
 void wt__fail(const char *what, int err);
 void wt__fail_reset(void);

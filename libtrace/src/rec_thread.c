@@ -1,14 +1,17 @@
 /* Per-thread recorder state: creation on a thread's first call, recycling of states whose
- * thread exited, the ring's slow path (wake the writer, wait while it makes progress, drop
- * when it is stuck), and the unclosed ends of spans a thread leaves open.
+ * thread exited, the ring's slow path (wake the writer, wait a bounded time for room, drop
+ * past the bound), and the unclosed ends of spans a thread leaves open.
  *
- * The wait policy for a full ring: a thread whose ring is full waits in 50 us sleeps for as
- * long as the writer keeps draining rings and writing frames (so a burst is throttled to the writer's pace,
- * and nothing is lost); when the writer has made no progress for 200 ms (a disk that stopped
- * answering), the thread drops events, counting them, and stops waiting until space
- * reappears. A host thread is therefore never blocked by a stuck writer for more than 200 ms
- * once. */
+ * The wait policy for a full ring: the thread sleeps on a futex the writer bumps after every
+ * frame it commits (the writer makes the wake-up call only when a thread waits), so it
+ * resumes the moment its ring has room, and it waits at most wt__g.ring_wait_ns per call
+ * (WALLTIME_RING_WAIT_MS, default 100 ms). Past the bound the event is dropped and counted
+ * (the writer writes a DROPPED record, the ledgers show the count), and the thread drops
+ * without waiting until its ring has room again: a writer that is stuck costs a recording
+ * call at most one bound, and a stuck writer costs each thread one bound per stall, not one
+ * per event. docs/RECORDER.md has the figures behind the choice. */
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -24,8 +27,6 @@ __thread uint64_t wt__busy_early __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-
-#define STALL_NS 200000000LL
 
 /* A thread leaves: its open spans end now as unclosed, and the writer takes over. */
 static void on_thread_exit(void *p)
@@ -142,11 +143,42 @@ int wt__ring_slow(wt__tstate *ts, unsigned n)
     return rc;
 }
 
+/* Waits until the ring has room for entries up to `need` (head + n) or the bound has passed;
+ * 1 with room (the limit raised to it), 0 without. The waiter is counted before it reads the
+ * commit count and the tail, and the writer bumps the count after storing the tails and reads
+ * the waiters after that (all sequentially consistent): either the writer sees this waiter and
+ * wakes it, or the futex call finds the count moved and returns at once. */
+static int wait_room(wt__tstate *ts, uint64_t need)
+{
+    const uint64_t size = ts->mask + 1;
+    const int64_t deadline = wt__mono_ns() + wt__g.ring_wait_ns;
+    int room = 0;
+    atomic_fetch_add(&wt__g.waiters, 1);
+    for (;;) {
+        const uint32_t seen = atomic_load(&wt__g.commits);
+        const uint64_t t = atomic_load_explicit(&ts->tail, memory_order_acquire);
+        if (need <= t + size) {
+            ts->limit = t + size;
+            room = 1;
+            break;
+        }
+        const int64_t left = deadline - wt__mono_ns();
+        if (left <= 0 || !atomic_load_explicit(&wt__g.on, memory_order_relaxed))
+            break;
+        kick(ts);
+        const struct timespec rel = { (time_t)(left / 1000000000), (long)(left % 1000000000) };
+        /* any return (woken, timed out, EAGAIN, a signal) is answered by looking again */
+        syscall(SYS_futex, (uint32_t *)&wt__g.commits, FUTEX_WAIT_PRIVATE, seen, &rel, NULL, 0);
+    }
+    atomic_fetch_sub(&wt__g.waiters, 1);
+    return room;
+}
+
 static int ring_slow(wt__tstate *ts, unsigned n)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
     const uint64_t size = ts->mask + 1, half = size / 2;
-    uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
+    const uint64_t tail = atomic_load_explicit(&ts->tail, memory_order_acquire);
     if (h + n <= tail + half) {
         ts->limit = tail + half;
         ts->dropping = 0;
@@ -161,30 +193,8 @@ static int ring_slow(wt__tstate *ts, unsigned n)
     }
     if (ts->dropping || !atomic_load_explicit(&wt__g.on, memory_order_relaxed))
         goto drop;
-    /* progress is any ring drained or frame written, not only this ring's: with many full
-     * rings the writer reaches this one only after the others */
-    uint64_t frames = atomic_load_explicit(&wt__g.writer_progress, memory_order_relaxed);
-    int64_t last_progress = wt__mono_ns();
-    for (;;) {
-        const struct timespec nap = { 0, 50000 };
-        nanosleep(&nap, NULL);
-        const uint64_t t = atomic_load_explicit(&ts->tail, memory_order_acquire);
-        if (h + n <= t + size) {
-            ts->limit = t + size;
-            return 1;
-        }
-        const int64_t now = wt__mono_ns();
-        const uint64_t f = atomic_load_explicit(&wt__g.writer_progress, memory_order_relaxed);
-        if (t != tail || f != frames) {
-            tail = t;
-            frames = f;
-            last_progress = now;
-        } else if (now - last_progress > STALL_NS ||
-                   !atomic_load_explicit(&wt__g.on, memory_order_relaxed)) {
-            break;
-        }
-        kick(ts);
-    }
+    if (wait_room(ts, h + n))
+        return 1;
     ts->dropping = 1;
 drop:
     atomic_fetch_add_explicit(&ts->dropped, 1, memory_order_release);

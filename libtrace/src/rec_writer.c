@@ -9,10 +9,13 @@
  * spin flag, async-signal-safe) around write-and-commit, and the writer gives up on a frame
  * when it finds the process crashed. */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -46,10 +49,18 @@ void wt__writer_pause(void) { pthread_mutex_lock(&active); }
 
 void wt__writer_resume(void) { pthread_mutex_unlock(&active); }
 
+void wt__commits_wake(void)
+{
+    atomic_fetch_add(&wt__g.commits, 1);
+    if (atomic_load(&wt__g.waiters))
+        syscall(SYS_futex, (uint32_t *)&wt__g.commits, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 void wt__fail(const char *what, int err)
 {
     atomic_store(&wt__g.on, 0);
     atomic_store(&wt__g.state, WT__ST_FAILED);
+    wt__commits_wake(); /* waiting threads see recording off and drop at once */
     if (!atomic_exchange(&fail_once, 1))
         fprintf(stderr, "walltime: cannot write '%s': %s; recording is off\n",
                 what ? what : "?", strerror(err));
@@ -139,8 +150,8 @@ static int wflush(wt__sink *s)
     }
     atomic_store_explicit(&wt__g.strings_written, s->strings_done, memory_order_release);
     commit_touched();
-    atomic_fetch_add_explicit(&wt__g.writer_progress, 1, memory_order_relaxed);
     io_unlock();
+    wt__commits_wake();
     W.n_touched = 0;
     if (W.cur)
         W.touched[W.n_touched++] = W.cur; /* capacity is there: it was in the list */
@@ -185,8 +196,6 @@ static int drain(void)
         W.cur = ts;
         if (ts->enc_pos < h && wt__emit_ring(&W.sink, ts, ts->enc_pos, h, &c, &ts->enc_pos) < h)
             goto fail;
-        /* alive and working: threads waiting for room keep waiting */
-        atomic_fetch_add_explicit(&wt__g.writer_progress, 1, memory_order_relaxed);
         if (d) {
             int rc = wt__enc_dropped(&W.sink.enc, ts->tid, now, d);
             if (rc == WT_ENOSPC) {
@@ -198,6 +207,9 @@ static int drain(void)
                 goto fail;
         }
         W.cur = NULL;
+        /* a thread waits for room: give this ring's space back now, not after every ring */
+        if (atomic_load(&wt__g.waiters) && wflush(&W.sink) < 0)
+            goto fail;
     }
     wt__agg_unlock();
     if (!any)
@@ -298,6 +310,16 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* Frees the writer's buffers (what of them exists). */
+static void release_buffers(void)
+{
+    ZSTD_freeCCtx(W.cctx);
+    free(W.buf);
+    free(W.out);
+    free(W.touched);
+    memset(&W, 0, sizeof W);
+}
+
 int wt__writer_start(void)
 {
     static int sem_ready; /* under the life lock, as every call here */
@@ -340,10 +362,7 @@ int wt__writer_start(void)
     atomic_store(&wt__g.writer_running, 1);
     return 0;
 fail:
-    ZSTD_freeCCtx(W.cctx);
-    free(W.buf);
-    free(W.out);
-    memset(&W, 0, sizeof W);
+    release_buffers();
     return WT_ENOMEM;
 }
 
@@ -351,11 +370,7 @@ fail:
 static void release_writer(void)
 {
     atomic_store(&wt__g.writer_running, 0);
-    ZSTD_freeCCtx(W.cctx);
-    free(W.buf);
-    free(W.out);
-    free(W.touched);
-    memset(&W, 0, sizeof W);
+    release_buffers();
 }
 
 void wt__writer_stop(void)
