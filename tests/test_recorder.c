@@ -602,6 +602,107 @@ static void test_recorder_stuck_writer_drops_with_a_count(void **state)
     rt_free(t);
 }
 
+/* ---- a stalled writer: one call waits at most the bound ---------------------------------- */
+
+#define N_BOUND 100000
+#define BOUND_MS 50
+
+static int64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **state)
+{
+    (void)state;
+    /* a FIFO nobody reads for a second: the writer blocks in write() and the 1 Ki-entry ring
+     * fills. Each recording call is timed in the child: none may wait longer than
+     * WALLTIME_RING_WAIT_MS (plus scheduling slack), one must have waited about that long
+     * (the wait happened), and once it ran out the calls drop without waiting again while the
+     * writer stays stuck. Every span is in the file or counted, and the exit ledger shows the
+     * count the DROPPED records hold. */
+    char fifo[600], out[600], err[600], times[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(out, sizeof out, "%s/drained.wtrace", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    snprintf(times, sizeof times, "%s/times.txt", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    const int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0)
+            _exit(9);
+        setenv("WALLTIME_SUMMARY", "1", 1);
+        setenv("WALLTIME_RING", "1024", 1);
+        setenv("WALLTIME_RING_WAIT_MS", "50", 1);
+        if (wt_open(fifo) != 0)
+            _exit(10);
+        int64_t longest = 0, long_calls = 0;
+        for (int i = 0; i < N_BOUND; i++) {
+            const int64_t t0 = mono_ns();
+            const wt_span h = wt_begin("work", "s");
+            wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+            const int64_t d = mono_ns() - t0;
+            longest = d > longest ? d : longest;
+            long_calls += d >= BOUND_MS * 1000000LL / 2;
+        }
+        FILE *f = fopen(times, "w");
+        if (!f)
+            _exit(12);
+        fprintf(f, "%lld %lld\n", (long long)longest, (long long)long_calls);
+        fclose(f);
+        exit(wt_close() == 0 ? 0 : 11);
+    }
+    sleep(1); /* the child records while its writer is stuck */
+    fcntl(rd, F_SETFL, 0);
+    FILE *f = fopen(out, "wb");
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(rd, buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)n, f);
+    fclose(f);
+    close(rd);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    long long longest = -1, long_calls = -1;
+    f = fopen(times, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lld %lld", &longest, &long_calls), 2);
+    fclose(f);
+    assert_true(longest >= BOUND_MS * 1000000LL * 9 / 10); /* it did wait for the writer */
+    assert_true(longest < (BOUND_MS + 100) * 1000000LL);  /* and no call waited much longer */
+    /* one stall, one wait past the bound: the FIFO's buffer may let one more frame through */
+    assert_true(long_calls >= 1 && long_calls <= 2);
+    rt_trace *t = rt_read(out);
+    assert_int_equal(t->open_rc, 0);
+    uint64_t spans = 0, dropped = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->ev[i].ev.kind == WT_EV_SPAN)
+            spans++;
+        else if (t->ev[i].ev.kind == WT_EV_DROPPED)
+            dropped += (uint64_t)t->ev[i].ev.count;
+    }
+    assert_true(dropped > 0);
+    assert_int_equal(spans + dropped, N_BOUND);
+    rt_free(t);
+    /* the exit ledger's line, with the count the file holds */
+    const char *text = rt_slurp(err);
+    const char *line = strstr(text, "dropped events");
+    assert_non_null(line);
+    char count[32];
+    snprintf(count, sizeof count, " %llu ", (unsigned long long)dropped);
+    const char *eol = strchr(line, '\n');
+    const char *at = strstr(line, count);
+    assert_true(at && (!eol || at < eol));
+}
+
 /* ---- abort ------------------------------------------------------------------------------ */
 
 #define N_ABORT 50000 /* more than one ring: the writer has written part of them */
@@ -719,6 +820,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_never_overwrites_an_existing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_stalled_writer_blocks_a_call_at_most_the_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_abort_keeps_every_event_and_says_sigabrt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_kill9_of_a_short_run_keeps_its_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_kill9_loses_at_most_the_last_period, setup, teardown),

@@ -92,7 +92,8 @@ static size_t last_thread; /* index of the last thread used + 1, 0: none */
 static wt_ledger_cover cover;
 static int64_t clipped_spans; /* reached below a forced fold of the coverage set */
 static int64_t end_record_ns, last_end;
-static int64_t unclosed, unclosed_ns; /* spans in flight at exit (ended then) */ /* the END record's time (0: none yet); the last span end */
+static int64_t unclosed, unclosed_ns; /* spans in flight at exit (ended then) */
+static int64_t dropped_events;        /* in the DROPPED records the writer wrote */ /* the END record's time (0: none yet); the last span end */
 
 void wt__agg_lock(void) { pthread_mutex_lock(&lock); }
 
@@ -124,7 +125,7 @@ void wt__agg_reset(void)
     row_of_cap = 0;
     n_rows = cap_rows = n_misses = cap_misses = n_threads = cap_threads = last_thread = 0;
     wt_ledger_cover_release(&cover);
-    clipped_spans = end_record_ns = last_end = unclosed = unclosed_ns = 0;
+    clipped_spans = end_record_ns = last_end = unclosed = unclosed_ns = dropped_events = 0;
     pthread_mutex_unlock(&lock);
 }
 
@@ -217,6 +218,11 @@ void wt__agg_miss(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns)
     row *r = row_for(cat);
     if (r)
         add_miss(r, cat, label, detail, dur_ns);
+}
+
+void wt__agg_dropped(uint64_t n)
+{
+    dropped_events = sat_add(dropped_events, n > INT64_MAX ? INT64_MAX : (int64_t)n);
 }
 
 int wt__agg_empty(void)
@@ -622,11 +628,14 @@ static void print_reconciled(const char *title, double wall)
             snprintf(notes[k], sizeof notes[k], "%.2f GB/s", (double)r->bytes / (double)r->bytes_ns);
         note_of[k] = notes[k];
     }
-    wt_ledger_fact facts[3];
+    wt_ledger_fact facts[4];
     size_t nf = 0;
-    if (unclosed) /* the analyzer's line, word for word */
+    if (unclosed) /* the analyzer's lines, word for word */
         facts[nf++] = (wt_ledger_fact){ "in flight at exit", (double)unclosed_ns * 1e-9, 1,
                                         unclosed, "spans still open at exit or crash, ended then" };
+    if (dropped_events)
+        facts[nf++] = (wt_ledger_fact){ "dropped events", 0, 0, dropped_events,
+                                        "events the recorder dropped (buffers full)" };
     int64_t all = 0;
     for (size_t i = 0; i < n_rows; i++)
         all = sat_add(all, rows[i].misses);

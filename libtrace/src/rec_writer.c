@@ -205,6 +205,7 @@ static int drain(void)
             }
             if (rc)
                 goto fail;
+            wt__agg_dropped(d); /* the exit ledger's line, as the analyzer's */
         }
         W.cur = NULL;
         /* a thread waits for room: give this ring's space back now, not after every ring */
