@@ -5,7 +5,7 @@
  * The wait policy for a full ring: the thread sleeps on a futex the writer bumps after every
  * frame it commits (the writer makes the wake-up call only when a thread waits), so it
  * resumes the moment its ring has room, and it waits at most wt__g.ring_wait_ns per call
- * (WALLTIME_RING_WAIT_MS, default 100 ms). Past the bound the event is dropped and counted
+ * (WALLTIME_RING_WAIT_MS, default 500 ms). Past the bound the event is dropped and counted
  * (the writer writes a DROPPED record, the ledgers show the count), and the thread drops
  * without waiting until its ring has room again: a writer that is stuck costs a recording
  * call at most one bound, and a stuck writer costs each thread one bound per stall, not one

@@ -3,7 +3,9 @@
  * ring into records (chunk per thread), feeds the ledger aggregates, compresses the records
  * into one zstd frame per WT__FRAME_TARGET bytes and appends each frame with one write() to
  * the O_APPEND file. Space in a ring is given back only once the frame holding its entries
- * is written, so the crash handler can still write whatever is not in the file yet.
+ * is written, so the crash handler can still write whatever is not in the file yet. After
+ * each commit it bumps wt__g.commits, the futex threads with a full ring wait on (woken only
+ * when one waits); while one waits, each ring's space is given back as soon as it is drained.
  *
  * The writer and the crash handler never write at the same time: both take `io_busy` (a
  * spin flag, async-signal-safe) around write-and-commit, and the writer gives up on a frame
