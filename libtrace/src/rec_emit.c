@@ -240,9 +240,10 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
                 p[n + 2] = (uint8_t)label;
                 n += 3;
             } else {
-                n += wt__put_varint(p + n, depth);
-                n += wt__put_varint(p + n, cat);
-                n += wt__put_varint(p + n, label);
+                /* ids of 1,000 labels take two bytes: the inline cases, not the loop */
+                n += wt__put_varint_fast(p + n, depth);
+                n += wt__put_varint_fast(p + n, cat);
+                n += wt__put_varint_fast(p + n, label);
             }
             p += n;
             prev = clamped;
