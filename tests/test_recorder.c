@@ -703,6 +703,53 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
     assert_true(at && (!eol || at < eol));
 }
 
+/* ---- a slow writer: the thread waits for it and loses nothing ---------------------------- */
+
+#define N_THROTTLE 300000
+
+static int child_throttled(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    setenv("WALLTIME_RING", "1024", 1); /* a full ring every few hundred microseconds */
+    if (wt_open(path) != 0)
+        return 10;
+    for (int i = 0; i < N_THROTTLE; i++) {
+        const int64_t t0 = mono_ns();
+        const wt_span h = wt_begin("work", "s");
+        wt_end(h, WT_CACHED_HIT, i + 1, NULL);
+        /* a waiter is woken by the writer's commit, not by its 500 ms bound running out */
+        if (mono_ns() - t0 >= 250000000)
+            return 12;
+    }
+    return wt_close() == 0 ? 0 : 11;
+}
+
+static void test_recorder_full_ring_waits_for_the_writer_and_loses_nothing(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_throttled, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(rt_count(t, WT_EV_DROPPED), 0);
+    assert_int_equal(rt_count(t, WT_EV_SPAN), N_THROTTLE);
+    /* each span once: the counts are 1..N */
+    unsigned char *seen = calloc(N_THROTTLE + 1, 1);
+    assert_non_null(seen);
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        assert_true(e->count >= 1 && e->count <= N_THROTTLE && !seen[e->count]);
+        seen[e->count] = 1;
+    }
+    free(seen);
+    rt_free(t);
+}
+
 /* ---- abort ------------------------------------------------------------------------------ */
 
 #define N_ABORT 50000 /* more than one ring: the writer has written part of them */
@@ -821,6 +868,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stalled_writer_blocks_a_call_at_most_the_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_full_ring_waits_for_the_writer_and_loses_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_abort_keeps_every_event_and_says_sigabrt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_kill9_of_a_short_run_keeps_its_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_kill9_loses_at_most_the_last_period, setup, teardown),
