@@ -91,9 +91,9 @@ static size_t n_threads, cap_threads;
 static size_t last_thread; /* index of the last thread used + 1, 0: none */
 static wt_ledger_cover cover;
 static int64_t clipped_spans; /* reached below a forced fold of the coverage set */
-static int64_t end_record_ns, last_end;
-static int64_t unclosed, unclosed_ns; /* spans in flight at exit (ended then) */
-static int64_t dropped_events;        /* in the DROPPED records the writer wrote */ /* the END record's time (0: none yet); the last span end */
+static int64_t end_record_ns, last_end; /* the END record's time (0: none yet); the last span end */
+static int64_t unclosed, unclosed_ns;   /* spans in flight at exit (ended then) */
+static int64_t dropped_events;          /* in the DROPPED records the writer wrote */
 
 void wt__agg_lock(void) { pthread_mutex_lock(&lock); }
 

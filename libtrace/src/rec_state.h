@@ -253,7 +253,8 @@ void wt__agg_span(uint32_t cat, uint32_t label, uint32_t detail, int64_t end_ns,
  * run is also given to wt__agg_miss(), which only tallies and lists it. */
 void wt__agg_run(uint32_t cat, int64_t first_end, int64_t ns, int64_t count, int64_t hits);
 void wt__agg_miss(uint32_t cat, uint32_t label, uint32_t detail, int64_t dur_ns);
-/* n more events dropped (the count of a DROPPED record the writer wrote): a ledger line. */
+/* n more events dropped (the count of a DROPPED record the writer wrote): the exit ledger's
+ * "dropped events" line. Called with the lock held, as the others fed per drain. */
 void wt__agg_dropped(uint64_t n);
 void wt__agg_reset(void);
 void wt__agg_lock(void);
