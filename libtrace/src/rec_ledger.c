@@ -295,19 +295,10 @@ static int64_t safe_frontier(void)
     return f;
 }
 
-/* Adds [s, e) to the coverage; the ns newly covered. When the set is full: fold below the
- * safe frontier, then if needed below its lower half (a later span reaching there is clipped,
- * and counted as a late span). */
-static int64_t cover_add(wt_ledger_cover *c, int64_t s, int64_t e)
+/* cover_add() when the span does not simply go after the set: the general insertion, and the
+ * folds when the set is full. Apart, so the common case inlined below saves no registers. */
+static __attribute__((noinline)) int64_t cover_add_slow(wt_ledger_cover *c, int64_t s, int64_t e)
 {
-    /* the common case, a span after every interval of the set (a thread's next top-level
-     * span): appended whole, all of it fresh, as wt_ledger_cover_add() would, without its
-     * search, merge loop and call (a third of the exit ledger's cost per span) */
-    if (e > s && s >= c->frontier && c->n < c->cap && c->n < COVER_MAX &&
-        (c->n == 0 || c->iv[c->n - 1].e < s)) {
-        c->iv[c->n++] = (wt_ledger_iv){ s, e };
-        return e - s;
-    }
     int64_t fresh = 0;
     int clipped = 0;
     int rc = wt_ledger_cover_add(c, s, e, COVER_MAX, &fresh, &clipped);
@@ -319,6 +310,22 @@ static int64_t cover_add(wt_ledger_cover *c, int64_t s, int64_t e)
     }
     clipped_spans += clipped;
     return rc == 0 ? fresh : 0;
+}
+
+/* Adds [s, e) to the coverage; the ns newly covered. When the set is full: fold below the
+ * safe frontier, then if needed below its lower half (a later span reaching there is clipped,
+ * and counted as a late span). */
+static inline int64_t cover_add(wt_ledger_cover *c, int64_t s, int64_t e)
+{
+    /* the common case, a span after every interval of the set (a thread's next top-level
+     * span): appended whole, all of it fresh, as wt_ledger_cover_add() would, without its
+     * search, merge loop and call (a third of the exit ledger's cost per span) */
+    if (e > s && s >= c->frontier && c->n < c->cap && c->n < COVER_MAX &&
+        (c->n == 0 || c->iv[c->n - 1].e < s)) {
+        c->iv[c->n++] = (wt_ledger_iv){ s, e };
+        return e - s;
+    }
+    return cover_add_slow(c, s, e);
 }
 
 /* A finished tree of t covered [s, e): its categories get their self time, and their share of
