@@ -22,6 +22,10 @@
  * other core while the recording thread runs; wall against thread CPU), and wt_record() with
  * the caller's own two clock_gettime() reads included.
  * Lines starting "@ " are for bench/run: name, value, unit, target, verdict.
+ * `bench_record PATTERN lit|fmt [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
+ * spans, default 1,000,000, in one_pattern()): for `perf stat` and for
+ * `valgrind --tool=callgrind --toggle-collect=one_pattern`, whose instruction count over SPANS
+ * is the recorder's instructions per span plus the loop's own few.
  * Environment: WALLTIME_ZSTD_LEVEL and WALLTIME_RING are honoured. */
 #include <inttypes.h>
 #include <pthread.h>
@@ -290,7 +294,36 @@ static pid_t spinner(void)
     return pid;
 }
 
-int main(void)
+/* One pattern, n spans, recording: the loop of loop_once() alone, in a function of its own
+ * for callgrind's --toggle-collect. */
+static __attribute__((noinline)) double one_pattern(int pat, int fmt, uint32_t n)
+{
+    return loop_once(pat, fmt, 1, n).cpu;
+}
+
+/* `bench_record PATTERN lit|fmt [SPANS]`: 0, or 2 for an unknown pattern. */
+static int one_pattern_main(const char *pname, const char *style, const char *spans)
+{
+    int pat = 0;
+    while (pat < N_PAT && strcmp(pat_name[pat], pname) != 0)
+        pat++;
+    const int fmt = strcmp(style, "fmt") == 0;
+    if (pat == N_PAT || (!fmt && strcmp(style, "lit") != 0) || (pat == P_UNIQUE && !fmt)) {
+        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|fmt [SPANS]]\n");
+        return 2;
+    }
+    const long n = spans ? atol(spans) : 1000000;
+    const uint32_t un = n > 0 && n < 1000000000 ? (uint32_t)n : 1000000;
+    loop_once(pat, fmt, 1, N_SPANS); /* warm: the thread, its strings and caches */
+    const double f = floor_once();
+    const double ns = one_pattern(pat, fmt, un);
+    const double base = loop_once(pat, fmt, 0, un).cpu;
+    printf("%s %s: %u spans, %.1f ns thread CPU per span (loop alone %.1f), floor %.1f ns, %.2fx\n",
+           pname, style, un, ns - base, base, f, (ns - base) / f);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     setenv("WALLTIME_SUMMARY", "0", 1);
     char path[256];
@@ -306,6 +339,12 @@ int main(void)
         x ^= x >> 7;
         x ^= x << 17;
         order[i] = (uint16_t)(x % N_LABELS);
+    }
+    if (argc >= 3) {
+        const int rc = one_pattern_main(argv[1], argv[2], argc > 3 ? argv[3] : NULL);
+        wt_close();
+        unlink(path);
+        return rc;
     }
     const char *lvl = getenv("WALLTIME_ZSTD_LEVEL"), *ring = getenv("WALLTIME_RING");
     printf("bench_record: medians of %d repetitions x %d spans; ratios are medians of per-repetition ratios; zstd level %s, ring %s entries\n",

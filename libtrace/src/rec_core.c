@@ -36,18 +36,6 @@ static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat
  * as walltime.h says; a plain mask would make 3 invalid in the file and 5 a HIT. */
 static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHED_MISS ? (unsigned)c : 0u; }
 
-/* The interned id of `s` when the thread's cache answers without any check (a literal seen
- * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
-static inline uint32_t intern_fast(wt__icache *c, const char *s, int *ok)
-{
-    if (!s)
-        return 0;
-    const uint32_t id = wt__icache_ro(c, s);
-    if (__builtin_expect(id == 0, 0))
-        *ok = 0;
-    return id;
-}
-
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
 static __attribute__((noinline)) wt_span begin_slow(const char *category, const char *label)
 {
@@ -84,15 +72,16 @@ out:
 }
 
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
- * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h, without going
- * through begin_slow()'s checks again. Called with the busy flag set (rec_state.h), which it
- * clears. */
-static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d,
-                                                      const char *category, const char *label)
+ * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h for those only
+ * (cat or lab 0 with a string), without going through begin_slow()'s checks again. Called
+ * with the busy flag set (rec_state.h), which it clears. */
+static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d, uint32_t cat,
+                                                      uint32_t lab, const char *category,
+                                                      const char *label)
 {
     wt__open *o = &ts->stack[d];
-    o->cat = wt__intern(&ts->icache, category);
-    o->label = wt__intern(&ts->icache, label);
+    o->cat = cat || !category ? cat : wt__intern_slow(&ts->icache, category);
+    o->label = lab || !label ? lab : wt__intern_slow(&ts->icache, label);
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->tag = tag;
     ts->depth = d + 1;
@@ -102,8 +91,9 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
 }
 
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
- * unusual (recording off, a new thread, the monotonic clock, a deep stack, a string not in
- * read-only memory or not cached yet) goes to begin_slow(), which also runs the first call. */
+ * unusual (recording off, a new thread, the monotonic clock, a deep stack) goes to
+ * begin_slow(), which also runs the first call; a string not in read-only memory or not
+ * cached yet, to begin_intern(). */
 wt_span wt_begin(const char *category, const char *label)
 {
     wt__tstate *ts = wt__tls;
@@ -115,11 +105,10 @@ wt_span wt_begin(const char *category, const char *label)
         wt__busy_off();
         return begin_slow(category, label);
     }
-    int ok = 1;
-    const uint32_t cat = intern_fast(&ts->icache, category, &ok);
-    const uint32_t lab = intern_fast(&ts->icache, label, &ok);
-    if (__builtin_expect(!ok, 0))
-        return begin_intern(ts, d, category, label); /* it clears the busy flag */
+    const uint32_t cat = category ? wt__icache_ro(&ts->icache, category) : 0;
+    const uint32_t lab = label ? wt__icache_ro(&ts->icache, label) : 0;
+    if (__builtin_expect((!cat && category) || (!lab && label), 0))
+        return begin_intern(ts, d, cat, lab, category, label); /* it clears the busy flag */
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;

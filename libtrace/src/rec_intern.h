@@ -31,14 +31,15 @@
 typedef struct wt__icache_ent {
     const char *ptr;
     uint32_t id;
-    uint32_t ro; /* ptr is in read-only memory: the bytes at ptr cannot change */
+    uint32_t rid; /* id when ptr is in read-only memory (its bytes cannot change), else 0 */
 } wt__icache_ent;
 
-/* One slot of the content table: 0 id = empty. `s` is the interned copy (immutable) and
- * `len` its length, so verifying a hit reads no shared table. */
+/* One slot of the content table: 0 id = empty. `head` is the string's first 16 bytes,
+ * zero-padded, so a label of up to 16 bytes is verified from the probed slot alone; a longer
+ * one compares the rest with its interned copy (immutable). */
 typedef struct wt__ctab_ent {
-    const char *s;
-    uint32_t hash, id, len;
+    uint64_t head[2];
+    uint32_t hash, id, len, unused;
 } wt__ctab_ent;
 
 typedef struct wt__icache {
@@ -46,6 +47,22 @@ typedef struct wt__icache {
     wt__ctab_ent *tab;                    /* the content table; NULL until the first miss */
     uint32_t tab_cap, tab_n;              /* power of two; entries in use */
 } wt__icache;
+
+/* What level 2 knows of a string by content: its first 16 bytes (zero-padded), its length
+ * (cut at WT__STRING_MAX) and the hash of its bytes. */
+typedef struct wt__skey {
+    uint64_t head[2];
+    uint32_t len, hash;
+} wt__skey;
+
+/* The key of the NUL-terminated `s`, in one pass of aligned 8-byte loads: an aligned load
+ * never crosses a page, so a string ending at the last byte of a mapping never faults (the
+ * loads may read bytes past the NUL within the same 8-byte word; they are ignored). */
+void wt__str_key(const char *s, wt__skey *k);
+
+/* The hash of the n bytes at s, as wt__str_key() computes it for a string of that content
+ * (the hash depends on the bytes only, never on where they are). */
+uint32_t wt__str_hash(const char *s, size_t n);
 
 /* Levels 2 and 3 of wt__intern(): the content table, then the global table, adding `s` when
  * new, and fills the pointer cache. Returns its id, or 0 when memory runs out (the string is
@@ -73,15 +90,14 @@ static inline wt__icache_ent *wt__icache_set(wt__icache *c, const char *s)
     return c->e[h];
 }
 
-/* The id of `s` when level 1 answers with trust (a literal seen before), else 0. */
+/* The id of `s` when level 1 answers with trust (a literal seen before), else 0: one
+ * pointer compare per way, `rid` being 0 for a pointer to writable memory. */
 static inline uint32_t wt__icache_ro(wt__icache *c, const char *s)
 {
     const wt__icache_ent *set = wt__icache_set(c, s);
-    if (__builtin_expect(set[0].ptr == s && set[0].ro, 1))
-        return set[0].id;
-    if (set[1].ptr == s && set[1].ro)
-        return set[1].id;
-    return 0;
+    if (__builtin_expect(set[0].ptr == s, 1))
+        return set[0].rid;
+    return set[1].ptr == s ? set[1].rid : 0;
 }
 
 static inline uint32_t wt__intern(wt__icache *c, const char *s)
