@@ -296,9 +296,9 @@ static pid_t spinner(void)
 
 /* One pattern, n spans, recording: the loop of loop_once() alone, in a function of its own
  * for callgrind's --toggle-collect. */
-static __attribute__((noinline)) double one_pattern(int pat, int fmt, uint32_t n)
+static __attribute__((noinline)) run_res one_pattern(int pat, int fmt, uint32_t n)
 {
-    return loop_once(pat, fmt, 1, n).cpu;
+    return loop_once(pat, fmt, 1, n);
 }
 
 /* `bench_record PATTERN lit|fmt [SPANS]`: 0, or 2 for an unknown pattern. */
@@ -316,10 +316,10 @@ static int one_pattern_main(const char *pname, const char *style, const char *sp
     const uint32_t un = n > 0 && n < 1000000000 ? (uint32_t)n : 1000000;
     loop_once(pat, fmt, 1, N_SPANS); /* warm: the thread, its strings and caches */
     const double f = floor_once();
-    const double ns = one_pattern(pat, fmt, un);
+    const run_res r = one_pattern(pat, fmt, un);
     const double base = loop_once(pat, fmt, 0, un).cpu;
-    printf("%s %s: %u spans, %.1f ns thread CPU per span (loop alone %.1f), floor %.1f ns, %.2fx\n",
-           pname, style, un, ns - base, base, f, (ns - base) / f);
+    printf("%s %s: %u spans, %.1f ns thread CPU per span (loop alone %.1f), floor %.1f ns, %.2fx, %ld voluntary switches\n",
+           pname, style, un, r.cpu - base, base, f, (r.cpu - base) / f, r.vcsw);
     return 0;
 }
 

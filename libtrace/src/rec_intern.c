@@ -329,10 +329,15 @@ static uint32_t lookup_add(const char *s, size_t n, uint32_t h)
     return overflow_id;
 }
 
-/* The bytes of string `id` past its first 16 equal s's (the key's length, over 16). */
-static __attribute__((noinline)) int same_tail(uint32_t id, const char *s, uint32_t n)
+/* The bytes of string `id` past its first 16 equal s's (n, the length of both, over 16;
+ * their first 16 are equal): 8-byte compares, the last one overlapping, no call. */
+static inline int same_tail(uint32_t id, const char *s, uint32_t n)
 {
-    return same_bytes(ent_of(id)->s + 16, s + 16, n - 16);
+    const char *t = ent_of(id)->s;
+    for (uint32_t i = 16; i + 8 < n; i += 8)
+        if (load8(t + i) != load8(s + i))
+            return 0;
+    return load8(t + n - 8) == load8(s + n - 8);
 }
 
 /* The content table's id for the string s of key k, verified by content: the head and the
@@ -397,46 +402,56 @@ static int ctab_add(wt__icache *c, const wt__skey *k, uint32_t id)
 
 /* Level 3: the global table (under its lock), adding s when new, and the content table.
  * Out of line: only a string new to the thread comes here. */
-static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s,
-                                                        const wt__skey *k)
+static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s)
 {
     const int saved = errno; /* kept: this may run in a signal handler */
+    wt__skey k;
+    str_key(s, &k);
     pthread_mutex_lock(&lock);
-    const uint32_t id = lookup_add(s, k->len, k->hash);
+    const uint32_t id = lookup_add(s, k.len, k.hash);
     pthread_mutex_unlock(&lock);
     /* out of memory: recording turns off with the one message. The overflow marker (whose
      * bytes are not this string's) stays out of the content table. */
-    if (!id || (c && ent_of(id)->len == k->len && ctab_add(c, k, id) < 0))
+    if (!id || (c && ent_of(id)->len == k.len && ctab_add(c, &k, id) < 0))
         wt__fail(atomic_load(&wt__g.path), ENOMEM);
     errno = saved;
     return id;
 }
 
 /* Puts s (id) in way 0 of its pointer-cache set, the older entry to way 1; is_ro() decides
- * whether later hits are trusted. Once per pointer new to the set. */
-static __attribute__((noinline)) void icache_learn(wt__icache_ent *set, const char *s,
-                                                   uint32_t id)
+ * whether later hits are trusted. Once per pointer new to the set. Returns id. */
+static __attribute__((noinline)) uint32_t icache_learn(wt__icache *c, const char *s, uint32_t id)
 {
-    set[1] = set[0];
-    set[0].ptr = s;
-    set[0].id = id;
-    set[0].rid = is_ro(s) ? id : 0;
+    if (id && c) {
+        wt__icache_ent *set = wt__icache_set(c, s);
+        set[1] = set[0];
+        set[0].ptr = s;
+        set[0].id = id;
+        set[0].rid = is_ro(s) ? id : 0;
+    }
+    return id;
 }
 
+/* A string the content table does not hold: the global table, then the pointer cache. */
+static __attribute__((noinline)) uint32_t intern_new(wt__icache *c, const char *s)
+{
+    return icache_learn(c, s, intern_global(c, s));
+}
+
+/* The common case, a string the thread has met (a label formatted into a reused buffer) is a
+ * leaf: the key, one probe, the pointer check; anything else is a tail call. */
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
 {
     wt__skey k;
     str_key(s, &k); /* cut at WT__STRING_MAX first, so a long string always maps to one id */
-    uint32_t id = c ? ctab_find(c, s, &k) : 0;
+    const uint32_t id = c ? ctab_find(c, s, &k) : 0;
     if (__builtin_expect(!id, 0))
-        id = intern_global(c, s, &k);
-    if (id && c) {
-        /* a pointer already in its set is writable memory (a read-only one would have hit):
-         * nothing to learn, nothing written */
-        wt__icache_ent *set = wt__icache_set(c, s);
-        if (__builtin_expect(set[0].ptr != s && set[1].ptr != s, 0))
-            icache_learn(set, s, id);
-    }
+        return intern_new(c, s);
+    /* a pointer already in its set is writable memory (a read-only one would have hit):
+     * nothing to learn, nothing written */
+    const wt__icache_ent *set = wt__icache_set(c, s);
+    if (__builtin_expect(set[0].ptr != s && set[1].ptr != s, 0))
+        return icache_learn(c, s, id);
     return id;
 }
 
