@@ -247,6 +247,36 @@ static void test_a_hash_collision_still_gives_two_ids(void **state)
     }
 }
 
+/* A thread that meets many strings once keeps a bounded content table (64 Ki slots, 2 MiB:
+ * rec_intern.c) that starts again small when full, and every string keeps its id: the
+ * global table answers for those no longer in the thread's table. */
+static void test_the_content_table_stays_bounded_and_ids_stay(void **state)
+{
+    (void)state;
+    enum { N = 70000, CHECK = 200 };
+    wt__icache *c = new_cache();
+    uint32_t *ids = malloc(N * sizeof *ids);
+    assert_non_null(ids);
+    char buf[32];
+    uint32_t max_cap = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "request.%" PRIu32, i);
+        ids[i] = wt__intern_slow(c, buf);
+        assert_int_not_equal(ids[i], 0);
+        if (c->tab_cap > max_cap)
+            max_cap = c->tab_cap;
+    }
+    assert_true(max_cap <= 65536);
+    assert_true(c->tab_n < 32768); /* it started again at least once */
+    for (uint32_t i = 0; i < N; i += N / CHECK) {
+        snprintf(buf, sizeof buf, "request.%" PRIu32, i);
+        assert_int_equal(wt__intern_slow(c, buf), ids[i]);
+        assert_string_equal(wt__string_get(ids[i], NULL), buf);
+    }
+    free(ids);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_same_content_same_id_at_every_alignment_and_length),
         cmocka_unit_test(test_strings_past_the_limit_map_to_their_cut),
         cmocka_unit_test(test_a_hash_collision_still_gives_two_ids),
+        cmocka_unit_test(test_the_content_table_stays_bounded_and_ids_stay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

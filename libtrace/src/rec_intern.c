@@ -362,20 +362,23 @@ static wt__ctab_ent *ctab_alloc(uint32_t cap) { return wt__pages(cap * sizeof(wt
 
 static void ctab_free(wt__ctab_ent *t, uint32_t cap) { wt__pages_free(t, cap * sizeof *t); }
 
-/* Adds (key, id) to the content table, doubling it at half full; past CTAB_MAX slots the
- * string is simply not added (level 3 still answers). Returns -1 when memory ran out (as any
- * allocation of the recorder, that turns recording off), else 0. */
-#define CTAB_MAX (1u << 20)
+/* Adds (key, id) to the content table, doubling it at half full. A table that would grow
+ * past CTAB_MAX slots (2 MiB) starts again empty and small instead: it is only a cache of
+ * level 3, which holds every string, so a thread that met many strings once (unique labels)
+ * keeps a table its hot labels can be found in quickly, and a string met later is still
+ * added. Returns -1 when memory ran out (as any allocation of the recorder, that turns
+ * recording off), else 0. */
+#define CTAB_MIN 1024u
+#define CTAB_MAX (1u << 16)
 static int ctab_add(wt__icache *c, const wt__skey *k, uint32_t id)
 {
     if ((c->tab_n + 1) * 2 > c->tab_cap) {
-        const uint32_t cap = c->tab_cap ? c->tab_cap * 2 : 1024;
-        if (cap > CTAB_MAX)
-            return 0;
+        const int restart = c->tab_cap * 2 > CTAB_MAX;
+        const uint32_t cap = restart || !c->tab_cap ? CTAB_MIN : c->tab_cap * 2;
         wt__ctab_ent *t = ctab_alloc(cap);
         if (!t)
             return -1;
-        for (uint32_t i = 0; i < c->tab_cap; i++) {
+        for (uint32_t i = 0; !restart && i < c->tab_cap; i++) {
             if (!c->tab[i].id)
                 continue;
             uint32_t j = c->tab[i].hash & (cap - 1);
@@ -386,6 +389,8 @@ static int ctab_add(wt__icache *c, const wt__skey *k, uint32_t id)
         ctab_free(c->tab, c->tab_cap);
         c->tab = t;
         c->tab_cap = cap;
+        if (restart)
+            c->tab_n = 0;
     }
     uint32_t j = k->hash & (c->tab_cap - 1);
     while (c->tab[j].id)
