@@ -158,10 +158,11 @@ out:
     wt__busy_off();
 }
 
-/* wt_end() where ticks are CLOCK_MONOTONIC ns, out of line: its timespec would otherwise
- * give the hot path a stack frame. */
-static __attribute__((noinline)) void end_mono(wt_span h, wt_cached cached, int64_t count,
-                                               int64_t bytes, const char *detail)
+/* wt_end() when its fast path does not apply before the clock is read (the monotonic clock,
+ * a count, bytes or a detail), out of line: the clock read here is a few instructions later
+ * than the fast path's, and its timespec would otherwise give the hot path a stack frame. */
+static __attribute__((noinline)) void end_other(wt_span h, wt_cached cached, int64_t count,
+                                                int64_t bytes, const char *detail)
 {
     const uint64_t t = wt__ticks();
     end_slow(t, h, cached, count, bytes, detail);
@@ -173,11 +174,13 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
                                                          int64_t count, int64_t bytes,
                                                          const char *detail)
 {
-    /* the clock first, so the bookkeeping below is not inside the span */
-    if (__builtin_expect(!WT__TSC_ON(), 0)) {
-        end_mono(h, cached, count, bytes, detail);
+    /* arguments the fast path cannot store are sent away before the clock is read, so the
+     * registers holding them are free again for the rest */
+    if (__builtin_expect(!WT__TSC_ON() || (uint64_t)count > 1 || bytes || detail, 0)) {
+        end_other(h, cached, count, bytes, detail);
         return;
     }
+    /* the clock first, so the bookkeeping below is not inside the span */
     const uint64_t t = wt__rdtsc();
     wt__tstate *ts = wt__tls;
     if (__builtin_expect(!ts || wt__busy, 0))
@@ -185,11 +188,8 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     wt__busy_on(); /* before reading anything a handler's call could change */
     const uint32_t d = ts->depth;
     const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
-    /* h's depth is d (the innermost span; h = 0 never matches a d > 0), nothing beyond the
-     * cache outcome, room for one entry */
-    if (__builtin_expect((h & 0xffffu) != d || d == 0 || (uint64_t)count > 1 || bytes ||
-                             detail || head + 1 > ts->limit || !ON(),
-                         0)) {
+    /* h's depth is d (the innermost span; h = 0 never matches a d > 0), room for one entry */
+    if (__builtin_expect((h & 0xffffu) != d || d == 0 || head + 1 > ts->limit || !ON(), 0)) {
         wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;
