@@ -73,15 +73,15 @@ out:
 
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
  * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h for those only
- * (cat or lab 0 with a string), without going through begin_slow()'s checks again. Called
+ * (cat or lab WT__ICACHE_MISS), without going through begin_slow()'s checks again. Called
  * with the busy flag set (rec_state.h), which it clears. */
 static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d, uint32_t cat,
                                                       uint32_t lab, const char *category,
                                                       const char *label)
 {
     wt__open *o = &ts->stack[d];
-    o->cat = cat || !category ? cat : wt__intern_slow(&ts->icache, category);
-    o->label = lab || !label ? lab : wt__intern_slow(&ts->icache, label);
+    o->cat = cat != WT__ICACHE_MISS ? cat : wt__intern(&ts->icache, category);
+    o->label = lab != WT__ICACHE_MISS ? lab : wt__intern(&ts->icache, label);
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->tag = tag;
     ts->depth = d + 1;
@@ -105,9 +105,10 @@ wt_span wt_begin(const char *category, const char *label)
         wt__busy_off();
         return begin_slow(category, label);
     }
-    const uint32_t cat = category ? wt__icache_ro(&ts->icache, category) : 0;
-    const uint32_t lab = label ? wt__icache_ro(&ts->icache, label) : 0;
-    if (__builtin_expect((!cat && category) || (!lab && label), 0))
+    /* NULL needs no test of its own: its set's empty way answers 0, else it misses */
+    const uint32_t cat = wt__icache_ro(&ts->icache, category);
+    const uint32_t lab = wt__icache_ro(&ts->icache, label);
+    if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0))
         return begin_intern(ts, d, cat, lab, category, label); /* it clears the busy flag */
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;

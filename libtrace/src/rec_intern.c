@@ -234,6 +234,7 @@ static int is_ro(const char *s)
  * the code it interrupted is inside malloc(). Strings are at most WT__STRING_MAX bytes, far
  * below a block. */
 _Static_assert(WT__STRING_MAX + 1 <= ARENA_BLOCK, "a string fits in an arena block");
+_Static_assert(WT__STRINGS_MAX < WT__ICACHE_MISS, "no id looks like a pointer-cache miss");
 
 static char *arena_copy(const char *s, size_t n)
 {
@@ -432,7 +433,7 @@ static __attribute__((noinline)) uint32_t icache_learn(wt__icache *c, const char
         set[1] = set[0];
         set[0].ptr = s;
         set[0].id = id;
-        set[0].rid = is_ro(s) ? id : 0;
+        set[0].rid = is_ro(s) ? id : WT__ICACHE_MISS;
     }
     return id;
 }

@@ -28,10 +28,15 @@
 #define WT__ICACHE_SET_BITS 11
 #define WT__ICACHE_SETS (1u << WT__ICACHE_SET_BITS)
 
+/* What wt__icache_ro() answers when level 1 cannot vouch for the string: ids are below
+ * WT__STRINGS_MAX (format.h), far from this bit. */
+#define WT__ICACHE_MISS 0x80000000u
+
 typedef struct wt__icache_ent {
-    const char *ptr;
+    const char *ptr; /* NULL in an empty way, whose rid is 0: NULL's id */
     uint32_t id;
-    uint32_t rid; /* id when ptr is in read-only memory (its bytes cannot change), else 0 */
+    uint32_t rid; /* id when ptr is in read-only memory (its bytes cannot change), else
+                   * WT__ICACHE_MISS */
 } wt__icache_ent;
 
 /* One slot of the content table: 0 id = empty. `head` is the string's first 16 bytes,
@@ -90,14 +95,15 @@ static inline wt__icache_ent *wt__icache_set(wt__icache *c, const char *s)
     return c->e[h];
 }
 
-/* The id of `s` when level 1 answers with trust (a literal seen before), else 0: one
- * pointer compare per way, `rid` being 0 for a pointer to writable memory. */
+/* The id of `s` when level 1 answers with trust (a literal seen before; NULL, 0, when its
+ * set has an empty way), else WT__ICACHE_MISS: one pointer compare per way, with no test of
+ * s for NULL. */
 static inline uint32_t wt__icache_ro(wt__icache *c, const char *s)
 {
     const wt__icache_ent *set = wt__icache_set(c, s);
     if (__builtin_expect(set[0].ptr == s, 1))
         return set[0].rid;
-    return set[1].ptr == s ? set[1].rid : 0;
+    return set[1].ptr == s ? set[1].rid : WT__ICACHE_MISS;
 }
 
 static inline uint32_t wt__intern(wt__icache *c, const char *s)
@@ -105,7 +111,7 @@ static inline uint32_t wt__intern(wt__icache *c, const char *s)
     if (!s)
         return 0;
     const uint32_t id = wt__icache_ro(c, s);
-    return __builtin_expect(id != 0, 1) ? id : wt__intern_slow(c, s);
+    return __builtin_expect(id != WT__ICACHE_MISS, 1) ? id : wt__intern_slow(c, s);
 }
 
 #endif
