@@ -80,8 +80,13 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
                                                       const char *label)
 {
     wt__open *o = &ts->stack[d];
-    o->cat = cat != WT__ICACHE_MISS ? cat : wt__intern(&ts->icache, category);
-    o->label = lab != WT__ICACHE_MISS ? lab : wt__intern(&ts->icache, label);
+    /* a miss is a string level 1 has no trusted entry for, or NULL with its set full */
+    if (cat == WT__ICACHE_MISS)
+        cat = category ? wt__intern_slow(&ts->icache, category) : 0;
+    if (lab == WT__ICACHE_MISS)
+        lab = label ? wt__intern_slow(&ts->icache, label) : 0;
+    o->cat = cat;
+    o->label = lab;
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->tag = tag;
     ts->depth = d + 1;
