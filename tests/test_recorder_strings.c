@@ -93,6 +93,48 @@ static void test_strings_ending_at_an_unmapped_page_read_back_exactly(void **sta
     rt_free(t);
 }
 
+/* The key's length and head against strnlen and the bytes copied here, for every length
+ * 0..200 and around the cut, at every alignment, with bytes from 1 to 255 (a 0x80 or 0x01
+ * byte must not look like a NUL to the word scan) and garbage after the NUL. */
+static void test_key_length_and_head_match_the_bytes(void **state)
+{
+    (void)state;
+    const size_t cap = WT__STRING_MAX + 64;
+    char *buf = malloc(cap + 16);
+    assert_non_null(buf);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t n = 0; n <= WT__STRING_MAX + 24; n = n == 200 ? WT__STRING_MAX - 24 : n + 1) {
+        for (unsigned align = 0; align < 8; align++) {
+            char *s = buf + align;
+            for (size_t i = 0; i < cap + 16 - align; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s[i] = (char)(1 + x % 255);
+            }
+            if (n % 3 == 0 && n > 1) {
+                s[0] = (char)0x80; /* bytes the zero test treats specially */
+                s[n - 1] = 0x01;
+            }
+            s[n] = '\0';
+            wt__skey k;
+            wt__str_key(s, &k);
+            const size_t want = strnlen(s, WT__STRING_MAX);
+            assert_int_equal(k.len, want);
+            unsigned char head[16] = { 0 };
+            memcpy(head, s, want < 16 ? want : 16);
+            uint64_t h0 = 0, h1 = 0;
+            for (int i = 7; i >= 0; i--) {
+                h0 = h0 << 8 | head[i];
+                h1 = h1 << 8 | head[8 + i];
+            }
+            assert_true(k.head[0] == h0 && k.head[1] == h1);
+            assert_int_equal(k.hash, wt__str_hash(s, want));
+        }
+    }
+    free(buf);
+}
+
 /* A thread's cache, zeroed as a new thread state's is. */
 static wt__icache *new_cache(void)
 {
@@ -299,6 +341,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_strings_ending_at_an_unmapped_page_read_back_exactly, setup, teardown),
+        cmocka_unit_test(test_key_length_and_head_match_the_bytes),
         cmocka_unit_test(test_same_content_same_id_at_every_alignment_and_length),
         cmocka_unit_test(test_strings_past_the_limit_map_to_their_cut),
         cmocka_unit_test(test_a_hash_collision_still_gives_two_ids),
