@@ -140,9 +140,10 @@ static inline uint64_t zero_bytes(uint64_t w) { return (w - ONES) & ~w & HIGHS; 
 
 /* strnlen(s, WT__STRING_MAX) by aligned 8-byte loads: an aligned load never crosses a page,
  * so a string ending at the last byte of a mapping never faults. The loads read bytes before
- * the string and past its NUL within the first and last words, never used: ASan and TSan
- * would flag them, valgrind's default --partial-loads-ok=yes accepts them. */
-__attribute__((no_sanitize("address", "thread"))) static size_t len_cut(const char *s)
+ * the string and past its NUL within the first and last words, never used: ASan, TSan and
+ * UBSan's object-size check would flag them, valgrind's default --partial-loads-ok=yes
+ * accepts them. */
+__attribute__((no_sanitize("address", "thread", "object-size"))) static size_t len_cut(const char *s)
 {
     const unsigned off = (unsigned)((uintptr_t)s & 7);
     const aligned_word *p = (const aligned_word *)(const void *)(s - off);
