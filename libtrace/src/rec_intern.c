@@ -1,7 +1,9 @@
-/* Levels 2 and 3 of rec_intern.h: the per-thread content table (lock-free, the thread's own)
- * and the global string table, an append-only array of entries in chunks that never move
- * (read lock-free by the writer and the crash handler) and an open-addressing hash index by
- * content, guarded by a mutex that only strings new to a thread take. */
+/* Levels 2 and 3 of rec_intern.h: a string's key (length, first 16 bytes, hash) read in one
+ * page-safe pass, the per-thread content table (lock-free, the thread's own) and the global
+ * string table, an append-only array of entries in chunks that never move (read lock-free by
+ * the writer and the crash handler) and an open-addressing hash index by content, guarded by
+ * a mutex that only strings new to a thread take. Workload: a label formatted into a reused
+ * buffer is looked up here on every span; a string new to the thread is rare. */
 #include "rec_intern.h"
 
 #include <errno.h>
@@ -166,6 +168,7 @@ static size_t len_cut(const char *s) { return strnlen(s, WT__STRING_MAX); }
 
 #endif
 
+/* wt__str_key(), inlined into the lookup that runs for every label in writable memory. */
 static inline __attribute__((always_inline)) void str_key(const char *s, wt__skey *k)
 {
     const size_t n = len_cut(s);
