@@ -319,6 +319,44 @@ static void test_the_content_table_stays_bounded_and_ids_stay(void **state)
     free(c);
 }
 
+/* One buffer (its end at an unmapped page) rewritten with labels of 0..30 bytes over the
+ * 'a' with at most one 'b', each written 1-3 times in a row, at every alignment: the memo of
+ * the last label (rec_intern.h) answers the repeats, and every answer is the id of the bytes
+ * the buffer holds, checked against wt__string_get(). Long shared prefixes, one-byte
+ * differences and a NUL moved by one are all common. */
+static void test_a_reused_buffer_always_gets_the_id_of_its_bytes(void **state)
+{
+    (void)state;
+    long page;
+    char *p = guarded_page(&page);
+    assert_non_null(p);
+    uint64_t x = 88172645463325252ull;
+    for (unsigned align = 0; align < 8; align++) {
+        wt__icache *c = new_cache();
+        char *buf = p + page - 40 + align; /* 40 - align bytes to the page's end */
+        for (int step = 0; step < 3000; step++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            const size_t n = x % 31; /* the buffer holds 33 bytes or more */
+            /* all 'a', but for one 'b' half the time: long shared prefixes */
+            memset(buf, 'a', n);
+            if (n && (x >> 40) & 1)
+                buf[(x >> 44) % n] = 'b';
+            buf[n] = '\0';
+            for (unsigned rep = 0; rep < 1 + (x >> 60) % 3; rep++) {
+                const uint32_t id = wt__intern_slow(c, buf);
+                assert_int_not_equal(id, 0);
+                uint32_t len = 0;
+                const char *bytes = wt__string_get(id, &len);
+                assert_int_equal(len, n);
+                assert_memory_equal(bytes, buf, n);
+            }
+        }
+        free(c);
+    }
+}
+
 /* NULL is id 0 with no test of its own on the fast path (rec_intern.h): an empty way of its
  * set answers 0; when both ways hold strings it misses, and the full lookup still says 0. */
 static void test_null_is_id_0_whether_its_set_is_full_or_not(void **state)
@@ -347,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_a_hash_collision_still_gives_two_ids),
         cmocka_unit_test(test_the_content_table_stays_bounded_and_ids_stay),
         cmocka_unit_test(test_null_is_id_0_whether_its_set_is_full_or_not),
+        cmocka_unit_test(test_a_reused_buffer_always_gets_the_id_of_its_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

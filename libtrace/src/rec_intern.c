@@ -162,9 +162,58 @@ __attribute__((no_sanitize("address", "thread", "object-size"))) static size_t l
     return n < WT__STRING_MAX ? n : WT__STRING_MAX;
 }
 
-#else /* not little-endian */
+/* s's aligned word i (0, 1, ...), with the bytes before s and after its NUL zeroed; *end set
+ * when the word holds the NUL. Reads only words up to the NUL's, as len_cut(). */
+__attribute__((no_sanitize("address", "thread", "object-size"))) static inline uint64_t
+memo_word(const char *s, unsigned i, int *end)
+{
+    const unsigned off = (unsigned)((uintptr_t)s & 7);
+    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
+    const uint64_t before = i ? 0 : (1ull << (8 * off)) - 1;
+    const uint64_t w = p[i] & ~before;
+    const uint64_t z = zero_bytes(w | before);
+    *end = z != 0;
+    return z ? w & (z ^ (z - 1)) : w; /* z ^ (z - 1): the bits up to the NUL's top bit */
+}
+
+/* The memo's id when s is its pointer holding the same bytes, else 0. Stops at the first
+ * word with a NUL, so it never reads past s's end. */
+static inline uint32_t memo_find(const wt__memo *m, const char *s)
+{
+    int end = 0;
+    for (uint32_t i = 0; i < m->n && !end; i++)
+        if (memo_word(s, i, &end) != m->w[i])
+            return 0;
+    return end ? m->id : 0;
+}
+
+/* Fills the memo's words from s (its pointer and id already set); leaves it unfilled for a
+ * string longer than the words hold. */
+static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+{
+    int end = 0;
+    uint32_t i = 0;
+    for (; i < WT__MEMO_WORDS && !end; i++)
+        m->w[i] = memo_word(s, i, &end);
+    m->n = end ? i : 0;
+}
+
+#else /* not little-endian: no memo */
 
 static size_t len_cut(const char *s) { return strnlen(s, WT__STRING_MAX); }
+
+static inline uint32_t memo_find(const wt__memo *m, const char *s)
+{
+    (void)m;
+    (void)s;
+    return 0;
+}
+
+static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+{
+    (void)s;
+    m->n = 0;
+}
 
 #endif
 
@@ -448,21 +497,44 @@ static __attribute__((noinline)) uint32_t intern_new(wt__icache *c, const char *
     return icache_learn(c, s, intern_global(c, s));
 }
 
-/* The common case, a string the thread has met (a label formatted into a reused buffer) is a
- * leaf: the key, one probe, the pointer check; anything else is a tail call. */
-uint32_t wt__intern_slow(wt__icache *c, const char *s)
+/* Level 2 proper: the key, one verified probe, the pointer check; a string the table does
+ * not hold is a tail call. Keeps the memo (rec_intern.h) up to date. */
+static __attribute__((noinline)) uint32_t lookup_content(wt__icache *c, const char *s)
 {
     wt__skey k;
     str_key(s, &k); /* cut at WT__STRING_MAX first, so a long string always maps to one id */
     const uint32_t id = c ? ctab_find(c, s, &k) : 0;
     if (__builtin_expect(!id, 0))
         return intern_new(c, s);
+    /* the memo's words are taken only when a pointer gave one id twice in a row: a buffer
+     * whose label changes every time (1,000 labels in turn) pays three stores */
+    if (c->memo.ptr == s && c->memo.id == id) {
+        if (!c->memo.n)
+            memo_fill(&c->memo, s);
+    } else {
+        c->memo.ptr = s;
+        c->memo.id = id;
+        c->memo.n = 0;
+    }
     /* a pointer already in its set is writable memory (a read-only one would have hit):
      * nothing to learn, nothing written */
     const wt__icache_ent *set = wt__icache_set(c, s);
     if (__builtin_expect(set[0].ptr != s && set[1].ptr != s, 0))
         return icache_learn(c, s, id);
     return id;
+}
+
+/* The same buffer holding the same label as last time (a label formatted again into a reused
+ * buffer) is answered by comparing its words with the memo's; anything else goes to
+ * lookup_content(). */
+uint32_t wt__intern_slow(wt__icache *c, const char *s)
+{
+    if (c && c->memo.ptr == s && c->memo.n) {
+        const uint32_t id = memo_find(&c->memo, s);
+        if (id)
+            return id;
+    }
+    return lookup_content(c, s);
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

@@ -47,10 +47,22 @@ typedef struct wt__ctab_ent {
     uint32_t hash, id, len, unused;
 } wt__ctab_ent;
 
+/* The last string looked up by content, for the same buffer holding the same label again:
+ * its pointer and id, and once it was seen twice in a row, the aligned 8-byte words that
+ * hold it (bytes before it and after its NUL zeroed), at most WT__MEMO_WORDS of them. */
+#define WT__MEMO_WORDS 3
+typedef struct wt__memo {
+    const char *ptr;
+    uint64_t w[WT__MEMO_WORDS];
+    uint32_t id;
+    uint32_t n; /* words in w; 0: not filled */
+} wt__memo;
+
 typedef struct wt__icache {
     wt__icache_ent e[WT__ICACHE_SETS][2]; /* way 0 the most recently filled */
     wt__ctab_ent *tab;                    /* the content table; NULL until the first miss */
     uint32_t tab_cap, tab_n;              /* power of two; entries in use */
+    wt__memo memo;
 } wt__icache;
 
 /* What level 2 knows of a string by content: its first 16 bytes (zero-padded), its length
