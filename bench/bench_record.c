@@ -23,6 +23,10 @@
  * the caller's own two clock_gettime() reads included.
  * Lines starting "@ " are for bench/run: name, value, unit, target, verdict.
  * `bench_record busy` runs the busy-machine mode alone (the ring-full policy's figures).
+ * `bench_record PATTERN lit|fmt [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
+ * spans, default 1,000,000, in one_pattern()): for `perf stat` and for
+ * `valgrind --tool=callgrind --toggle-collect=one_pattern`, whose instruction count over SPANS
+ * is the recorder's instructions per span plus the loop's own few.
  * Environment: WALLTIME_ZSTD_LEVEL, WALLTIME_RING and WALLTIME_RING_WAIT_MS are honoured. */
 #include <inttypes.h>
 #include <pthread.h>
@@ -291,6 +295,35 @@ static pid_t spinner(void)
     return pid;
 }
 
+/* One pattern, n spans, recording: the loop of loop_once() alone, in a function of its own
+ * for callgrind's --toggle-collect. */
+static __attribute__((noinline)) run_res one_pattern(int pat, int fmt, uint32_t n)
+{
+    return loop_once(pat, fmt, 1, n);
+}
+
+/* `bench_record PATTERN lit|fmt [SPANS]`: 0, or 2 for an unknown pattern. */
+static int one_pattern_main(const char *pname, const char *style, const char *spans)
+{
+    int pat = 0;
+    while (pat < N_PAT && strcmp(pat_name[pat], pname) != 0)
+        pat++;
+    const int fmt = strcmp(style, "fmt") == 0;
+    if (pat == N_PAT || (!fmt && strcmp(style, "lit") != 0) || (pat == P_UNIQUE && !fmt)) {
+        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|fmt [SPANS]]\n");
+        return 2;
+    }
+    const long n = spans ? atol(spans) : 1000000;
+    const uint32_t un = n > 0 && n < 1000000000 ? (uint32_t)n : 1000000;
+    loop_once(pat, fmt, 1, N_SPANS); /* warm: the thread, its strings and caches */
+    const double f = floor_once();
+    const run_res r = one_pattern(pat, fmt, un);
+    const double base = loop_once(pat, fmt, 0, un).cpu;
+    printf("%s %s: %u spans, %.1f ns thread CPU per span (loop alone %.1f), floor %.1f ns, %.2fx, %ld voluntary switches\n",
+           pname, style, un, r.cpu - base, base, f, (r.cpu - base) / f, r.vcsw);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const int only_busy = argc > 1 && strcmp(argv[1], "busy") == 0;
@@ -309,15 +342,24 @@ int main(int argc, char **argv)
         x ^= x << 17;
         order[i] = (uint16_t)(x % N_LABELS);
     }
+    if (argc >= 3) {
+        const int rc = one_pattern_main(argv[1], argv[2], argc > 3 ? argv[3] : NULL);
+        wt_close();
+        unlink(path);
+        return rc;
+    }
     const char *lvl = getenv("WALLTIME_ZSTD_LEVEL"), *ring = getenv("WALLTIME_RING");
     printf("bench_record: medians of %d repetitions x %d spans; ratios are medians of per-repetition ratios; zstd level %s, ring %s entries\n",
            REPS, N_SPANS, lvl ? lvl : "default", ring ? ring : "default");
     if (only_busy)
         goto busy;
 
-    /* warm: threads, strings, caches */
-    for (int pat = 0; pat < N_PAT; pat++)
-        for (int fmt = pat == P_UNIQUE; fmt < 2; fmt++)
+    /* warm: threads, strings, caches. Not `unique`, whose labels are new by design: its
+     * 200,000 strings would sit in the thread's content table while the 1,000-label
+     * patterns are measured (their rows then measure 1,000 labels among 201,000; `unique`
+     * itself runs last) */
+    for (int pat = 0; pat < P_UNIQUE; pat++)
+        for (int fmt = 0; fmt < 2; fmt++)
             loop_once(pat, fmt, 1, N_SPANS);
 
     double fl[REPS];

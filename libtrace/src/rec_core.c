@@ -36,18 +36,6 @@ static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat
  * as walltime.h says; a plain mask would make 3 invalid in the file and 5 a HIT. */
 static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHED_MISS ? (unsigned)c : 0u; }
 
-/* The interned id of `s` when the thread's cache answers without any check (a literal seen
- * before, or NULL); 0 with *ok cleared otherwise, for the slow path to do properly. */
-static inline uint32_t intern_fast(wt__icache *c, const char *s, int *ok)
-{
-    if (!s)
-        return 0;
-    const uint32_t id = wt__icache_ro(c, s);
-    if (__builtin_expect(id == 0, 0))
-        *ok = 0;
-    return id;
-}
-
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
 static __attribute__((noinline)) wt_span begin_slow(const char *category, const char *label)
 {
@@ -84,15 +72,21 @@ out:
 }
 
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
- * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h, without going
- * through begin_slow()'s checks again. Called with the busy flag set (rec_state.h), which it
- * clears. */
-static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d,
-                                                      const char *category, const char *label)
+ * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h for those only
+ * (cat or lab WT__ICACHE_MISS), without going through begin_slow()'s checks again. Called
+ * with the busy flag set (rec_state.h), which it clears. */
+static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d, uint32_t cat,
+                                                      uint32_t lab, const char *category,
+                                                      const char *label)
 {
     wt__open *o = &ts->stack[d];
-    o->cat = wt__intern(&ts->icache, category);
-    o->label = wt__intern(&ts->icache, label);
+    /* a miss is a string level 1 has no trusted entry for, or NULL with its set full */
+    if (cat == WT__ICACHE_MISS)
+        cat = category ? wt__intern_slow(&ts->icache, category) : 0;
+    if (lab == WT__ICACHE_MISS)
+        lab = label ? wt__intern_slow(&ts->icache, label) : 0;
+    o->cat = cat;
+    o->label = lab;
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->tag = tag;
     ts->depth = d + 1;
@@ -102,8 +96,9 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
 }
 
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
- * unusual (recording off, a new thread, the monotonic clock, a deep stack, a string not in
- * read-only memory or not cached yet) goes to begin_slow(), which also runs the first call. */
+ * unusual (recording off, a new thread, the monotonic clock, a deep stack) goes to
+ * begin_slow(), which also runs the first call; a string not in read-only memory or not
+ * cached yet, to begin_intern(). */
 wt_span wt_begin(const char *category, const char *label)
 {
     wt__tstate *ts = wt__tls;
@@ -115,11 +110,11 @@ wt_span wt_begin(const char *category, const char *label)
         wt__busy_off();
         return begin_slow(category, label);
     }
-    int ok = 1;
-    const uint32_t cat = intern_fast(&ts->icache, category, &ok);
-    const uint32_t lab = intern_fast(&ts->icache, label, &ok);
-    if (__builtin_expect(!ok, 0))
-        return begin_intern(ts, d, category, label); /* it clears the busy flag */
+    /* NULL needs no test of its own: its set's empty way answers 0, else it misses */
+    const uint32_t cat = wt__icache_ro(&ts->icache, category);
+    const uint32_t lab = wt__icache_ro(&ts->icache, label);
+    if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0))
+        return begin_intern(ts, d, cat, lab, category, label); /* it clears the busy flag */
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;
@@ -169,10 +164,11 @@ out:
     wt__busy_off();
 }
 
-/* wt_end() where ticks are CLOCK_MONOTONIC ns, out of line: its timespec would otherwise
- * give the hot path a stack frame. */
-static __attribute__((noinline)) void end_mono(wt_span h, wt_cached cached, int64_t count,
-                                               int64_t bytes, const char *detail)
+/* wt_end() when its fast path does not apply before the clock is read (the monotonic clock,
+ * a count, bytes or a detail), out of line: the clock read here is a few instructions later
+ * than the fast path's, and its timespec would otherwise give the hot path a stack frame. */
+static __attribute__((noinline)) void end_other(wt_span h, wt_cached cached, int64_t count,
+                                                int64_t bytes, const char *detail)
 {
     const uint64_t t = wt__ticks();
     end_slow(t, h, cached, count, bytes, detail);
@@ -184,11 +180,13 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
                                                          int64_t count, int64_t bytes,
                                                          const char *detail)
 {
-    /* the clock first, so the bookkeeping below is not inside the span */
-    if (__builtin_expect(!WT__TSC_ON(), 0)) {
-        end_mono(h, cached, count, bytes, detail);
+    /* arguments the fast path cannot store are sent away before the clock is read, so the
+     * registers holding them are free again for the rest */
+    if (__builtin_expect(!WT__TSC_ON() || (uint64_t)count > 1 || bytes || detail, 0)) {
+        end_other(h, cached, count, bytes, detail);
         return;
     }
+    /* the clock first, so the bookkeeping below is not inside the span */
     const uint64_t t = wt__rdtsc();
     wt__tstate *ts = wt__tls;
     if (__builtin_expect(!ts || wt__busy, 0))
@@ -196,11 +194,8 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     wt__busy_on(); /* before reading anything a handler's call could change */
     const uint32_t d = ts->depth;
     const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
-    /* h's depth is d (the innermost span; h = 0 never matches a d > 0), nothing beyond the
-     * cache outcome, room for one entry */
-    if (__builtin_expect((h & 0xffffu) != d || d == 0 || (uint64_t)count > 1 || bytes ||
-                             detail || head + 1 > ts->limit || !ON(),
-                         0)) {
+    /* h's depth is d (the innermost span; h = 0 never matches a d > 0), room for one entry */
+    if (__builtin_expect((h & 0xffffu) != d || d == 0 || head + 1 > ts->limit || !ON(), 0)) {
         wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;

@@ -1,7 +1,9 @@
-/* Levels 2 and 3 of rec_intern.h: the per-thread content table (lock-free, the thread's own)
- * and the global string table, an append-only array of entries in chunks that never move
- * (read lock-free by the writer and the crash handler) and an open-addressing hash index by
- * content, guarded by a mutex that only strings new to a thread take. */
+/* Levels 2 and 3 of rec_intern.h: a string's key (length, first 16 bytes, hash) read in one
+ * page-safe pass, the per-thread content table (lock-free, the thread's own) and the global
+ * string table, an append-only array of entries in chunks that never move (read lock-free by
+ * the writer and the crash handler) and an open-addressing hash index by content, guarded by
+ * a mutex that only strings new to a thread take. Workload: a label formatted into a reused
+ * buffer is looked up here on every span; a string new to the thread is rare. */
 #include "rec_intern.h"
 
 #include <errno.h>
@@ -50,32 +52,182 @@ static inline uint64_t load8(const char *p)
     return w;
 }
 
+/* x's bytes in little-endian order: chunks and heads mean the same on any machine. */
+static inline uint64_t le64(uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(x);
+#else
+    return x;
+#endif
+}
+
+static inline uint32_t le32(uint32_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap32(x);
+#else
+    return x;
+#endif
+}
+
 static inline uint64_t mix(uint64_t h, uint64_t w)
 {
     h = (h ^ w) * 0x9E3779B97F4A7C15ull;
     return h ^ h >> 29;
 }
 
-/* Eight bytes per step, the last step reading the string's last 8 bytes (overlapping the
- * previous step): labels are short, and this runs on every lookup of a string in writable
- * memory. Quality is ample for tables verified by content. */
-static uint32_t hash_str(const char *s, size_t n)
+#define HASH_SEED 0x243F6A8885A308D3ull
+
+static inline uint32_t hash_final(uint64_t h, size_t n)
 {
-    uint64_t h = 0x243F6A8885A308D3ull ^ (uint64_t)n;
-    if (n >= 8) {
-        const char *last = s + n - 8;
-        for (; s < last; s += 8)
-            h = mix(h, load8(s));
-        h = mix(h, load8(last));
-    } else {
-        uint64_t w = 0;
-        for (size_t i = 0; i < n; i++)
-            w |= (uint64_t)(uint8_t)s[i] << (8 * i);
-        h = mix(h, w);
-    }
-    h *= 0x9E3779B97F4A7C15ull;
+    h = (h ^ (uint64_t)n) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 32);
 }
+
+static inline uint32_t load4(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* Chunk i of the n bytes at s: bytes [8i, 8i + 8) as a little-endian word, zero-padded past
+ * n. Reads only the n bytes (overlapping loads, then shifts). */
+static inline uint64_t chunk(const char *s, size_t n, size_t i)
+{
+    const size_t at = 8 * i;
+    if (at + 8 <= n)
+        return le64(load8(s + at));
+    const size_t r = n > at ? n - at : 0; /* 0..7 bytes */
+    if (r == 0)
+        return 0;
+    if (n >= 8) /* the last 8 bytes of the string, shifted down to the r wanted */
+        return le64(load8(s + n - 8)) >> (8 * (8 - r));
+    if (r >= 4)
+        return (uint64_t)le32(load4(s)) | (uint64_t)le32(load4(s + r - 4)) << (8 * (r - 4));
+    return (uint64_t)(uint8_t)s[0] | (uint64_t)(uint8_t)s[r / 2] << (8 * (r / 2)) |
+           (uint64_t)(uint8_t)s[r - 1] << (8 * (r - 1));
+}
+
+/* The hash of a string: its bytes as 8-byte little-endian chunks from its start (at least
+ * two, the last zero-padded), mixed in turn, then the length. The first two chunks are the
+ * key's head, so a short label's hash is two mixes. Quality is ample for tables verified by
+ * content. */
+static inline uint32_t hash_key(const char *s, size_t n, uint64_t h0, uint64_t h1)
+{
+    uint64_t h = mix(mix(HASH_SEED, h0), h1);
+    for (size_t i = 2; 8 * i < n; i++)
+        h = mix(h, chunk(s, n, i));
+    return hash_final(h, n);
+}
+
+uint32_t wt__str_hash(const char *s, size_t n)
+{
+    return hash_key(s, n, chunk(s, n, 0), chunk(s, n, 1));
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* A word read through this type may alias the caller's chars: a plain load, never a call
+ * (a memcpy() call would be intercepted by ASan, which checks the whole word). */
+typedef uint64_t __attribute__((may_alias, aligned(8))) aligned_word;
+
+/* 0x80 in each byte of w that may be zero: the lowest one set is exactly the first zero byte
+ * (a false positive needs a borrow from a zero byte below it). */
+static inline uint64_t zero_bytes(uint64_t w) { return (w - ONES) & ~w & HIGHS; }
+
+/* strnlen(s, WT__STRING_MAX) by aligned 8-byte loads: an aligned load never crosses a page,
+ * so a string ending at the last byte of a mapping never faults. The loads read bytes before
+ * the string and past its NUL within the first and last words, never used: ASan, TSan and
+ * UBSan's object-size check would flag them, valgrind's default --partial-loads-ok=yes
+ * accepts them. */
+__attribute__((no_sanitize("address", "thread", "object-size"))) static size_t len_cut(const char *s)
+{
+    const unsigned off = (unsigned)((uintptr_t)s & 7);
+    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
+    /* the first word's bytes before s count as non-zero */
+    uint64_t z = zero_bytes(p[0] | ((1ull << (8 * off)) - 1));
+    size_t at = 0; /* of the word p[at / 8], from s - off */
+    while (!z) {
+        at += 8;
+        if (at >= WT__STRING_MAX + off)
+            return WT__STRING_MAX;
+        z = zero_bytes(p[at / 8]);
+    }
+    const size_t n = at + (unsigned)__builtin_ctzll(z) / 8 - off;
+    return n < WT__STRING_MAX ? n : WT__STRING_MAX;
+}
+
+/* s's aligned word i (0, 1, ...), with the bytes before s and after its NUL zeroed; *end set
+ * when the word holds the NUL. Reads only words up to the NUL's, as len_cut(). */
+__attribute__((no_sanitize("address", "thread", "object-size"))) static inline uint64_t
+memo_word(const char *s, unsigned i, int *end)
+{
+    const unsigned off = (unsigned)((uintptr_t)s & 7);
+    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
+    const uint64_t before = i ? 0 : (1ull << (8 * off)) - 1;
+    const uint64_t w = p[i] & ~before;
+    const uint64_t z = zero_bytes(w | before);
+    *end = z != 0;
+    return z ? w & (z ^ (z - 1)) : w; /* z ^ (z - 1): the bits up to the NUL's top bit */
+}
+
+/* The memo's id when s is its pointer holding the same bytes, else 0. Stops at the first
+ * word with a NUL, so it never reads past s's end. */
+static inline uint32_t memo_find(const wt__memo *m, const char *s)
+{
+    int end = 0;
+    for (uint32_t i = 0; i < m->n && !end; i++)
+        if (memo_word(s, i, &end) != m->w[i])
+            return 0;
+    return end ? m->id : 0;
+}
+
+/* Fills the memo's words from s (its pointer and id already set); leaves it unfilled for a
+ * string longer than the words hold. */
+static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+{
+    int end = 0;
+    uint32_t i = 0;
+    for (; i < WT__MEMO_WORDS && !end; i++)
+        m->w[i] = memo_word(s, i, &end);
+    m->n = end ? i : 0;
+}
+
+#else /* not little-endian: no memo */
+
+static size_t len_cut(const char *s) { return strnlen(s, WT__STRING_MAX); }
+
+static inline uint32_t memo_find(const wt__memo *m, const char *s)
+{
+    (void)m;
+    (void)s;
+    return 0;
+}
+
+static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+{
+    (void)s;
+    m->n = 0;
+}
+
+#endif
+
+/* wt__str_key(), inlined into the lookup that runs for every label in writable memory. */
+static inline __attribute__((always_inline)) void str_key(const char *s, wt__skey *k)
+{
+    const size_t n = len_cut(s);
+    k->head[0] = chunk(s, n, 0);
+    k->head[1] = chunk(s, n, 1);
+    k->len = (uint32_t)n;
+    k->hash = hash_key(s, n, k->head[0], k->head[1]);
+}
+
+void wt__str_key(const char *s, wt__skey *k) { str_key(s, k); }
 
 /* a[0..n) == b[0..n); both have n readable bytes. Labels of 8 to 16 bytes in two overlapping
  * 8-byte compares, without a call. */
@@ -135,6 +287,7 @@ static int is_ro(const char *s)
  * the code it interrupted is inside malloc(). Strings are at most WT__STRING_MAX bytes, far
  * below a block. */
 _Static_assert(WT__STRING_MAX + 1 <= ARENA_BLOCK, "a string fits in an arena block");
+_Static_assert(WT__STRINGS_MAX < WT__ICACHE_MISS, "no id looks like a pointer-cache miss");
 
 static char *arena_copy(const char *s, size_t n)
 {
@@ -226,19 +379,32 @@ static uint32_t lookup_add(const char *s, size_t n, uint32_t h)
         return append(s, n, h, j);
     if (!overflow_id)
         overflow_id = append(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1,
-                             hash_str(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1), UINT32_MAX);
+                             wt__str_hash(OVERFLOW_TEXT, sizeof OVERFLOW_TEXT - 1), UINT32_MAX);
     return overflow_id;
 }
 
-/* The content table's id for (s, n, h), verified against the interned bytes; 0 if absent. */
-static uint32_t ctab_find(const wt__icache *c, const char *s, size_t n, uint32_t h)
+/* The bytes of string `id` past its first 16 equal s's (n, the length of both, over 16;
+ * their first 16 are equal): 8-byte compares, the last one overlapping, no call. */
+static inline int same_tail(uint32_t id, const char *s, uint32_t n)
+{
+    const char *t = ent_of(id)->s;
+    for (uint32_t i = 16; i + 8 < n; i += 8)
+        if (load8(t + i) != load8(s + i))
+            return 0;
+    return load8(t + n - 8) == load8(s + n - 8);
+}
+
+/* The content table's id for the string s of key k, verified by content: the head and the
+ * length in the slot, the bytes past 16 against the interned copy; 0 if absent. */
+static inline uint32_t ctab_find(const wt__icache *c, const char *s, const wt__skey *k)
 {
     if (!c->tab)
         return 0;
     const uint32_t m = c->tab_cap - 1;
-    for (uint32_t j = h & m; c->tab[j].id; j = (j + 1) & m) {
+    for (uint32_t j = k->hash & m; c->tab[j].id; j = (j + 1) & m) {
         const wt__ctab_ent *e = &c->tab[j];
-        if (e->hash == h && e->len == n && same_bytes(e->s, s, n))
+        if (e->hash == k->hash && e->len == k->len && e->head[0] == k->head[0] &&
+            e->head[1] == k->head[1] && (k->len <= 16 || same_tail(e->id, s, k->len)))
             return e->id;
     }
     return 0;
@@ -250,20 +416,23 @@ static wt__ctab_ent *ctab_alloc(uint32_t cap) { return wt__pages(cap * sizeof(wt
 
 static void ctab_free(wt__ctab_ent *t, uint32_t cap) { wt__pages_free(t, cap * sizeof *t); }
 
-/* Adds (h, id, the interned copy) to the content table, doubling it at half full; past
- * CTAB_MAX slots the string is simply not added (level 3 still answers). Returns -1 when
- * memory ran out (as any allocation of the recorder, that turns recording off), else 0. */
-#define CTAB_MAX (1u << 20)
-static int ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy)
+/* Adds (key, id) to the content table, doubling it at half full. A table that would grow
+ * past CTAB_MAX slots (2 MiB) starts again empty and small instead: it is only a cache of
+ * level 3, which holds every string, so a thread that met many strings once (unique labels)
+ * keeps a table its hot labels can be found in quickly, and a string met later is still
+ * added. Returns -1 when memory ran out (as any allocation of the recorder, that turns
+ * recording off), else 0. */
+#define CTAB_MIN 1024u
+#define CTAB_MAX (1u << 16)
+static int ctab_add(wt__icache *c, const wt__skey *k, uint32_t id)
 {
     if ((c->tab_n + 1) * 2 > c->tab_cap) {
-        const uint32_t cap = c->tab_cap ? c->tab_cap * 2 : 1024;
-        if (cap > CTAB_MAX)
-            return 0;
+        const int restart = c->tab_cap * 2 > CTAB_MAX;
+        const uint32_t cap = restart || !c->tab_cap ? CTAB_MIN : c->tab_cap * 2;
         wt__ctab_ent *t = ctab_alloc(cap);
         if (!t)
             return -1;
-        for (uint32_t i = 0; i < c->tab_cap; i++) {
+        for (uint32_t i = 0; !restart && i < c->tab_cap; i++) {
             if (!c->tab[i].id)
                 continue;
             uint32_t j = c->tab[i].hash & (cap - 1);
@@ -274,48 +443,98 @@ static int ctab_add(wt__icache *c, uint32_t h, uint32_t id, const str_ent *copy)
         ctab_free(c->tab, c->tab_cap);
         c->tab = t;
         c->tab_cap = cap;
+        if (restart)
+            c->tab_n = 0;
     }
-    uint32_t j = h & (c->tab_cap - 1);
+    uint32_t j = k->hash & (c->tab_cap - 1);
     while (c->tab[j].id)
         j = (j + 1) & (c->tab_cap - 1);
-    c->tab[j].s = copy->s;
-    c->tab[j].len = copy->len;
-    c->tab[j].hash = h;
-    c->tab[j].id = id;
+    wt__ctab_ent *e = &c->tab[j];
+    e->head[0] = k->head[0];
+    e->head[1] = k->head[1];
+    e->len = k->len;
+    e->hash = k->hash;
+    e->id = id;
     c->tab_n++;
     return 0;
 }
 
-uint32_t wt__intern_slow(wt__icache *c, const char *s)
+/* Level 3: the global table (under its lock), adding s when new, and the content table.
+ * Out of line: only a string new to the thread comes here. */
+static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s)
 {
     const int saved = errno; /* kept: this may run in a signal handler */
-    size_t n = strlen(s);
-    if (n > WT__STRING_MAX)
-        n = WT__STRING_MAX; /* cut before hashing, so a long string always maps to one id */
-    const uint32_t h = hash_str(s, n);
-    uint32_t id = c ? ctab_find(c, s, n, h) : 0;
-    if (!id) {
-        pthread_mutex_lock(&lock);
-        id = lookup_add(s, n, h);
-        pthread_mutex_unlock(&lock);
-        /* out of memory: recording turns off with the one message. The overflow marker
-         * (whose bytes are not this string's) stays out of the content table. */
-        if (!id || (c && ent_of(id)->len == n && ctab_add(c, h, id, ent_of(id)) < 0))
-            wt__fail(atomic_load(&wt__g.path), ENOMEM);
-    }
-    if (id && c) {
-        /* a pointer already in its set is writable memory (a read-only one would have hit):
-         * nothing to learn; otherwise it goes in way 0, the older entry to way 1 */
-        wt__icache_ent *set = wt__icache_set(c, s);
-        if (set[0].ptr != s && set[1].ptr != s) {
-            set[1] = set[0];
-            set[0].ptr = s;
-            set[0].id = id;
-            set[0].ro = (uint32_t)is_ro(s);
-        }
-    }
+    wt__skey k;
+    str_key(s, &k);
+    pthread_mutex_lock(&lock);
+    const uint32_t id = lookup_add(s, k.len, k.hash);
+    pthread_mutex_unlock(&lock);
+    /* out of memory: recording turns off with the one message. The overflow marker (whose
+     * bytes are not this string's) stays out of the content table. */
+    if (!id || (c && ent_of(id)->len == k.len && ctab_add(c, &k, id) < 0))
+        wt__fail(atomic_load(&wt__g.path), ENOMEM);
     errno = saved;
     return id;
+}
+
+/* Puts s (id) in way 0 of its pointer-cache set, the older entry to way 1; is_ro() decides
+ * whether later hits are trusted. Once per pointer new to the set. Returns id. */
+static __attribute__((noinline)) uint32_t icache_learn(wt__icache *c, const char *s, uint32_t id)
+{
+    if (id && c) {
+        wt__icache_ent *set = wt__icache_set(c, s);
+        set[1] = set[0];
+        set[0].ptr = s;
+        set[0].id = id;
+        set[0].rid = is_ro(s) ? id : WT__ICACHE_MISS;
+    }
+    return id;
+}
+
+/* A string the content table does not hold: the global table, then the pointer cache. */
+static __attribute__((noinline)) uint32_t intern_new(wt__icache *c, const char *s)
+{
+    return icache_learn(c, s, intern_global(c, s));
+}
+
+/* Level 2 proper: the key, one verified probe, the pointer check; a string the table does
+ * not hold is a tail call. Keeps the memo (rec_intern.h) up to date. */
+static __attribute__((noinline)) uint32_t lookup_content(wt__icache *c, const char *s)
+{
+    wt__skey k;
+    str_key(s, &k); /* cut at WT__STRING_MAX first, so a long string always maps to one id */
+    const uint32_t id = c ? ctab_find(c, s, &k) : 0;
+    if (__builtin_expect(!id, 0))
+        return intern_new(c, s);
+    /* the memo's words are taken only when a pointer gave one id twice in a row: a buffer
+     * whose label changes every time (1,000 labels in turn) pays three stores */
+    if (c->memo.ptr == s && c->memo.id == id) {
+        if (!c->memo.n)
+            memo_fill(&c->memo, s);
+    } else {
+        c->memo.ptr = s;
+        c->memo.id = id;
+        c->memo.n = 0;
+    }
+    /* a pointer already in its set is writable memory (a read-only one would have hit):
+     * nothing to learn, nothing written */
+    const wt__icache_ent *set = wt__icache_set(c, s);
+    if (__builtin_expect(set[0].ptr != s && set[1].ptr != s, 0))
+        return icache_learn(c, s, id);
+    return id;
+}
+
+/* The same buffer holding the same label as last time (a label formatted again into a reused
+ * buffer) is answered by comparing its words with the memo's; anything else goes to
+ * lookup_content(). */
+uint32_t wt__intern_slow(wt__icache *c, const char *s)
+{
+    if (c && c->memo.ptr == s && c->memo.n) {
+        const uint32_t id = memo_find(&c->memo, s);
+        if (id)
+            return id;
+    }
+    return lookup_content(c, s);
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

@@ -28,24 +28,58 @@
 #define WT__ICACHE_SET_BITS 11
 #define WT__ICACHE_SETS (1u << WT__ICACHE_SET_BITS)
 
+/* What wt__icache_ro() answers when level 1 cannot vouch for the string: ids are below
+ * WT__STRINGS_MAX (format.h), far from this bit. */
+#define WT__ICACHE_MISS 0x80000000u
+
 typedef struct wt__icache_ent {
-    const char *ptr;
+    const char *ptr; /* NULL in an empty way, whose rid is 0: NULL's id */
     uint32_t id;
-    uint32_t ro; /* ptr is in read-only memory: the bytes at ptr cannot change */
+    uint32_t rid; /* id when ptr is in read-only memory (its bytes cannot change), else
+                   * WT__ICACHE_MISS */
 } wt__icache_ent;
 
-/* One slot of the content table: 0 id = empty. `s` is the interned copy (immutable) and
- * `len` its length, so verifying a hit reads no shared table. */
+/* One slot of the content table: 0 id = empty. `head` is the string's first 16 bytes,
+ * zero-padded, so a label of up to 16 bytes is verified from the probed slot alone; a longer
+ * one compares the rest with its interned copy (immutable). */
 typedef struct wt__ctab_ent {
-    const char *s;
-    uint32_t hash, id, len;
+    uint64_t head[2];
+    uint32_t hash, id, len, unused;
 } wt__ctab_ent;
+
+/* The last string looked up by content, for the same buffer holding the same label again:
+ * its pointer and id, and once it was seen twice in a row, the aligned 8-byte words that
+ * hold it (bytes before it and after its NUL zeroed), at most WT__MEMO_WORDS of them. */
+#define WT__MEMO_WORDS 3
+typedef struct wt__memo {
+    const char *ptr;
+    uint64_t w[WT__MEMO_WORDS];
+    uint32_t id;
+    uint32_t n; /* words in w; 0: not filled */
+} wt__memo;
 
 typedef struct wt__icache {
     wt__icache_ent e[WT__ICACHE_SETS][2]; /* way 0 the most recently filled */
     wt__ctab_ent *tab;                    /* the content table; NULL until the first miss */
     uint32_t tab_cap, tab_n;              /* power of two; entries in use */
+    wt__memo memo;
 } wt__icache;
+
+/* What level 2 knows of a string by content: its first 16 bytes (zero-padded), its length
+ * (cut at WT__STRING_MAX) and the hash of its bytes. */
+typedef struct wt__skey {
+    uint64_t head[2];
+    uint32_t len, hash;
+} wt__skey;
+
+/* The key of the NUL-terminated `s`, in one pass of aligned 8-byte loads: an aligned load
+ * never crosses a page, so a string ending at the last byte of a mapping never faults (the
+ * loads may read bytes past the NUL within the same 8-byte word; they are ignored). */
+void wt__str_key(const char *s, wt__skey *k);
+
+/* The hash of the n bytes at s, as wt__str_key() computes it for a string of that content
+ * (the hash depends on the bytes only, never on where they are). */
+uint32_t wt__str_hash(const char *s, size_t n);
 
 /* Levels 2 and 3 of wt__intern(): the content table, then the global table, adding `s` when
  * new, and fills the pointer cache. Returns its id, or 0 when memory runs out (the string is
@@ -73,15 +107,15 @@ static inline wt__icache_ent *wt__icache_set(wt__icache *c, const char *s)
     return c->e[h];
 }
 
-/* The id of `s` when level 1 answers with trust (a literal seen before), else 0. */
+/* The id of `s` when level 1 answers with trust (a literal seen before; NULL, 0, when its
+ * set has an empty way), else WT__ICACHE_MISS: one pointer compare per way, with no test of
+ * s for NULL. */
 static inline uint32_t wt__icache_ro(wt__icache *c, const char *s)
 {
     const wt__icache_ent *set = wt__icache_set(c, s);
-    if (__builtin_expect(set[0].ptr == s && set[0].ro, 1))
-        return set[0].id;
-    if (set[1].ptr == s && set[1].ro)
-        return set[1].id;
-    return 0;
+    if (__builtin_expect(set[0].ptr == s, 1))
+        return set[0].rid;
+    return set[1].ptr == s ? set[1].rid : WT__ICACHE_MISS;
 }
 
 static inline uint32_t wt__intern(wt__icache *c, const char *s)
@@ -89,7 +123,7 @@ static inline uint32_t wt__intern(wt__icache *c, const char *s)
     if (!s)
         return 0;
     const uint32_t id = wt__icache_ro(c, s);
-    return __builtin_expect(id != 0, 1) ? id : wt__intern_slow(c, s);
+    return __builtin_expect(id != WT__ICACHE_MISS, 1) ? id : wt__intern_slow(c, s);
 }
 
 #endif
