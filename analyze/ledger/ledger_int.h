@@ -7,10 +7,9 @@
 
 #include "ledger.h"
 #include "procname.h"
+#include "selftime.h"
 #include "spanstat.h"
 
-/* Nesting deeper than this is counted as this depth (a hostile depth cannot allocate). */
-#define LC_MAX_DEPTH 256
 /* The (pid, tid) -> thread cache: 64 slots. */
 #define LC_TCACHE_BITS 6
 /* `valid` of a (category, label) cache slot: a key of its own (the per-span fast path), or
@@ -104,8 +103,10 @@ struct wt_ledger_calc {
     wt__pair_slot tcache[1u << LC_TCACHE_BITS]; /* (pid, tid) -> thread index */
 
     wt_ledger_cover cover; /* the union of every thread's top-level spans */
-    lc_top *tops;          /* recent top-level spans by start (ledger_wait.c) */
-    size_t n_tops, cap_tops;
+    lc_top *tops;          /* recent top-level spans: tops[0..n_sorted) by start, then the
+                              ones that came out of order, sorted when asked (ledger_wait.c) */
+    size_t n_tops, cap_tops, n_sorted;
+    lc_top *tops_tmp;      /* scratch of the same capacity, for sorting the tail */
     wt_ledger_cover wait_others, wait_kids; /* scratch of ledger_wait.c */
     int64_t forced_folds, late_spans;
 
