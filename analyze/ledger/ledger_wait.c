@@ -17,7 +17,8 @@
  * parent that joins it; so when P arrives, the W inside it and P's own children have arrived
  * (a W written after P, in the same flush, is not seen: saved is then overstated). Memory:
  * the recent top-level spans of the other threads and the main threads' depth-1 spans, in one
- * array sorted by start, at most WT_LEDGER_MAX_TOPS; a main thread's children leave it when
+ * array by start (its out-of-order tail sorted when read, see sort_tops()), at most
+ * WT_LEDGER_MAX_TOPS, and a scratch array as large; a main thread's children leave it when
  * their parent arrives; past the bound the oldest half is forgotten (saved is then
  * overstated, never the ledger's rows). */
 #include "ledger_int.h"
