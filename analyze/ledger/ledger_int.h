@@ -138,7 +138,25 @@ struct wt_ledger_calc {
  * t spent in its self time while other threads' work inside it ran, and remembers it. A
  * depth-1 span is remembered with kid 1 (its parent's self time excludes it). 0 or WT_ENOMEM. */
 int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e);
-int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, int64_t e,
-                             int kid);
+/* ledger_wait.c: room for one more remembered span (the oldest half forgotten at the bound,
+ * the arrays grown): 0 or WT_ENOMEM. */
+int wt__ledger_wait_room(wt_ledger_calc *lc);
+/* Remembers [s, e) of thread t for the rule (only what a main thread's span can ask for: other
+ * threads' tops, its own children). Inline: the nested shape remembers 9 spans in 10. */
+static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s,
+                                           int64_t e, int kid)
+{
+    if ((t->tid == t->pid) != (kid != 0))
+        return 0;
+    if (WT_UNLIKELY(lc->n_tops == WT_LEDGER_MAX_TOPS || lc->n_tops == lc->cap_tops) &&
+        wt__ledger_wait_room(lc) < 0)
+        return WT_ENOMEM;
+    /* spans arrive at their end: by start they are mostly in order, so mostly an append to
+     * the sorted head; the others wait in the tail for ledger_wait.c's sort_tops() */
+    if (lc->n_sorted == lc->n_tops && (lc->n_tops == 0 || lc->tops[lc->n_tops - 1].s <= s))
+        lc->n_sorted++;
+    lc->tops[lc->n_tops++] = (lc_top){ s, e, t->pid, (uint32_t)(t - lc->threads), kid };
+    return 0;
+}
 
 #endif

@@ -84,12 +84,8 @@ static void sort_tops(wt_ledger_calc *lc)
     lc->n_sorted = n;
 }
 
-int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, int64_t e,
-                             int kid)
+int wt__ledger_wait_room(wt_ledger_calc *lc)
 {
-    /* only what a main thread's span can ask for: other threads' tops, its own children */
-    if ((t->tid == t->pid) != (kid != 0))
-        return 0;
     if (lc->n_tops == WT_LEDGER_MAX_TOPS) {
         /* forget the oldest half: by start, which is what an enclosing parent searches */
         sort_tops(lc);
@@ -110,11 +106,6 @@ int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, 
         lc->tops_tmp = v;
         lc->cap_tops = cap;
     }
-    /* spans arrive at their end: by start they are mostly in order, so mostly an append to
-     * the sorted head; the others wait in the tail for sort_tops() */
-    if (lc->n_sorted == lc->n_tops && (lc->n_tops == 0 || lc->tops[lc->n_tops - 1].s <= s))
-        lc->n_sorted++;
-    lc->tops[lc->n_tops++] = (lc_top){ s, e, t->pid, (uint32_t)(t - lc->threads), kid };
     return 0;
 }
 
