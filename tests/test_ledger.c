@@ -491,6 +491,34 @@ static void test_ledger_waiting_is_only_the_parents_self_time(void **state)
     wt_ledger_calc_free(lc);
 }
 
+/* Workers whose spans reach the trace out of order (thread 2's whole batch, then thread 3's,
+ * whose starts fall between them): main's load 1-2010 s started both, so it waits on the
+ * union of their spans. Thread 2 loads [2i, 2i+1] and thread 3 [2i+1, 2i+1.5], i = 1..1000:
+ * 1000 x 1 + 1000 x 0.5 = 1500 s, less main's own child [2, 3] (depth 1, its self time
+ * excludes it), which thread 2's first span covers: waiting 1499 s. */
+static void test_ledger_waiting_on_workers_that_arrive_out_of_order(void **state)
+{
+    enum { N = 1000 };
+    wt_event *evs = calloc(2 * N + 3, sizeof *evs);
+    assert_non_null(evs);
+    size_t n = 0;
+    evs[n++] = span(1, 1, 2.0, 3.0, 1, "index", "i", 0);
+    for (int i = 1; i <= N; i++)
+        evs[n++] = span(1, 2, 2.0 * i, 2.0 * i + 1.0, 0, "weight_load", "a", 0);
+    for (int i = 1; i <= N; i++)
+        evs[n++] = span(1, 3, 2.0 * i + 1.0, 2.0 * i + 1.5, 0, "weight_load", "b", 0);
+    evs[n++] = span(1, 1, 1.0, 2010.0, 0, "load", "m", 0);
+    evs[n++] = end_ev(1, 2010.0);
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "order.wtrace", 1, 0.0, evs, n);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->waiting, 1499.0, 1e-6);
+    wt_ledger_calc_free(lc);
+    free(evs);
+}
+
 static void test_ledger_unclosed_span_and_no_end_record(void **state)
 {
     /* no END: wall ends at the last event (the unclosed span's end, 7 s) */
@@ -908,6 +936,7 @@ int main(void)
         cmocka_unit_test(test_ledger_fmt_seconds_three_significant_digits_or_ms),
         cmocka_unit_test(test_ledger_saved_parallel_does_not_count_a_parent_waiting),
         cmocka_unit_test(test_ledger_waiting_is_only_the_parents_self_time),
+        cmocka_unit_test(test_ledger_waiting_on_workers_that_arrive_out_of_order),
         cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
         cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
         cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),

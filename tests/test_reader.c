@@ -194,6 +194,52 @@ static void test_reader_every_record_type_round_trips(void **state) { check_all_
 
 static void test_reader_raw_frames_round_trip(void **state) { check_all_types(1); }
 
+/* Counters in a long frame, as a program sampling them after every span writes them: the
+ * reader's fast path for counter records decodes them (with the frame's end far away), and
+ * each must read back as written: times, names cycling over three strings, values of both
+ * signs up to the int64 limits, the other fields empty; and the span between them intact. */
+static void test_reader_counter_samples_in_a_long_frame(void **state)
+{
+    static const char *const names[3] = { "device_bytes", "tensors", "queue" };
+    const int64_t values[8] = { 0, -1, 1, 123456789012345, -123456789012345, INT64_MAX,
+                                INT64_MIN, 64 };
+    const char *path = tmp("counters");
+    tb *b = tb_create(path, 77, 1000, 2000);
+    for (int i = 0; i < 40; i++)
+        tb_counter(b, 5, 3000 + 10 * i, names[i % 3], values[i % 8]);
+    tb_span(b, 5, 3500, 3600, 0, "load", "x");
+    for (int i = 40; i < 60; i++)
+        tb_counter(b, 5, 3600 + 10 * i, names[i % 3], values[i % 8]);
+    tb_close(b, TB_END_CLEAN, 5000, 0);
+    readout o;
+    read_all(path, &o);
+    assert_int_equal(o.open_rc, 0);
+    assert_int_equal(o.errors, 0);
+    assert_int_equal(o.events, 62); /* 60 counters, the span, the end */
+    for (int i = 0; i < 61; i++) {
+        const wt_event *e = &o.ev[i];
+        if (i == 40) {
+            assert_int_equal(e->kind, WT_EV_SPAN);
+            assert_int_equal(e->ts, 3500);
+            assert_int_equal(e->dur, 100);
+            assert_string_equal(e->category, "load");
+            continue;
+        }
+        const int k = i < 40 ? i : i - 1;
+        assert_int_equal(e->kind, WT_EV_COUNTER);
+        assert_int_equal(e->pid, 77);
+        assert_int_equal(e->tid, 5);
+        assert_int_equal(e->ts, k < 40 ? 3000 + 10 * k : 3600 + 10 * k);
+        assert_string_equal(e->name, names[k % 3]);
+        assert_true(e->value == values[k % 8]);
+        assert_int_equal(e->dur, 0);
+        assert_int_equal(e->flags, 0);
+        assert_null(e->category);
+        assert_null(e->label);
+        assert_null(e->detail);
+    }
+}
+
 /* The worked example of docs/FORMAT.md, written byte by byte without the encoder. */
 static const unsigned char worked_example[] = {
     /* header: skippable frame 0x184D2A57, 26 bytes */
@@ -730,6 +776,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reader_every_record_type_round_trips),
         cmocka_unit_test(test_reader_raw_frames_round_trip),
+        cmocka_unit_test(test_reader_counter_samples_in_a_long_frame),
         cmocka_unit_test(test_reader_decodes_the_format_worked_example),
         cmocka_unit_test(test_reader_truncated_at_every_offset_keeps_whole_frames),
         cmocka_unit_test(test_reader_corrupted_byte_reported_with_offset),

@@ -1,9 +1,10 @@
-/* The ledger's self-time rule for one span, for the passes that need a span's self time
- * without the whole ledger (the table export, trend). docs/ANALYZE.md: spans arrive children
- * first (a span is written when it ends), so per thread an array child_sum[depth] is enough: a
- * span at depth d has self = dur - child_sum[d + 1] (clamped at 0); then child_sum[d + 1] = 0
- * and child_sum[d] += dur (0 again at d = 0: a tree is done). Depths past WT_SELF_MAX_DEPTH - 1
- * count as that deep, as in the ledger (LC_MAX_DEPTH). */
+/* The ledger's self-time rule for one span, in one place: the ledger's per-span paths use it,
+ * and so do the passes that need a span's self time without the whole ledger (the table
+ * export, trend). docs/ANALYZE.md: spans arrive children first (a span is written when it
+ * ends), so per thread an array child_sum[depth] is enough: a span at depth d has self = dur -
+ * child_sum[d + 1] (clamped at 0); then child_sum[d + 1] = 0 and child_sum[d] += dur (0 again
+ * at d = 0: a tree is done). Depths past WT_SELF_MAX_DEPTH - 1 count as that deep (a hostile
+ * depth cannot allocate). */
 #ifndef WT_SELFTIME_H
 #define WT_SELFTIME_H
 

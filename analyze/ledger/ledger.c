@@ -371,15 +371,10 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     }
 
     /* self time: the direct children at depth+1 have already arrived */
-    const uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
+    const uint32_t d = wt__self_depth(ev->depth);
     if (WT_UNLIKELY(d + 2 > t->cap_depth) && grow_depth(t, d) < 0)
         return WT_ENOMEM;
-    int64_t *cs = t->child_sum;
-    int64_t self = dur - cs[d + 1];
-    if (self < 0)
-        self = 0;
-    cs[d + 1] = 0;
-    cs[d] = wt__sat_add_i64(cs[d], dur);
+    const int64_t self = wt__self_time(t->child_sum, d, dur);
     t->spans++;
     if ((rc = add_pending(lc, t, ci, self)) < 0)
         return rc;
@@ -392,7 +387,6 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     if (d == 1 && (rc = wt__ledger_wait_remember(lc, t, ts, end, 1)) < 0)
         return rc;
     if (d == 0) {
-        cs[0] = 0;
         if ((rc = wt__ledger_wait_top(lc, t, ts, end)) < 0)
             return rc;
         flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
@@ -406,8 +400,9 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
 static __attribute__((noinline)) int top_level(wt_ledger_calc *lc, lc_thread *t, lc_proc *p,
                                                int64_t ts, int64_t end)
 {
-    t->child_sum[0] = 0;
-    if (wt__ledger_wait_top(lc, t, ts, end) < 0)
+    /* a main thread's top with nothing remembered waited on nothing: skip the call (a
+     * program whose every span is top-level makes one per span) */
+    if ((lc->n_tops > 0 || t->tid != t->pid) && wt__ledger_wait_top(lc, t, ts, end) < 0)
         return WT_ENOMEM;
     flush_tree(lc, t, p, ts < p->start ? p->start : ts, end);
     if (end > t->last_top_end)
@@ -434,7 +429,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     lc_thread *t = lc->last_t;
     lc_cat *c = &lc->cats[pc->x];
     const uint32_t ci = pc->x;
-    const uint32_t d = ev->depth < LC_MAX_DEPTH ? ev->depth : LC_MAX_DEPTH - 1;
+    const uint32_t d = wt__self_depth(ev->depth);
     const int miss = ev->cached == WT_CACHED_MISS;
     if (WT_UNLIKELY(t->pid != ev->pid || t->tid != ev->tid ||
                     (miss && lc->n_misses < WT_LEDGER_MAX_MISSES) ||
@@ -465,12 +460,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     c->st.total += sec;
     c->st.n++;
 
-    int64_t *cs = t->child_sum;
-    int64_t self = dur - cs[d + 1];
-    if (self < 0)
-        self = 0;
-    cs[d + 1] = 0;
-    cs[d] = wt__sat_add_i64(cs[d], dur);
+    const int64_t self = wt__self_time(t->child_sum, d, dur);
     t->spans++;
     lc_pend *pe = &t->pend[ci];
     if (!pe->on) {
@@ -695,6 +685,7 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
     wt_ledger_cover_release(&lc->wait_others);
     wt_ledger_cover_release(&lc->wait_kids);
     free(lc->tops);
+    free(lc->tops_tmp);
     free(lc->misses);
     free(lc->out_cats);
     free(lc->cat_order);

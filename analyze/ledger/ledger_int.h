@@ -7,10 +7,9 @@
 
 #include "ledger.h"
 #include "procname.h"
+#include "selftime.h"
 #include "spanstat.h"
 
-/* Nesting deeper than this is counted as this depth (a hostile depth cannot allocate). */
-#define LC_MAX_DEPTH 256
 /* The (pid, tid) -> thread cache: 64 slots. */
 #define LC_TCACHE_BITS 6
 /* `valid` of a (category, label) cache slot: a key of its own (the per-span fast path), or
@@ -104,8 +103,10 @@ struct wt_ledger_calc {
     wt__pair_slot tcache[1u << LC_TCACHE_BITS]; /* (pid, tid) -> thread index */
 
     wt_ledger_cover cover; /* the union of every thread's top-level spans */
-    lc_top *tops;          /* recent top-level spans by start (ledger_wait.c) */
-    size_t n_tops, cap_tops;
+    lc_top *tops;          /* recent top-level spans: tops[0..n_sorted) by start, then the
+                              ones that came out of order, sorted when asked (ledger_wait.c) */
+    size_t n_tops, cap_tops, n_sorted;
+    lc_top *tops_tmp;      /* scratch of the same capacity, for sorting the tail */
     wt_ledger_cover wait_others, wait_kids; /* scratch of ledger_wait.c */
     int64_t forced_folds, late_spans;
 
@@ -137,7 +138,25 @@ struct wt_ledger_calc {
  * t spent in its self time while other threads' work inside it ran, and remembers it. A
  * depth-1 span is remembered with kid 1 (its parent's self time excludes it). 0 or WT_ENOMEM. */
 int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e);
-int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, int64_t e,
-                             int kid);
+/* ledger_wait.c: room for one more remembered span (the oldest half forgotten at the bound,
+ * the arrays grown): 0 or WT_ENOMEM. */
+int wt__ledger_wait_room(wt_ledger_calc *lc);
+/* Remembers [s, e) of thread t for the rule (only what a main thread's span can ask for: other
+ * threads' tops, its own children). Inline: the nested shape remembers 9 spans in 10. */
+static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s,
+                                           int64_t e, int kid)
+{
+    if ((t->tid == t->pid) != (kid != 0))
+        return 0;
+    if (WT_UNLIKELY(lc->n_tops == WT_LEDGER_MAX_TOPS || lc->n_tops == lc->cap_tops) &&
+        wt__ledger_wait_room(lc) < 0)
+        return WT_ENOMEM;
+    /* spans arrive at their end: by start they are mostly in order, so mostly an append to
+     * the sorted head; the others wait in the tail for ledger_wait.c's sort_tops() */
+    if (lc->n_sorted == lc->n_tops && (lc->n_tops == 0 || lc->tops[lc->n_tops - 1].s <= s))
+        lc->n_sorted++;
+    lc->tops[lc->n_tops++] = (lc_top){ s, e, t->pid, (uint32_t)(t - lc->threads), kid };
+    return 0;
+}
 
 #endif

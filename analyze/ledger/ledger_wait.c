@@ -17,7 +17,8 @@
  * parent that joins it; so when P arrives, the W inside it and P's own children have arrived
  * (a W written after P, in the same flush, is not seen: saved is then overstated). Memory:
  * the recent top-level spans of the other threads and the main threads' depth-1 spans, in one
- * array sorted by start, at most WT_LEDGER_MAX_TOPS; a main thread's children leave it when
+ * array by start (its out-of-order tail sorted when read, see sort_tops()), at most
+ * WT_LEDGER_MAX_TOPS, and a scratch array as large; a main thread's children leave it when
  * their parent arrives; past the bound the oldest half is forgotten (saved is then
  * overstated, never the ledger's rows). */
 #include "ledger_int.h"
@@ -39,17 +40,59 @@ static size_t first_from(const wt_ledger_calc *lc, int64_t s)
     return lo;
 }
 
-int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, int64_t e,
-                             int kid)
+/* Stable merge of the sorted runs a[0..na) and b[0..nb) into out (ties: a's first). */
+static void merge_runs(const lc_top *a, size_t na, const lc_top *b, size_t nb, lc_top *out)
 {
-    /* only what a main thread's span can ask for: other threads' tops, its own children */
-    if ((t->tid == t->pid) != (kid != 0))
-        return 0;
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = b[j].s < a[i].s ? b[j++] : a[i++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
+}
+
+/* Sorts the out-of-order tail tops[n_sorted..n_tops) by start, keeping arrival order among
+ * equal starts (a bottom-up merge sort, between tops and tops_tmp), then merges it after the
+ * sorted head: the array an insertion at arrival would have built (at the end of the equal
+ * starts). Threads whose flushes interleave deliver many spans out of order; inserting each
+ * one moved half the array (a third of the ledger's instructions on 8 threads), while the
+ * array is read only when a main thread's top-level span arrives, or at the bound. */
+static void sort_tops(wt_ledger_calc *lc)
+{
+    const size_t h = lc->n_sorted, n = lc->n_tops;
+    if (h == n)
+        return;
+    lc_top *src = lc->tops, *dst = lc->tops_tmp;
+    for (size_t w = 1; w < n - h; w *= 2) {
+        for (size_t i = h; i < n; i += 2 * w) {
+            const size_t m = i + w < n ? i + w : n, e = i + 2 * w < n ? i + 2 * w : n;
+            merge_runs(src + i, m - i, src + m, e - m, dst + i);
+        }
+        lc_top *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != lc->tops) /* the sorted tail back after the head */
+        memcpy(lc->tops + h, src + h, (n - h) * sizeof *src);
+    if (h > 0 && lc->tops[h].s < lc->tops[h - 1].s) {
+        merge_runs(lc->tops, h, lc->tops + h, n - h, lc->tops_tmp);
+        lc_top *x = lc->tops;
+        lc->tops = lc->tops_tmp;
+        lc->tops_tmp = x;
+    }
+    lc->n_sorted = n;
+}
+
+int wt__ledger_wait_room(wt_ledger_calc *lc)
+{
     if (lc->n_tops == WT_LEDGER_MAX_TOPS) {
         /* forget the oldest half: by start, which is what an enclosing parent searches */
+        sort_tops(lc);
         const size_t half = lc->n_tops / 2;
         memmove(lc->tops, lc->tops + half, (lc->n_tops - half) * sizeof *lc->tops);
         lc->n_tops -= half;
+        lc->n_sorted = lc->n_tops;
     }
     if (lc->n_tops == lc->cap_tops) {
         const size_t cap = lc->cap_tops ? lc->cap_tops * 2 : 64;
@@ -57,15 +100,12 @@ int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s, 
         if (!v)
             return WT_ENOMEM;
         lc->tops = v;
+        v = realloc(lc->tops_tmp, cap * sizeof *v);
+        if (!v)
+            return WT_ENOMEM; /* tops grew alone: cap_tops still bounds both */
+        lc->tops_tmp = v;
         lc->cap_tops = cap;
     }
-    /* spans arrive at their end: by start they are mostly in order, so mostly an append */
-    const size_t at = lc->n_tops && lc->tops[lc->n_tops - 1].s <= s ? lc->n_tops
-                                                                     : first_from(lc, s + 1);
-    if (at < lc->n_tops)
-        memmove(lc->tops + at + 1, lc->tops + at, (lc->n_tops - at) * sizeof *lc->tops);
-    lc->tops[at] = (lc_top){ s, e, t->pid, (uint32_t)(t - lc->threads), kid };
-    lc->n_tops++;
     return 0;
 }
 
@@ -99,33 +139,45 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
     const uint32_t me = (uint32_t)(t - lc->threads);
     if (t->tid != t->pid)
         return wt__ledger_wait_remember(lc, t, s, e, 0);
+    if (lc->n_tops == 0)
+        return 0; /* nothing ran inside it, and it has no child to drop */
     wt_ledger_cover *u = &lc->wait_others, *k = &lc->wait_kids;
     empty(u);
     empty(k);
-    /* one pass over the spans starting inside [s, e]: the other threads' tops enclosed go to
-     * u, this thread's children to k, and those children leave the array */
-    size_t i = first_from(lc, s), out = i;
-    for (; i < lc->n_tops && lc->tops[i].s <= e; i++) {
+    sort_tops(lc);
+    /* the spans starting inside [s, e]: first the other threads' tops enclosed, into u */
+    const size_t first = first_from(lc, s);
+    size_t end = first;
+    for (; end < lc->n_tops && lc->tops[end].s <= e; end++) {
+        const lc_top *w = &lc->tops[end];
+        if (w->thread != me && !w->kid && w->pid == t->pid && w->e <= e &&
+            lc->threads[w->thread].first_ts >= s) {
+            int64_t fresh;
+            int clipped, rc = wt_ledger_cover_add(u, w->s, w->e, SIZE_MAX, &fresh, &clipped);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    /* then this thread's children leave the array, into k only when u has something: most
+     * trees have no other thread's work inside, and then nothing of theirs is waiting */
+    size_t out = first;
+    for (size_t i = first; i < end; i++) {
         const lc_top w = lc->tops[i];
-        int64_t fresh;
-        int clipped, rc = 0;
         if (w.thread == me && w.kid) {
-            rc = wt_ledger_cover_add(k, w.s, w.e, SIZE_MAX, &fresh, &clipped);
+            int64_t fresh;
+            int clipped, rc = u->n ? wt_ledger_cover_add(k, w.s, w.e, SIZE_MAX, &fresh, &clipped)
+                                   : 0;
             if (rc < 0)
                 return rc;
             continue; /* dropped: its parent has come */
         }
-        if (w.thread != me && !w.kid && w.pid == t->pid && w.e <= e &&
-            lc->threads[w.thread].first_ts >= s)
-            rc = wt_ledger_cover_add(u, w.s, w.e, SIZE_MAX, &fresh, &clipped);
-        if (rc < 0)
-            return rc;
         lc->tops[out++] = w;
     }
-    if (out < i) { /* children left: close the gap (tops is NULL while nothing was kept) */
-        if (i < lc->n_tops)
-            memmove(lc->tops + out, lc->tops + i, (lc->n_tops - i) * sizeof *lc->tops);
-        lc->n_tops -= i - out;
+    if (out < end) { /* children left: close the gap (tops is NULL while nothing was kept) */
+        if (end < lc->n_tops)
+            memmove(lc->tops + out, lc->tops + end, (lc->n_tops - end) * sizeof *lc->tops);
+        lc->n_tops -= end - out;
+        lc->n_sorted = lc->n_tops;
     }
     const int64_t waited = wt_ledger_cover_total(u) - meet(u, k);
     t->waiting_ns = wt__sat_add_i64(t->waiting_ns, waited);
