@@ -7,11 +7,12 @@
  * (the ledger's, runsum.h); the change-point rule runs on inclusive seconds, as the ledger's
  * budgets do.
  *
- * Reading: a first pass opens every header (start time, run id, host) and orders the runs;
- * then worker threads (one per core) each compute one run's seconds at a time, in that order,
- * and hand it over through a bounded reorder ring, so the rule sees runs in start order while
- * all cores read. Memory: groups x categories x the rule's window, the ring, and the files'
- * headers (paths, start times); never spans. */
+ * Reading: worker threads (one per core) each take the next file and read it once: its header
+ * (start time, run id, host), its spans into per-category seconds, its --group metadata; what
+ * is kept of the run is that summary. When every file is read, the runs are ordered by start
+ * and fed to the series, so the rule sees them in start order. Memory: groups x categories x
+ * the rule's window, and per run its summary (header fields, categories x 3 doubles; names
+ * interned once); never spans. */
 #ifndef WT_FLEET_TREND_H
 #define WT_FLEET_TREND_H
 
@@ -38,8 +39,8 @@ typedef struct wt_trend_opts {
 typedef struct wt_trend_change {
     const char *group, *category;
     char run_id[33];
-    char *host;
-    char *file;
+    const char *host;
+    const char *file;
     int64_t start_utc_ns;
     int64_t run_index;      /* the run's place in start order, from 0 */
     double before_s, after_s, scale_s;
