@@ -114,6 +114,26 @@ static void need_protoc(void)
     }
 }
 
+/* A copy of the JSON text `s` without the whitespace between tokens. */
+static char *squash(const char *s)
+{
+    char *o = malloc(strlen(s) + 1), *w = o;
+    assert_non_null(o);
+    for (int in_str = 0; *s; s++) {
+        if (in_str && *s == '\\' && s[1]) {
+            *w++ = *s++;
+            *w++ = *s;
+            continue;
+        }
+        if (*s == '"')
+            in_str = !in_str;
+        if (in_str || (*s != ' ' && *s != '\n'))
+            *w++ = *s;
+    }
+    *w = '\0';
+    return o;
+}
+
 static int run(const char *args, char **out, char **err)
 {
     int st = fleet_cli(args);
@@ -182,6 +202,27 @@ static void test_hosts_align_on_utc(void **state)
     assert_non_null(strstr(out, "\"straggler_process\": \"rank 43 (pid 1043)\""));
     assert_non_null(strstr(err, "64 files of 8 clocks"));
     assert_non_null(strstr(err, "read within 8.0 us")); /* host 7's anchor: 8000 ns */
+    /* the stragglers by host in the JSON: every process, in host then rank order, with the
+     * seconds and marks made here (load: rank 43's 5 s the slowest of all and of node-5, every
+     * other host's ranks tie at 2 s; step: 1 s everywhere, so no straggler of all) */
+    char *sq = squash(out), want[32768] = "\"stragglers_by_host\":{\"hosts\":8,\"processes\":[";
+    for (int r = 0; r < HOSTS * RANKS; r++)
+        snprintf(want + strlen(want), sizeof want - strlen(want),
+                 "%s{\"host\":\"node-%d\",\"rank\":%d,\"pid\":%d,\"name\":\"rank %d (pid %d)\","
+                 "\"path\":\"r%02d.wtrace\",\"self_s\":{\"load\":%s,\"step\":1.000000000},"
+                 "\"slowest_of_all\":[%s],\"slowest_of_host\":[%s]}",
+                 r ? "," : "", r / RANKS, r, 1000 + r, r, 1000 + r, r,
+                 r == 43 ? "5.000000000" : "2.000000000", r == 43 ? "\"load\"" : "",
+                 r / RANKS == 5 && r != 43 ? "\"step\"" : "\"load\",\"step\"");
+    strcat(want, "],\"by_host\":[");
+    for (int h = 0; h < HOSTS; h++)
+        snprintf(want + strlen(want), sizeof want - strlen(want),
+                 "%s{\"host\":\"node-%d\",\"processes\":8,\"median_s\":{\"load\":2.000000000,"
+                 "\"step\":1.000000000},\"max_s\":{\"load\":%s,\"step\":1.000000000}}",
+                 h ? "," : "", h, h == 5 ? "5.000000000" : "2.000000000");
+    strcat(want, "],\"straggler_s\":{\"load\":3.000000000,\"step\":0.000000000}}");
+    assert_non_null(strstr(sq, want));
+    free(sq);
     free(out);
     free(err);
 
@@ -243,10 +284,10 @@ static void test_hosts_align_on_utc(void **state)
         for (int q = 0; q < r; q++)
             assert_true(uuid_of[q] != uuid_of[r]); /* once */
         const pdesc *x = &d[last[r]];
-        char want[128], label[64];
-        snprintf(want, sizeof want, "rank %d (pid %d) @ node-%d", r, 1000 + r, r / RANKS);
+        char pname[128], label[64];
+        snprintf(pname, sizeof pname, "rank %d (pid %d) @ node-%d", r, 1000 + r, r / RANKS);
         snprintf(label, sizeof label, "host node-%d", r / RANKS);
-        assert_string_equal(x->name, want);
+        assert_string_equal(x->name, pname);
         assert_int_equal(x->n_labels, 1);
         assert_string_equal(x->label, label);
         assert_true(x->has_rank && x->has_sort);
