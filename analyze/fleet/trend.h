@@ -70,11 +70,10 @@ typedef struct wt_trend_result {
 
 typedef struct wt_trend wt_trend;
 
-/* Runs the trend of `paths[0..n)`, writing the per-run series as they come to `out` (text: one
- * line per change as found is not printed; the runs are only counted; JSON: the "runs" array),
- * then the summary (text table / "series" and "changes"). Damaged and unreadable files are
- * named on stderr and left out of the series. Returns 0 and *out_trend (free it), or a
- * negative WT_E*. */
+/* Runs the trend of `paths[0..n)`: reads every file, then writes to `out` the per-run series in
+ * start order (JSON: the "runs" array; text: the runs are only counted), then the summary (text
+ * table / "series" and "changes"). Damaged and unreadable files are named on stderr (as they are
+ * read) and left out of the series. Returns 0 and *out_trend (free it), or a negative WT_E*. */
 int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **t);
 
 const wt_trend_result *wt_trend_result_get(const wt_trend *t);
