@@ -232,6 +232,36 @@ static void test_trend_inclusive_nesting_by_hand(void **state)
     free(out);
 }
 
+/* A hostile file: 20,000 threads (past WT_MAX_THREADS, 16384), each one span 200 deep, then
+ * one nested pair on thread 1. Trend keeps at most 16385 threads and its seconds are the
+ * ledger's (both fold the threads past the bound into their process's "(other threads)"):
+ * inclusive 20,000 x 1 ms + the pair's outer 1 s (the inner one inside it), self the same
+ * (outer 0.5 s + inner 0.5 s), flat 0.5 s more. */
+static void test_trend_many_threads_fold_as_the_ledger(void **state)
+{
+    (void)state;
+    tb *b = tb_create(tb_path_in("threads.wtrace"), 9, S(0), S(0));
+    for (uint64_t th = 1; th <= 20000; th++)
+        tb_span(b, 1000 + th, S(1), S(1.001), 200, "deep", "x");
+    tb_span(b, 1, S(2.2), S(2.7), 1, "deep", "inner");
+    tb_span(b, 1, S(2), S(3), 0, "deep", "outer");
+    tb_close(b, TB_END_CLEAN, S(3), 0);
+    assert_int_equal(fleet_cli("trend --json threads.wtrace"), 0);
+    char *out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    expect_cat(out, "deep", 20 + 1, 20 + 1, 20 + 1.5);
+    free(out);
+    assert_int_equal(fleet_cli("ledger --json threads.wtrace"), 0);
+    out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    const char *p = strstr(out, "\"name\": \"deep\",");
+    assert_non_null(p);
+    assert_float_equal(strtod(strstr(p, "\"self_s\": ") + 10, NULL), 21, 1e-8);
+    assert_float_equal(strtod(strstr(p, "\"inclusive_s\": ") + 15, NULL), 21, 1e-8);
+    assert_float_equal(strtod(strstr(p, "\"flat_s\": ") + 10, NULL), 21.5, 1e-8);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +270,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trend_noise_and_a_damaged_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_seconds_are_the_ledgers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_inclusive_nesting_by_hand, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_many_threads_fold_as_the_ledger, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

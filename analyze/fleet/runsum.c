@@ -1,6 +1,7 @@
 /* Per-category self and flat seconds of one run: see runsum.h. */
 #include "runsum.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +15,12 @@
 #define NO_CAT UINT32_MAX /* what the nest is told of a span of a FAST category */
 
 /* One nesting level of a thread, for the span open at depth d - 1 (the parent of spans at d):
- * per FAST category the inclusive ns of its finished children's subtrees (bit set: present). */
+ * per FAST category the inclusive ns of its finished children's subtrees (bit set: present).
+ * `v` is allocated when the level first gets a value, so a thread whose spans are deep but few
+ * costs a word pair per level, not FAST words. */
 typedef struct rs_level {
     uint64_t mask;
-    int64_t v[FAST];
+    int64_t *v; /* [FAST], or NULL */
 } rs_level;
 
 typedef struct rs_thread {
@@ -39,6 +42,7 @@ struct wt_runsum {
     size_t n_cats, cap_cats;
     rs_thread *threads;
     size_t n_threads, cap_threads;
+    wt__strmap thread_map; /* "pid/tid" -> index in threads */
     rs_thread *cur; /* the previous span's thread, or NULL */
     struct {
         const char *p;
@@ -81,6 +85,8 @@ void wt_runsum_reset(wt_runsum *s)
     }
     wt__strmap_release(&s->names);
     memset(&s->names, 0, sizeof s->names);
+    wt__strmap_release(&s->thread_map);
+    memset(&s->thread_map, 0, sizeof s->thread_map);
     s->n_cats = 0;
     s->n_threads = 0; /* their arrays stay for the next file's threads */
     s->cur = NULL;
@@ -135,22 +141,38 @@ static int cat_of(wt_runsum *s, const char *name, uint32_t *idx)
     return 0;
 }
 
-/* The thread of the previous span again (most spans), else found or added. */
+/* The thread of the previous span again (most spans), else found in the map or added; past
+ * WT_MAX_THREADS a new thread's spans go to its process's "(other threads)" thread, as the
+ * ledger folds them (spanstat.h), so a hostile file of a million threads costs a map lookup
+ * per thread switch and bounded memory. NULL when out of memory. */
 static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
 {
     if (s->cur && s->cur->tid == tid && s->cur->pid == pid)
         return s->cur;
-    for (size_t i = 0; i < s->n_threads; i++)
-        if (s->threads[i].tid == tid && s->threads[i].pid == pid)
-            return s->cur = &s->threads[i];
-    rs_thread *nt = wt__grow_array(s->threads, &s->cap_threads, s->n_threads + 1, sizeof *nt);
-    if (!nt)
+    char key[48];
+    int n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid, (unsigned long long)tid);
+    uint32_t idx;
+    if (wt__strmap_get(&s->thread_map, key, (size_t)n, &idx) == 1)
+        return s->cur = &s->threads[idx];
+    uint64_t kept_tid = tid;
+    if (s->n_threads >= WT_MAX_THREADS) {
+        kept_tid = WT_OTHER_TID;
+        n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid,
+                     (unsigned long long)kept_tid);
+    }
+    const int rc = wt__strmap_put(&s->thread_map, key, (size_t)n, (uint32_t)s->n_threads, &idx, NULL);
+    if (rc < 0)
         return NULL;
-    s->threads = nt;
-    rs_thread *t = s->cur = &s->threads[s->n_threads++];
-    t->pid = pid; /* lv and cap kept from an earlier file (emptied) */
-    t->tid = tid;
-    return t;
+    if (rc == 1) {
+        rs_thread *nt = wt__grow_array(s->threads, &s->cap_threads, s->n_threads + 1, sizeof *nt);
+        if (!nt)
+            return NULL;
+        s->threads = nt;
+        rs_thread *t = &s->threads[s->n_threads++];
+        t->pid = pid; /* lv and cap kept from an earlier file (emptied) */
+        t->tid = kept_tid;
+    }
+    return s->cur = &s->threads[idx];
 }
 
 /* Inclusive time of a FAST category, the ledger's rule (wt_ledger_nest_span, walltime/ledger.h)
@@ -159,11 +181,13 @@ static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
  * collects what its subtree counts per category, for the parent to do the same. A tree's
  * total so is the ledger's (each outermost span of c once) whenever its root comes, and a cut
  * file's orphans count as the ledger's flush counts them. */
-static void incl_fast(wt_runsum *s, rs_level *lv, uint32_t d, uint32_t c, int64_t dur)
+static int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d, uint32_t c, int64_t dur)
 {
     rs_cat *cat = &s->cats[c];
     rs_level *kids = &lv[d + 1], *here = &lv[d];
     const uint64_t bit = (uint64_t)1 << c;
+    if (d > 0 && !here->v && !(here->v = malloc(FAST * sizeof *here->v)))
+        return WT_ENOMEM;
     int64_t add = dur;
     uint64_t m = kids->mask;
     if (m) {
@@ -183,6 +207,7 @@ static void incl_fast(wt_runsum *s, rs_level *lv, uint32_t d, uint32_t c, int64_
         here->v[c] = here->mask & bit ? wt__sat_add_i64(here->v[c], dur) : dur;
         here->mask |= bit;
     }
+    return 0;
 }
 
 int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
@@ -208,10 +233,12 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
     rs_cat *c = &s->cats[ci];
     c->self = wt__sat_add_i64(c->self, wt__self_time(t->cs, d, dur));
     c->flat = wt__sat_add_i64(c->flat, dur);
-    if (ci < FAST)
-        incl_fast(s, t->lv, d, ci, dur);
-    else
+    if (ci < FAST) {
+        if ((rc = incl_fast(s, t->lv, d, ci, dur)) < 0)
+            return rc;
+    } else {
         s->nest_on = 1; /* from here on the nests see every span: no such category came before */
+    }
     if (s->nest_on)
         return wt_ledger_nest_span(&t->nest, ev->depth, ci < FAST ? NO_CAT : ci, dur, add_incl, s);
     return 0;
@@ -228,8 +255,11 @@ void wt_runsum_free(wt_runsum *s)
     if (!s)
         return;
     wt__strmap_release(&s->names);
+    wt__strmap_release(&s->thread_map);
     for (size_t i = 0; i < s->cap_threads; i++) {
         free(s->threads[i].cs);
+        for (size_t d = 0; d < s->threads[i].cap_lv; d++)
+            free(s->threads[i].lv[d].v);
         free(s->threads[i].lv);
         wt_ledger_nest_release(&s->threads[i].nest);
     }

@@ -6,7 +6,8 @@
  * coverage, medians and per-label statistics (which cost it most of its time on small runs).
  *
  * A worker keeps one and resets it per file, so the per-file cost is the file's own work.
- * Memory: categories, threads x nesting depth x (64 + 2) words. */
+ * Memory: categories, threads (folded past WT_MAX_THREADS, as the ledger folds them) x
+ * nesting depth x 3 words, and 64 words per level of a thread that held a subtree's time. */
 #ifndef WT_FLEET_RUNSUM_H
 #define WT_FLEET_RUNSUM_H
 
