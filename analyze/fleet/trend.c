@@ -26,7 +26,6 @@ typedef struct run_sum {
     int order;             /* its place on the command line: ties of start keep it */
     int ok;                /* the header was read: start, run id and host are known */
     int skipped;           /* damaged or unreadable: named on stderr, not in the series */
-    wt_source_result src;
     int64_t start_utc_ns;
     char run_id[33];
     const char *host, *group;
@@ -259,10 +258,6 @@ static int open_chart(wt_trend *t, series *s)
 /* The consumer: run `k` (start order) into its group's series. */
 static int consume(wt_trend *t, int k, const run_sum *h)
 {
-    t->res.src.files_ok += h->src.files_ok;
-    t->res.src.files_damaged += h->src.files_damaged;
-    t->res.src.files_failed += h->src.files_failed;
-    t->res.src.files_no_end += h->src.files_no_end;
     if (h->skipped)
         return 0;
     group *g = group_of(t, h->group);
@@ -364,8 +359,15 @@ static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs)
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
-    int rc = wt_source_run(paths, 1, &ops, &m, &r->src);
-    if (rc == 0 && (r->src.files_ok == 0 || !r->ok))
+    wt_source_result src = { 0 };
+    int rc = wt_source_run(paths, 1, &ops, &m, &src);
+    pthread_mutex_lock(&t->mu); /* the files' fates, summed as they are read */
+    t->res.src.files_ok += src.files_ok;
+    t->res.src.files_damaged += src.files_damaged;
+    t->res.src.files_failed += src.files_failed;
+    t->res.src.files_no_end += src.files_no_end;
+    pthread_mutex_unlock(&t->mu);
+    if (rc == 0 && (src.files_ok == 0 || !r->ok))
         r->skipped = 1; /* damaged (a damaged run's numbers would be a false change) or unread */
     if (rc == 0 && !r->skipped) {
         wt_runsum_finish(rs);
