@@ -2,6 +2,7 @@
 #include "pf_procs.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
