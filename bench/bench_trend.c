@@ -5,7 +5,9 @@
  * wt_close): a root span per 100 spans around 99 children in 4 categories, HIT/MISS on one, the
  * metadata `model`. Both commands run as children with all cores (trend's default, zstd reading
  * the files one after another as a shell would); wall and CPU time (wait4) are printed, each
- * the median of 3 runs. On a shared machine compare the ratios of one run.
+ * the median of 3 runs. On a shared machine compare the ratios of one run. Lines starting "@ "
+ * are for bench/run: name, value, unit, target, verdict (the target is on CPU time: wall time
+ * depends on how many cores are free).
  *
  * usage: bench_trend [TRACES] [SPANS] [DIR]     (default 1000, 10000, /tmp/bench_trend)
  */
@@ -64,6 +66,13 @@ static void timed(const char *cmd, double *wall, double *cpu)
         fprintf(stderr, "bench_trend: '%s' exited %d\n", cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+/* One figure for bench/run: target text or "", met 1, 0 or -1 (no target). */
+static void fig(const char *name, double v, const char *unit, const char *target, int met)
+{
+    printf("@ %s\t%.2f\t%s\t%s\t%s\n", name, v, unit, target,
+           met < 0 ? "" : met ? "ok" : "MISS");
+}
+
 static int dcmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -107,7 +116,14 @@ int main(int argc, char **argv)
     printf("zstd -dc:  wall %.2f s  cpu %.2f s   (median of 3)\n", w[0][1], c[0][1]);
     printf("trend:     wall %.2f s  cpu %.2f s   (median of 3, %ld cores)\n", w[1][1], c[1][1],
            sysconf(_SC_NPROCESSORS_ONLN));
-    printf("ratio:     wall %.2fx  cpu %.2fx   (target: wall <= 2x)\n", w[1][1] / w[0][1],
+    printf("ratio:     wall %.2fx  cpu %.2fx   (target: cpu <= 2x)\n", w[1][1] / w[0][1],
            c[1][1] / c[0][1]);
+    char name[128];
+    snprintf(name, sizeof name, "trend %dx%d: cpu / zstd -dc cpu", traces, spans);
+    fig(name, c[1][1] / c[0][1], "x", "<= 2", c[1][1] <= 2 * c[0][1]);
+    snprintf(name, sizeof name, "trend %dx%d: wall / zstd -dc wall", traces, spans);
+    fig(name, w[1][1] / w[0][1], "x", "", -1);
+    snprintf(name, sizeof name, "trend %dx%d: cpu", traces, spans);
+    fig(name, c[1][1], "s", "", -1);
     return 0;
 }

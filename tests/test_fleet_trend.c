@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,117 @@ static void test_trend_seconds_are_the_ledgers(void **state)
     free(out);
 }
 
+/* `"CAT": {"inclusive_s": I, "self_s": S, "flat_s": F}` in trend's JSON: asserts the three. */
+static void expect_cat(const char *out, const char *cat, double incl, double self, double flat)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\": {", cat);
+    const char *p = strstr(out, key);
+    if (!p)
+        fail_msg("no category %s", cat);
+    const double got[3] = { strtod(strstr(p, "\"inclusive_s\": ") + 15, NULL),
+                            strtod(strstr(p, "\"self_s\": ") + 10, NULL),
+                            strtod(strstr(p, "\"flat_s\": ") + 10, NULL) };
+    if (fabs(got[0] - incl) > 1e-8 || fabs(got[1] - self) > 1e-8 || fabs(got[2] - flat) > 1e-8)
+        fail_msg("%s: inclusive %.9f self %.9f flat %.9f, want %.9f %.9f %.9f", cat, got[0],
+                 got[1], got[2], incl, self, flat);
+}
+
+/* Inclusive time where categories nest in themselves and in each other, in a file of 72
+ * categories (trend counts the first 64 one way, the rest through the ledger's nest), against
+ * sums made by hand. Spans are written as they end (children first). */
+static void test_trend_inclusive_nesting_by_hand(void **state)
+{
+    (void)state;
+    tb *b = tb_create(tb_path_in("nest.wtrace"), 9, S(0), S(0));
+    /* thread 1: a [0,10] { a [1,4] { b [2,3] }, b [5,9] { a [6,8] } }
+     * a: inclusive 10 (the root covers the rest), self 3 + 2 + 2, flat 10 + 3 + 2;
+     * b: inclusive 1 + 4 (apart), self 1 + (4 - 2), flat 5 */
+    tb_span(b, 1, S(2), S(3), 2, "b", "y");
+    tb_span(b, 1, S(1), S(4), 1, "a", "x");
+    tb_span(b, 1, S(6), S(8), 2, "a", "w");
+    tb_span(b, 1, S(5), S(9), 1, "b", "z");
+    tb_span(b, 1, S(0), S(10), 0, "a", "r");
+    /* thread 2: c69 [20,30] { c00 .. c68: 0.1 s leaves from 20 s; c69 [27,28];
+     *   c66 [28,29] { c66 [28.2,28.5] }; a [29.2,29.8] { c67 [29.3,29.4] }; c67 [29.85,29.9] }
+     * categories b, a, c00 .. c68, c69 by first span: c62 on are past the first 64 */
+    char name[8];
+    for (int k = 0; k <= 68; k++) {
+        snprintf(name, sizeof name, "c%02d", k);
+        tb_span(b, 2, S(20 + 0.1 * k), S(20.1 + 0.1 * k), 1, name, "leaf");
+    }
+    tb_span(b, 2, S(27), S(28), 1, "c69", "again");
+    tb_span(b, 2, S(28.2), S(28.5), 2, "c66", "inner");
+    tb_span(b, 2, S(28), S(29), 1, "c66", "outer");
+    tb_span(b, 2, S(29.3), S(29.4), 2, "c67", "under a");
+    tb_span(b, 2, S(29.2), S(29.8), 1, "a", "small");
+    tb_span(b, 2, S(29.85), S(29.9), 1, "c67", "after a");
+    tb_span(b, 2, S(20), S(30), 0, "c69", "root");
+    tb_close(b, TB_END_CLEAN, S(30), 0);
+    assert_int_equal(fleet_cli("trend --json nest.wtrace"), 0);
+    char *out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    /* a: thread 1's 10 | 7 | 15, and thread 2's 0.6 s (c67 inside: self 0.5) */
+    expect_cat(out, "a", 10.6, 7.5, 15.6);
+    expect_cat(out, "b", 5, 3, 5);
+    expect_cat(out, "c00", 0.1, 0.1, 0.1);
+    expect_cat(out, "c63", 0.1, 0.1, 0.1);
+    expect_cat(out, "c65", 0.1, 0.1, 0.1);
+    /* c66: its leaf 0.1 and [28,29] once (the inner one inside it); self 0.1 + 0.7 + 0.3 */
+    expect_cat(out, "c66", 1.1, 1.1, 1.4);
+    /* c67: its leaf, the one under a and the one after a (not inside the one under a) */
+    expect_cat(out, "c67", 0.25, 0.25, 0.25);
+    /* c69: the root covers its child [27,28]; root self: 10 - 6.9 - 1 - 1 - 0.6 - 0.05 */
+    expect_cat(out, "c69", 10, 0.45 + 1, 11);
+    free(out);
+    /* and the ledger of that file says the same inclusive seconds */
+    assert_int_equal(fleet_cli("ledger --json nest.wtrace"), 0);
+    out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    static const struct { const char *cat; double incl; } want[] = {
+        { "a", 10.6 }, { "b", 5 }, { "c66", 1.1 }, { "c67", 0.25 }, { "c69", 10 } };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "\"name\": \"%s\",", want[i].cat);
+        const char *p = strstr(out, key);
+        assert_non_null(p);
+        p = strstr(p, "\"inclusive_s\": ");
+        assert_non_null(p);
+        assert_float_equal(strtod(p + 15, NULL), want[i].incl, 1e-8);
+    }
+    free(out);
+}
+
+/* A hostile file: 20,000 threads (past WT_MAX_THREADS, 16384), each one span 200 deep, then
+ * one nested pair on thread 1. Trend keeps at most 16385 threads and its seconds are the
+ * ledger's (both fold the threads past the bound into their process's "(other threads)"):
+ * inclusive 20,000 x 1 ms + the pair's outer 1 s (the inner one inside it), self the same
+ * (outer 0.5 s + inner 0.5 s), flat 0.5 s more. */
+static void test_trend_many_threads_fold_as_the_ledger(void **state)
+{
+    (void)state;
+    tb *b = tb_create(tb_path_in("threads.wtrace"), 9, S(0), S(0));
+    for (uint64_t th = 1; th <= 20000; th++)
+        tb_span(b, 1000 + th, S(1), S(1.001), 200, "deep", "x");
+    tb_span(b, 1, S(2.2), S(2.7), 1, "deep", "inner");
+    tb_span(b, 1, S(2), S(3), 0, "deep", "outer");
+    tb_close(b, TB_END_CLEAN, S(3), 0);
+    assert_int_equal(fleet_cli("trend --json threads.wtrace"), 0);
+    char *out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    expect_cat(out, "deep", 20 + 1, 20 + 1, 20 + 1.5);
+    free(out);
+    assert_int_equal(fleet_cli("ledger --json threads.wtrace"), 0);
+    out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    const char *p = strstr(out, "\"name\": \"deep\",");
+    assert_non_null(p);
+    assert_float_equal(strtod(strstr(p, "\"self_s\": ") + 10, NULL), 21, 1e-8);
+    assert_float_equal(strtod(strstr(p, "\"inclusive_s\": ") + 15, NULL), 21, 1e-8);
+    assert_float_equal(strtod(strstr(p, "\"flat_s\": ") + 10, NULL), 21.5, 1e-8);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +269,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_trend_noise_and_a_damaged_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_seconds_are_the_ledgers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_inclusive_nesting_by_hand, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_many_threads_fold_as_the_ledger, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,7 @@
 #include "svg.h"
 #include "frame_mutate.h"
 #include "tracebuild.h"
+#include "trend.h"
 
 #define MS 1000000LL
 #define DEFAULT_ITERS 5000
@@ -867,6 +868,18 @@ static void run_export(int no_analysis)
     }
 }
 
+/* trend over the mutant and the baseline (two runs, read by two threads), text or JSON. */
+static void run_trend(FILE *devnull, int json)
+{
+    char *paths[2] = { MUTANT, BASELINE };
+    wt_trend_opts o = { .keys = { "host" }, .n_keys = 1, .threads = 2, .json = json };
+    wt_cp_opts_default(&o.cp);
+    wt_trend *t = NULL;
+    const int rc = wt_trend_run(paths, 2, &o, devnull, &t);
+    CHECK("trend", rc == 0, "wt_trend_run returned %d", rc);
+    wt_trend_free(t);
+}
+
 /* Every analysis; those that do not use the ledger first, so that a ledger bug (which ends
  * the child under a sanitizer) does not hide what comes after it. `i` alternates the variants
  * (compare's two modes, export with and without the analyses) to halve the time per mutant. */
@@ -874,6 +887,7 @@ static void run_analyses(FILE *devnull, long i)
 {
     const int with_baseline = i % 4 == 0;
     run_compare((int)(i & 1), devnull);
+    run_trend(devnull, (int)(i & 1));
     if (i & 2)
         run_export(1);
 

@@ -131,9 +131,14 @@ int cmd_ledger(int argc, char **argv)
     if (json) {
         wt_json j;
         wt_json_init(&j, stdout, 1);
-        wt_ledger_calc_render_json(lc, &j, NULL);
+        wt_json_object_begin(&j, NULL);
+        wt_ledger_calc_render_json_members(lc, &j);
+        /* several hosts: stragglers by host and rank (docs/FLEET.md) */
+        wrc = wt_hostrank_json(wt_ledger_calc_result(lc), &j);
+        wt_json_object_end(&j);
         wt_json_finish(&j);
-        wrc = ferror(stdout) ? -1 : 0;
+        if (ferror(stdout))
+            wrc = -1;
     } else if (lo.flat) {
         wrc = wt_ledger_calc_render_text(lc, stdout, NULL, 0);
     } else {

@@ -4,6 +4,7 @@
  *   export_perfetto.c  the sink's callbacks: processes, counters, marks, rounds, anomalies,
  *                      the run slice; it owns the layers below
  *   pf_aligned.c       rounds aligned at t=0 (--aligned-rounds)
+ *   pf_procs.c         process tracks, grouped by host when there are several
  *   pf_layout.c        spans: a track per thread (folded past a bound)
  *   pf_nest.c          a thread's spans nested on its track: the hold, begin order
  *   pf_lanes.c         flat lanes for what cannot nest
@@ -19,6 +20,7 @@
 
 #include "pf_aligned.h"
 #include "pf_layout.h"
+#include "pf_procs.h"
 
 typedef struct pf_file {
     pf_proc proc;       /* pid and the process track */
@@ -29,6 +31,7 @@ typedef struct pf {
     pf_writer w;
     pf_layout layout;
     pf_aligned al;
+    pf_procs procs;     /* the process tracks */
     int aligned;        /* --aligned-rounds */
     pf_file *files;
     size_t n_files;
@@ -190,40 +193,6 @@ static int clock_snapshot(pf *p, const wt_trace_info *info)
     return wt__pfw_emit(&p->w, &pkt);
 }
 
-/* The process track, named after the program of its command line. */
-static int process_track(pf *p, const pf_file *f, const char *path, const wt_trace_info *info)
-{
-    char *args[64];
-    size_t n_args = 0;
-    /* repaired to UTF-8 first: the arguments point into this copy */
-    char *cmd = strdup(wt__pfw_utf8(&p->w, 10, info->cmdline));
-    if (!cmd)
-        return WT_ENOMEM;
-    for (char *save = NULL, *tok = strtok_r(cmd, " ", &save); tok && n_args < 64;
-         tok = strtok_r(NULL, " ", &save))
-        args[n_args++] = tok;
-    const char *pname = wt__pfw_utf8(&p->w, 11, path);
-    if (n_args) {
-        const char *slash = strrchr(args[0], '/');
-        pname = slash ? slash + 1 : args[0];
-    }
-    Perfetto__Protos__TrackDescriptor td;
-    Perfetto__Protos__ProcessDescriptor pd;
-    perfetto__protos__track_descriptor__init(&td);
-    perfetto__protos__process_descriptor__init(&pd);
-    td.has_uuid = 1;
-    td.uuid = f->proc.uuid;
-    pd.has_pid = 1;
-    pd.pid = (int32_t)info->pid;
-    pd.process_name = (char *)pname;
-    pd.n_cmdline = n_args;
-    pd.cmdline = args;
-    td.process = &pd;
-    int rc = wt__pfw_emit_track(&p->w, &td);
-    free(cmd);
-    return rc;
-}
-
 /* ---- sink callbacks ---- */
 
 static int pf_file_begin(void *self, int fi, const char *path, const wt_trace_info *info)
@@ -251,7 +220,8 @@ static int pf_file_begin(void *self, int fi, const char *path, const wt_trace_in
     f->proc.uuid = wt__pfw_uuid(&p->w);
     if (info->anchor_real_ns > 0 && (rc = clock_snapshot(p, info)) < 0)
         return rc;
-    if ((rc = process_track(p, f, path, info)) < 0)
+    /* the tracks' pid: another host's file may have taken this one */
+    if ((rc = wt__pf_procs_begin(&p->procs, &p->w, fi, f->proc.uuid, path, info, &f->proc.pid)) < 0)
         return rc;
     /* the run slice, closed with the run's annotations in pf_proc_end */
     pf_tev t;
@@ -278,8 +248,11 @@ static int pf_event(void *self, int fi, const wt_event *ev)
         return round_slice(p, fi, ev);
     case WT_EV_THREAD_NAME:
         return wt__pf_layout_name(&p->layout, fi, pr, ev->tid, ev->name);
+    case WT_EV_META:
+        wt__pf_procs_event(&p->procs, fi, ev); /* its rank, for the process's name */
+        return 0;
     default:
-        return 0; /* META, SYNC, END: the driver keeps what the run slice needs */
+        return 0; /* SYNC, END: the driver keeps what the run slice needs */
     }
 }
 
@@ -383,6 +356,8 @@ static int pf_finish(void *self)
 {
     pf *p = self;
     int rc = wt__pfw_start(&p->w); /* an empty trace is still a valid one */
+    if (rc == 0)
+        rc = wt__pf_procs_finish(&p->procs, &p->w);
     if (wt__pfw_flush(&p->w) < 0 || fflush(p->w.out) != 0 || ferror(p->w.out) || p->w.eio)
         return WT_EIO;
     return rc;
@@ -417,6 +392,7 @@ static void pf_free(void *self)
         return;
     wt__pf_layout_release(&p->layout);
     wt__pf_aligned_release(&p->al);
+    wt__pf_procs_release(&p->procs);
     wt__pfw_release(&p->w);
     free(p->files);
     free(p->pids);

@@ -2,6 +2,7 @@
 #include "changepoint.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,17 +43,46 @@ void wt_cp_release(wt_cp *c)
     memset(c, 0, sizeof *c);
 }
 
-static int dcmp(const void *a, const void *b)
+/* Reorders v[0..n) so that v[k] is the value a sort would put there, those before it no
+ * larger and those after no smaller (Wirth's selection: Hoare's partition around v[k]); k < n. */
+static void select_kth(double *v, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1;
+    const ptrdiff_t kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        const double x = v[kk];
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (v[i] < x)
+                i++;
+            while (x < v[j])
+                j--;
+            if (i <= j) {
+                const double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        } while (i <= j);
+        if (j < kk)
+            lo = i;
+        if (kk < i)
+            hi = j;
+    }
 }
 
-/* The median of v[0..n) (reordered), n >= 1. */
+/* The median of v[0..n) (reordered), n >= 1: called twice per run and category, so a
+ * selection rather than a sort. */
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, dcmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    select_kth(v, n, n / 2);
+    const double hi = v[n / 2];
+    if (n % 2)
+        return hi;
+    double lo = v[0]; /* the largest of the lower half */
+    for (size_t i = 1; i < n / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return (lo + hi) / 2;
 }
 
 static double at(const wt_cp *c, size_t i) { return c->hist[(c->head + i) % c->cap]; }

@@ -1,6 +1,7 @@
 /* Per-category self and flat seconds of one run: see runsum.h. */
 #include "runsum.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,12 +11,24 @@
 #include "walltime/ledger.h"
 
 #define CACHE 64 /* category pointers (the reader's, stable within a file) -> index; 2^6 */
+#define FAST 64  /* categories of index below this: inclusive time in rs_level (one bit each) */
+#define NO_CAT UINT32_MAX /* what the nest is told of a span of a FAST category */
+
+/* One nesting level of a thread, for the span open at depth d - 1 (the parent of spans at d):
+ * per FAST category the inclusive ns of its finished children's subtrees (bit set: present).
+ * `v` is allocated when the level first gets a value, so a thread whose spans are deep but few
+ * costs a word pair per level, not FAST words. */
+typedef struct rs_level {
+    uint64_t mask;
+    int64_t *v; /* [FAST], or NULL */
+} rs_level;
 
 typedef struct rs_thread {
     uint64_t pid, tid;
-    int64_t *cs;
-    size_t cap;
-    wt_ledger_nest nest; /* inclusive time, as the ledger's */
+    int64_t *cs;  /* [depth + 1]: the children's durations so far (selftime.h) */
+    rs_level *lv; /* [depth + 1] */
+    size_t cap, cap_lv; /* both grown to the deepest span + 2 */
+    wt_ledger_nest nest; /* inclusive time of categories past FAST, as the ledger's */
 } rs_thread;
 
 typedef struct rs_cat {
@@ -28,12 +41,15 @@ struct wt_runsum {
     rs_cat *cats;
     size_t n_cats, cap_cats;
     rs_thread *threads;
-    size_t n_threads, cap_threads, last;
+    size_t n_threads, cap_threads;
+    wt__strmap thread_map; /* "pid/tid" -> index in threads */
+    rs_thread *cur; /* the previous span's thread, or NULL */
     struct {
         const char *p;
         uint32_t idx;
     } cache[CACHE];
     uint32_t other; /* 1 + index of WT_OTHER_CATEGORIES, 0 until needed */
+    int nest_on;    /* the file has a category past FAST: every span goes to the nests too */
 };
 
 int wt_runsum_create(wt_runsum **out)
@@ -42,10 +58,11 @@ int wt_runsum_create(wt_runsum **out)
     return *out ? 0 : WT_ENOMEM;
 }
 
+/* The nests' totals: categories past FAST only (NO_CAT and the FAST ones are counted here). */
 static void add_incl(void *ctx, uint32_t cat, int64_t ns)
 {
     wt_runsum *s = ctx;
-    if (cat < s->n_cats)
+    if (cat >= FAST && cat < s->n_cats)
         s->cats[cat].incl = wt__sat_add_i64(s->cats[cat].incl, ns);
 }
 
@@ -59,17 +76,23 @@ void wt_runsum_finish(wt_runsum *s)
 
 void wt_runsum_reset(wt_runsum *s)
 {
-    for (size_t i = 0; i < s->n_threads; i++) /* empty again, its memory kept */
-        wt_ledger_nest_flush(&s->threads[i].nest, drop_incl, NULL);
+    for (size_t i = 0; i < s->n_threads; i++) { /* empty again, its memory kept */
+        rs_thread *t = &s->threads[i];
+        wt_ledger_nest_flush(&t->nest, drop_incl, NULL);
+        memset(t->cs, 0, t->cap * sizeof *t->cs);
+        for (size_t d = 0; d < t->cap_lv; d++)
+            t->lv[d].mask = 0;
+    }
     wt__strmap_release(&s->names);
     memset(&s->names, 0, sizeof s->names);
+    wt__strmap_release(&s->thread_map);
+    memset(&s->thread_map, 0, sizeof s->thread_map);
     s->n_cats = 0;
-    for (size_t i = 0; i < s->n_threads; i++)
-        memset(s->threads[i].cs, 0, s->threads[i].cap * sizeof *s->threads[i].cs);
     s->n_threads = 0; /* their arrays stay for the next file's threads */
-    s->last = 0;
+    s->cur = NULL;
     memset(s->cache, 0, sizeof s->cache);
     s->other = 0;
+    s->nest_on = 0;
 }
 
 static int new_cat(wt_runsum *s, const char *name, uint32_t *idx)
@@ -118,27 +141,76 @@ static int cat_of(wt_runsum *s, const char *name, uint32_t *idx)
     return 0;
 }
 
+/* The thread of the previous span again (most spans), else found in the map or added; past
+ * WT_MAX_THREADS a new thread's spans go to its process's "(other threads)" thread, as the
+ * ledger folds them (spanstat.h), so a hostile file of a million threads costs a map lookup
+ * per thread switch and bounded memory. NULL when out of memory. */
 static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
 {
-    if (s->last < s->n_threads && s->threads[s->last].tid == tid && s->threads[s->last].pid == pid)
-        return &s->threads[s->last];
-    for (size_t i = 0; i < s->n_threads; i++)
-        if (s->threads[i].tid == tid && s->threads[i].pid == pid) {
-            s->last = i;
-            return &s->threads[i];
-        }
-    rs_thread *nt = wt__grow_array(s->threads, &s->cap_threads, s->n_threads + 1, sizeof *nt);
-    if (!nt)
+    if (s->cur && s->cur->tid == tid && s->cur->pid == pid)
+        return s->cur;
+    char key[48];
+    int n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid, (unsigned long long)tid);
+    uint32_t idx;
+    if (wt__strmap_get(&s->thread_map, key, (size_t)n, &idx) == 1)
+        return s->cur = &s->threads[idx];
+    uint64_t kept_tid = tid;
+    if (s->n_threads >= WT_MAX_THREADS) {
+        kept_tid = WT_OTHER_TID;
+        n = snprintf(key, sizeof key, "%llu/%llu", (unsigned long long)pid,
+                     (unsigned long long)kept_tid);
+    }
+    const int rc = wt__strmap_put(&s->thread_map, key, (size_t)n, (uint32_t)s->n_threads, &idx, NULL);
+    if (rc < 0)
         return NULL;
-    s->threads = nt;
-    s->last = s->n_threads++;
-    rs_thread *t = &s->threads[s->last];
-    t->pid = pid; /* cs and cap kept from an earlier file (zeroed) */
-    t->tid = tid;
-    return t;
+    if (rc == 1) {
+        rs_thread *nt = wt__grow_array(s->threads, &s->cap_threads, s->n_threads + 1, sizeof *nt);
+        if (!nt)
+            return NULL;
+        s->threads = nt;
+        rs_thread *t = &s->threads[s->n_threads++];
+        t->pid = pid; /* lv and cap kept from an earlier file (emptied) */
+        t->tid = kept_tid;
+    }
+    return s->cur = &s->threads[idx];
 }
 
-int wt_runsum_span(wt_runsum *s, const wt_event *ev)
+/* Inclusive time of a FAST category, the ledger's rule (wt_ledger_nest_span, walltime/ledger.h)
+ * counted as it goes: every span adds its duration, and a span of category c takes back what
+ * its children's subtrees had counted of c (it covers them whole); the level of its parent
+ * collects what its subtree counts per category, for the parent to do the same. A tree's
+ * total so is the ledger's (each outermost span of c once) whenever its root comes, and a cut
+ * file's orphans count as the ledger's flush counts them. */
+static int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d, uint32_t c, int64_t dur)
+{
+    rs_cat *cat = &s->cats[c];
+    rs_level *kids = &lv[d + 1], *here = &lv[d];
+    const uint64_t bit = (uint64_t)1 << c;
+    if (d > 0 && !here->v && !(here->v = malloc(FAST * sizeof *here->v)))
+        return WT_ENOMEM;
+    int64_t add = dur;
+    uint64_t m = kids->mask;
+    if (m) {
+        if (m & bit)
+            add -= kids->v[c];
+        if (d > 0) /* the children's other categories go up to this span's parent */
+            for (m &= ~bit; m; m &= m - 1) {
+                const unsigned x = (unsigned)__builtin_ctzll(m);
+                here->v[x] = here->mask >> x & 1 ? wt__sat_add_i64(here->v[x], kids->v[x])
+                                                 : kids->v[x];
+                here->mask |= (uint64_t)1 << x;
+            }
+        kids->mask = 0;
+    }
+    cat->incl = wt__sat_add_i64(cat->incl, add);
+    if (d > 0) {
+        here->v[c] = here->mask & bit ? wt__sat_add_i64(here->v[c], dur) : dur;
+        here->mask |= bit;
+    }
+    return 0;
+}
+
+int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
 {
     uint32_t ci;
     int rc = cat_of(s, ev->category, &ci);
@@ -150,15 +222,26 @@ int wt_runsum_span(wt_runsum *s, const wt_event *ev)
     const uint32_t d = wt__self_depth(ev->depth);
     if ((size_t)d + 2 > t->cap) {
         int64_t *ncs = wt__grow_array(t->cs, &t->cap, (size_t)d + 2, sizeof *ncs);
-        if (!ncs)
+        if (ncs)
+            t->cs = ncs;
+        rs_level *nl = ncs ? wt__grow_array(t->lv, &t->cap_lv, (size_t)d + 2, sizeof *nl) : NULL;
+        if (!nl)
             return WT_ENOMEM;
-        t->cs = ncs;
+        t->lv = nl;
     }
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
     rs_cat *c = &s->cats[ci];
     c->self = wt__sat_add_i64(c->self, wt__self_time(t->cs, d, dur));
     c->flat = wt__sat_add_i64(c->flat, dur);
-    return wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_incl, s);
+    if (ci < FAST) {
+        if ((rc = incl_fast(s, t->lv, d, ci, dur)) < 0)
+            return rc;
+    } else {
+        s->nest_on = 1; /* from here on the nests see every span: no such category came before */
+    }
+    if (s->nest_on)
+        return wt_ledger_nest_span(&t->nest, ev->depth, ci < FAST ? NO_CAT : ci, dur, add_incl, s);
+    return 0;
 }
 
 size_t wt_runsum_count(const wt_runsum *s) { return s->n_cats; }
@@ -172,8 +255,12 @@ void wt_runsum_free(wt_runsum *s)
     if (!s)
         return;
     wt__strmap_release(&s->names);
+    wt__strmap_release(&s->thread_map);
     for (size_t i = 0; i < s->cap_threads; i++) {
         free(s->threads[i].cs);
+        for (size_t d = 0; d < s->threads[i].cap_lv; d++)
+            free(s->threads[i].lv[d].v);
+        free(s->threads[i].lv);
         wt_ledger_nest_release(&s->threads[i].nest);
     }
     free(s->threads);

@@ -1,11 +1,13 @@
-/* One run's seconds per category, self, inclusive and flat, by the ledger's rules (selftime.h,
- * and wt_ledger_nest_* of walltime/ledger.h for inclusive, the ledger's own code; categories
- * past WT_MAX_CATEGORIES folded into WT_OTHER_CATEGORIES as the ledger folds them) and nothing
- * else: what trend needs of each of thousands of runs, without the ledger's coverage, medians
- * and per-label statistics (which cost it most of its time on small runs).
+/* One run's seconds per category, self, inclusive and flat, by the ledger's rules (selftime.h
+ * for self; for inclusive, the rule of wt_ledger_nest_* in walltime/ledger.h, counted as the
+ * spans come for the first 64 categories of a file and by wt_ledger_nest_* itself past them;
+ * categories past WT_MAX_CATEGORIES folded into WT_OTHER_CATEGORIES as the ledger folds them)
+ * and nothing else: what trend needs of each of thousands of runs, without the ledger's
+ * coverage, medians and per-label statistics (which cost it most of its time on small runs).
  *
  * A worker keeps one and resets it per file, so the per-file cost is the file's own work.
- * Memory: categories, threads x nesting depth. */
+ * Memory: categories, threads (folded past WT_MAX_THREADS, as the ledger folds them) x
+ * nesting depth x 3 words, and 64 words per level of a thread that held a subtree's time. */
 #ifndef WT_FLEET_RUNSUM_H
 #define WT_FLEET_RUNSUM_H
 

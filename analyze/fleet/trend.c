@@ -11,58 +11,72 @@
 #include "spanstat.h"
 #include "table.h"
 
-/* ---- one run, computed by a worker ---- */
+/* ---- one run, computed by a worker in one open of its file ---- */
 
 typedef struct run_cat {
-    char *name;
+    const char *name; /* the trend's copy (names) */
     double self_s, incl_s, flat_s;
 } run_cat;
 
-typedef struct run_result {
-    int skipped;           /* damaged or unreadable: named on stderr, not in the series */
-    int failed;            /* could not be read at all */
-    wt_source_result src;
-    char *values[WT_TREND_MAX_KEYS]; /* the --group metadata values, or NULL */
-    run_cat *cats;
-    size_t n_cats;
-} run_result;
-
-static void run_result_clear(run_result *r)
-{
-    for (int i = 0; i < WT_TREND_MAX_KEYS; i++)
-        free(r->values[i]);
-    for (size_t i = 0; i < r->n_cats; i++)
-        free(r->cats[i].name);
-    free(r->cats);
-    memset(r, 0, sizeof *r);
-}
-
-/* What the first pass knows of a file. */
-typedef struct run_head {
+/* What is kept of a run from its pass to the end: its header fields, its group and its
+ * seconds per category. Strings are the trend's interned copies (names), so a thousand runs of
+ * one host or category hold its name once. */
+typedef struct run_sum {
     const char *path;
+    int order;             /* its place on the command line: ties of start keep it */
+    int ok;                /* the header was read: start, run id and host are known */
+    int skipped;           /* damaged or unreadable: named on stderr, not in the series */
     int64_t start_utc_ns;
     char run_id[33];
-    char *host, *command;
-    int ok;
-    int order; /* its place on the command line: ties of start keep it */
-} run_head;
+    const char *host, *group;
+    run_cat *cats;
+    size_t n_cats;
+} run_sum;
 
-/* One run's pass: its per-category seconds (runsum.h) and the --group metadata. */
+/* A worker's pass over one file: the header (file_begin), the spans into the runsum, the
+ * --group metadata. Its strings are its own until interned at the end of the pass. */
 typedef struct run_ctx {
     const wt_trend_opts *o;
-    run_result *r;
+    run_sum *r;
     wt_runsum *rs;
+    char *values[WT_TREND_MAX_KEYS]; /* the --group metadata values, or NULL */
+    char *host, *command;
 } run_ctx;
 
-static int keep_value(run_ctx *m, const wt_event *ev)
+static void run_ctx_clear(run_ctx *m)
+{
+    for (int i = 0; i < WT_TREND_MAX_KEYS; i++)
+        free(m->values[i]);
+    free(m->host);
+    free(m->command);
+    memset(m->values, 0, sizeof m->values);
+    m->host = m->command = NULL;
+}
+
+static int run_begin(void *ctx, int fi, const char *path, const wt_trace_info *in)
+{
+    (void)fi, (void)path;
+    run_ctx *m = ctx;
+    const int64_t start = in->process_start_ns ? in->process_start_ns : in->open_ns;
+    m->r->start_utc_ns = start + in->anchor_real_ns - in->anchor_mono_ns;
+    wt_table_run_id(in, m->r->run_id);
+    m->host = strdup(in->host ? in->host : "");
+    m->command = strdup(in->cmdline ? in->cmdline : "");
+    m->r->ok = 1;
+    return m->host && m->command ? 0 : WT_ENOMEM;
+}
+
+/* Not inlined: run_event then needs no frame and hands each span on with a jump (a metadata
+ * event is rare; a span is every event). */
+__attribute__((noinline)) static int keep_value(run_ctx *m, const wt_event *ev)
 {
     for (int k = 0; k < m->o->n_keys; k++)
         if (!strcmp(ev->name, m->o->keys[k])) {
             char *v = strdup(ev->detail ? ev->detail : "");
             if (!v)
                 return WT_ENOMEM;
-            free(m->r->values[k]);
-            m->r->values[k] = v;
+            free(m->values[k]);
+            m->values[k] = v;
         }
     return 0;
 }
@@ -76,40 +90,36 @@ static int run_event(void *ctx, int fi, const wt_event *ev)
     return ev->kind == WT_EV_META && ev->name ? keep_value(m, ev) : 0;
 }
 
-/* Copies the run's categories out: the runsum's strings die at its next reset. */
-static int run_cats(run_result *r, const wt_runsum *rs)
+/* "k1=v1,k2=v2": a missing key reads "?"; `host` and `command` fall back to the header. */
+static char *group_name(const wt_trend_opts *o, const run_ctx *m)
 {
-    const size_t n = wt_runsum_count(rs);
-    r->cats = calloc(n ? n : 1, sizeof *r->cats);
-    if (!r->cats)
-        return WT_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        if (!(r->cats[i].name = strdup(wt_runsum_name(rs, i))))
-            return WT_ENOMEM;
-        r->cats[i].self_s = (double)wt_runsum_self_ns(rs, i) * 1e-9;
-        r->cats[i].flat_s = (double)wt_runsum_flat_ns(rs, i) * 1e-9;
-        r->cats[i].incl_s = (double)wt_runsum_incl_ns(rs, i) * 1e-9;
-        r->n_cats++;
+    size_t cap = 64, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    if (o->n_keys == 0) {
+        snprintf(s, cap, "all");
+        return s;
     }
-    return 0;
-}
-
-static int compute_run(const wt_trend_opts *o, const char *path, run_result *r, wt_runsum *rs)
-{
-    static const wt_source_ops ops = { NULL, run_event, NULL, NULL };
-    run_ctx m = { o, r, rs };
-    char *paths[1] = { (char *)path };
-    wt_runsum_reset(rs);
-    int rc = wt_source_run(paths, 1, &ops, &m, &r->src);
-    if (rc == 0 && r->src.files_ok == 0) {
-        r->skipped = 1;
-        r->failed = r->src.files_damaged == 0;
+    for (int k = 0; k < o->n_keys; k++) {
+        const char *key = o->keys[k], *v = m->values[k];
+        if (!v && !strcmp(key, "host"))
+            v = m->host;
+        else if (!v && !strcmp(key, "command"))
+            v = m->command;
+        size_t need = len + strlen(key) + (v ? strlen(v) : 1) + 3;
+        if (need > cap) {
+            char *ns = realloc(s, cap = need * 2);
+            if (!ns) {
+                free(s);
+                return NULL;
+            }
+            s = ns;
+        }
+        len += (size_t)snprintf(s + len, cap - len, "%s%s=%s", k ? "," : "", key, v ? v : "?");
     }
-    if (rc == 0 && !r->skipped) {
-        wt_runsum_finish(rs);
-        rc = run_cats(r, rs);
-    }
-    return rc;
+    return s;
 }
 
 /* ---- the series: groups x categories ---- */
@@ -132,8 +142,10 @@ struct wt_trend {
     const wt_trend_opts *o;
     wt_json j;
     FILE *out;
-    run_head *heads;
-    int n_heads;
+    run_sum *runs;     /* [command-line order] */
+    run_sum **order;   /* [start order] */
+    int n_runs;
+    wt__strmap names;  /* hosts, group names, categories of the runs read (under mu) */
     wt__strmap group_map, cat_map;
     group *groups;
     size_t n_groups, cap_groups;
@@ -144,86 +156,10 @@ struct wt_trend {
     wt_trend_chart charts[WT_TREND_MAX_CHARTS];
     size_t n_charts;
     wt_trend_result res;
-    /* the reorder ring between workers and the consumer */
+    /* the workers: each takes the next file */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    run_result *ring;
-    int *ready;
-    int ring_n;
-    int next, consumed, stop;
+    int next, err;
 };
-
-static int head_cmp(const void *a, const void *b)
-{
-    const run_head *x = a, *y = b;
-    if (x->ok != y->ok)
-        return y->ok - x->ok; /* the unreadable last: never read again */
-    if (x->start_utc_ns != y->start_utc_ns)
-        return x->start_utc_ns < y->start_utc_ns ? -1 : 1;
-    return x->order - y->order;
-}
-
-static int read_heads(wt_trend *t, char *const *paths, int n)
-{
-    t->heads = calloc(n ? (size_t)n : 1, sizeof *t->heads);
-    if (!t->heads)
-        return WT_ENOMEM;
-    t->n_heads = n;
-    for (int i = 0; i < n; i++) {
-        run_head *h = &t->heads[i];
-        h->path = paths[i];
-        h->order = i;
-        wt_reader *r = NULL;
-        if (wt_reader_open(paths[i], &r) < 0) {
-            wt_reader_free(r); /* the worker's pass names the problem */
-            continue;
-        }
-        const wt_trace_info *in = wt_reader_info(r);
-        int64_t start = in->process_start_ns ? in->process_start_ns : in->open_ns;
-        h->start_utc_ns = start + in->anchor_real_ns - in->anchor_mono_ns;
-        wt_table_run_id(in, h->run_id);
-        h->host = strdup(in->host ? in->host : "");
-        h->command = strdup(in->cmdline ? in->cmdline : "");
-        h->ok = 1;
-        wt_reader_free(r);
-        if (!h->host || !h->command)
-            return WT_ENOMEM;
-    }
-    qsort(t->heads, (size_t)n, sizeof *t->heads, head_cmp);
-    return 0;
-}
-
-/* "k1=v1,k2=v2": a missing key reads "?"; `host` and `command` fall back to the header. */
-static char *group_name(const wt_trend *t, const run_head *h, const run_result *r)
-{
-    size_t cap = 64, len = 0;
-    char *s = malloc(cap);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    if (t->o->n_keys == 0) {
-        snprintf(s, cap, "all");
-        return s;
-    }
-    for (int k = 0; k < t->o->n_keys; k++) {
-        const char *key = t->o->keys[k], *v = r->values[k];
-        if (!v && !strcmp(key, "host"))
-            v = h->host;
-        else if (!v && !strcmp(key, "command"))
-            v = h->command;
-        size_t need = len + strlen(key) + (v ? strlen(v) : 1) + 3;
-        if (need > cap) {
-            char *ns = realloc(s, cap = need * 2);
-            if (!ns) {
-                free(s);
-                return NULL;
-            }
-            s = ns;
-        }
-        len += (size_t)snprintf(s + len, cap - len, "%s%s=%s", k ? "," : "", key, v ? v : "?");
-    }
-    return s;
-}
 
 static group *group_of(wt_trend *t, const char *name)
 {
@@ -287,14 +223,14 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     if (!nc)
         return WT_ENOMEM;
     t->changes = nc;
-    const run_head *h = &t->heads[c->ref];
+    const run_sum *h = t->order[c->ref];
     wt_trend_change *x = &t->changes[t->res.n_changes++];
     memset(x, 0, sizeof *x);
     x->group = g->name;
     x->category = t->cat_names[ci];
     memcpy(x->run_id, h->run_id, 33);
     x->host = h->host;
-    x->file = (char *)h->path;
+    x->file = h->path;
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
     x->before_s = c->before;
@@ -322,20 +258,11 @@ static int open_chart(wt_trend *t, series *s)
 }
 
 /* The consumer: run `k` (start order) into its group's series. */
-static int consume(wt_trend *t, int k, run_result *r)
+static int consume(wt_trend *t, int k, const run_sum *h)
 {
-    t->res.src.files_ok += r->src.files_ok;
-    t->res.src.files_damaged += r->src.files_damaged;
-    t->res.src.files_failed += r->src.files_failed;
-    t->res.src.files_no_end += r->src.files_no_end;
-    if (r->skipped)
+    if (h->skipped)
         return 0;
-    const run_head *h = &t->heads[k];
-    char *gname = group_name(t, h, r);
-    if (!gname)
-        return WT_ENOMEM;
-    group *g = group_of(t, gname);
-    free(gname);
+    group *g = group_of(t, h->group);
     if (!g) {
         if (t->n_groups < WT_TREND_MAX_GROUPS)
             return WT_ENOMEM;
@@ -354,31 +281,32 @@ static int consume(wt_trend *t, int k, run_result *r)
         wt_json_string(&t->j, "group", g->name);
         wt_json_object_begin(&t->j, "categories");
     }
-    for (size_t i = 0; i < r->n_cats; i++) {
+    for (size_t i = 0; i < h->n_cats; i++) {
+        const run_cat *rc = &h->cats[i];
         size_t ci;
-        series *s = series_of(t, g, r->cats[i].name, &ci);
+        series *s = series_of(t, g, rc->name, &ci);
         if (!s)
             return WT_ENOMEM;
         s->runs++;
-        s->sum_self += r->cats[i].self_s;
-        s->sum_flat += r->cats[i].flat_s;
-        s->sum_incl += r->cats[i].incl_s;
+        s->sum_self += rc->self_s;
+        s->sum_flat += rc->flat_s;
+        s->sum_incl += rc->incl_s;
         wt_cp_change c;
-        if (wt_cp_push(&s->cp, r->cats[i].incl_s, k, &c)) {
+        if (wt_cp_push(&s->cp, rc->incl_s, k, &c)) {
             s->changes++;
             if (add_change(t, g, ci, &c) < 0 || open_chart(t, s) < 0)
                 return WT_ENOMEM;
         } else if (s->chart) {
             wt_trend_chart *ch = &t->charts[s->chart - 1];
-            ch->v[ch->n++] = r->cats[i].incl_s;
+            ch->v[ch->n++] = rc->incl_s;
             if (ch->n >= ch->at + (size_t)t->o->cp.persist + WT_TREND_CHART_AFTER)
                 s->chart = 0;
         }
         if (t->o->json) {
-            wt_json_object_begin(&t->j, r->cats[i].name);
-            wt_json_fixed(&t->j, "inclusive_s", r->cats[i].incl_s, 9);
-            wt_json_fixed(&t->j, "self_s", r->cats[i].self_s, 9);
-            wt_json_fixed(&t->j, "flat_s", r->cats[i].flat_s, 9);
+            wt_json_object_begin(&t->j, rc->name);
+            wt_json_fixed(&t->j, "inclusive_s", rc->incl_s, 9);
+            wt_json_fixed(&t->j, "self_s", rc->self_s, 9);
+            wt_json_fixed(&t->j, "flat_s", rc->flat_s, 9);
             wt_json_object_end(&t->j);
         }
     }
@@ -389,49 +317,110 @@ static int consume(wt_trend *t, int k, run_result *r)
     return 0;
 }
 
-/* ---- workers: each takes the next run in start order, at most ring_n ahead ---- */
+/* ---- workers: each takes the next file, reads it once, keeps its summary ---- */
+
+/* The trend's copy of `s` (call under mu): stable until the trend is freed. NULL: no memory. */
+static const char *intern(wt_trend *t, const char *s)
+{
+    uint32_t v;
+    const char *kept = NULL;
+    return wt__strmap_put(&t->names, s, strlen(s), 0, &v, &kept) < 0 ? NULL : kept;
+}
+
+/* The run's summary from the finished pass: its categories' seconds, its host and group. */
+static int keep_run(wt_trend *t, run_ctx *m)
+{
+    run_sum *r = m->r;
+    const size_t n = wt_runsum_count(m->rs);
+    char *gname = group_name(t->o, m);
+    r->cats = calloc(n ? n : 1, sizeof *r->cats);
+    int rc = gname && r->cats ? 0 : WT_ENOMEM;
+    pthread_mutex_lock(&t->mu);
+    if (rc == 0 && (!(r->host = intern(t, m->host)) || !(r->group = intern(t, gname))))
+        rc = WT_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        run_cat *c = &r->cats[i];
+        if (!(c->name = intern(t, wt_runsum_name(m->rs, i)))) {
+            rc = WT_ENOMEM;
+            break;
+        }
+        c->self_s = (double)wt_runsum_self_ns(m->rs, i) * 1e-9;
+        c->flat_s = (double)wt_runsum_flat_ns(m->rs, i) * 1e-9;
+        c->incl_s = (double)wt_runsum_incl_ns(m->rs, i) * 1e-9;
+        r->n_cats++;
+    }
+    pthread_mutex_unlock(&t->mu);
+    free(gname);
+    return rc;
+}
+
+/* One file, one open: header, spans and metadata in the same pass. */
+static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs)
+{
+    static const wt_source_ops ops = { run_begin, run_event, NULL, NULL };
+    run_ctx m = { .o = t->o, .r = r, .rs = rs };
+    char *paths[1] = { (char *)r->path };
+    wt_runsum_reset(rs);
+    wt_source_result src = { 0 };
+    int rc = wt_source_run(paths, 1, &ops, &m, &src);
+    pthread_mutex_lock(&t->mu); /* the files' fates, summed as they are read */
+    t->res.src.files_ok += src.files_ok;
+    t->res.src.files_damaged += src.files_damaged;
+    t->res.src.files_failed += src.files_failed;
+    t->res.src.files_no_end += src.files_no_end;
+    pthread_mutex_unlock(&t->mu);
+    if (rc == 0 && (src.files_ok == 0 || !r->ok))
+        r->skipped = 1; /* damaged (a damaged run's numbers would be a false change) or unread */
+    if (rc == 0 && !r->skipped) {
+        wt_runsum_finish(rs);
+        rc = keep_run(t, &m);
+    }
+    run_ctx_clear(&m);
+    return rc;
+}
 
 static void *worker(void *arg)
 {
     wt_trend *t = arg;
     wt_runsum *rs = NULL;
-    int rs_rc = wt_runsum_create(&rs);
+    int rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
-    for (;;) {
-        while (!t->stop && t->next < t->n_heads && t->next >= t->consumed + t->ring_n)
-            pthread_cond_wait(&t->cv, &t->mu);
-        if (t->stop || t->next >= t->n_heads)
-            break;
-        int k = t->next++;
+    while (rc == 0 && !t->err && t->next < t->n_runs) {
+        run_sum *r = &t->runs[t->next++];
         pthread_mutex_unlock(&t->mu);
-        run_result r;
-        memset(&r, 0, sizeof r);
-        int rc = 0;
-        if (rs_rc < 0) {
-            rc = rs_rc;
-        } else if (t->heads[k].ok) {
-            rc = compute_run(t->o, t->heads[k].path, &r, rs);
-        } else {
-            /* unreadable: let the source driver name it */
-            wt_source_ops none = { 0 };
-            char *p[1] = { (char *)t->heads[k].path };
-            wt_source_run(p, 1, &none, NULL, &r.src);
-            r.skipped = r.failed = 1;
-        }
+        rc = read_run(t, r, rs);
         pthread_mutex_lock(&t->mu);
-        if (rc < 0)
-            r.skipped = 2; /* out of memory: the consumer stops */
-        t->ring[k % t->ring_n] = r;
-        t->ready[k % t->ring_n] = 1;
-        pthread_cond_broadcast(&t->cv);
     }
+    if (rc < 0 && !t->err)
+        t->err = rc; /* out of memory: the others stop at their next file */
     pthread_mutex_unlock(&t->mu);
     wt_runsum_free(rs);
     return NULL;
 }
 
-static int run_all(wt_trend *t)
+static int start_cmp(const void *a, const void *b)
 {
+    const run_sum *x = *(run_sum *const *)a, *y = *(run_sum *const *)b;
+    if (x->ok != y->ok)
+        return y->ok - x->ok; /* the unreadable last */
+    if (x->start_utc_ns != y->start_utc_ns)
+        return x->start_utc_ns < y->start_utc_ns ? -1 : 1;
+    return x->order - y->order;
+}
+
+/* Reads every file (in parallel), then orders the runs by start and feeds the series. */
+static int run_all(wt_trend *t, char *const *paths, int n)
+{
+    t->runs = calloc(n ? (size_t)n : 1, sizeof *t->runs);
+    t->order = calloc(n ? (size_t)n : 1, sizeof *t->order);
+    if (!t->runs || !t->order)
+        return WT_ENOMEM;
+    t->n_runs = n;
+    for (int i = 0; i < n; i++) {
+        t->runs[i].path = paths[i];
+        t->runs[i].order = i;
+        t->order[i] = &t->runs[i];
+    }
     int nthreads = t->o->threads;
     if (nthreads <= 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -439,39 +428,26 @@ static int run_all(wt_trend *t)
     }
     if (nthreads > 256)
         nthreads = 256;
-    t->ring_n = 4 * nthreads;
-    t->ring = calloc((size_t)t->ring_n, sizeof *t->ring);
-    t->ready = calloc((size_t)t->ring_n, sizeof *t->ready);
-    if (!t->ring || !t->ready)
-        return WT_ENOMEM;
+    if (nthreads > n)
+        nthreads = n > 0 ? n : 1;
     pthread_t tids[256];
-    int started = 0, rc = 0;
+    int started = 0;
     for (; started < nthreads; started++)
         if (pthread_create(&tids[started], NULL, worker, t) != 0)
             break;
     if (started == 0)
-        rc = WT_ENOMEM;
-    for (int k = 0; rc == 0 && k < t->n_heads; k++) {
-        pthread_mutex_lock(&t->mu);
-        while (!t->ready[k % t->ring_n])
-            pthread_cond_wait(&t->cv, &t->mu);
-        run_result r = t->ring[k % t->ring_n];
-        t->ready[k % t->ring_n] = 0;
-        t->consumed = k + 1;
-        pthread_cond_broadcast(&t->cv);
-        pthread_mutex_unlock(&t->mu);
-        rc = r.skipped == 2 ? WT_ENOMEM : consume(t, k, &r);
-        run_result_clear(&r);
-    }
-    pthread_mutex_lock(&t->mu);
-    t->stop = 1;
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
+        worker(t); /* no thread to be had: read them here */
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
-    for (int i = 0; i < t->ring_n; i++)
-        if (t->ready[i])
-            run_result_clear(&t->ring[i]);
+    if (t->err)
+        return t->err;
+    qsort(t->order, (size_t)n, sizeof *t->order, start_cmp);
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < n; k++) {
+        rc = consume(t, k, t->order[k]);
+        free(t->order[k]->cats); /* consumed: only its header stays (changes point at it) */
+        t->order[k]->cats = NULL;
+    }
     return rc;
 }
 
@@ -565,11 +541,8 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
     t->o = o;
     t->out = out;
     pthread_mutex_init(&t->mu, NULL);
-    pthread_cond_init(&t->cv, NULL);
     *tp = t;
-    int rc = read_heads(t, paths, n);
-    if (rc < 0)
-        return rc;
+    int rc;
     if (o->json) {
         wt_json_init(&t->j, out, 1);
         wt_json_object_begin(&t->j, NULL);
@@ -587,7 +560,7 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
         wt_json_object_end(&t->j);
         wt_json_array_begin(&t->j, "runs");
     }
-    if ((rc = run_all(t)) < 0)
+    if ((rc = run_all(t, paths, n)) < 0)
         return rc;
     t->res.groups = (int64_t)t->n_groups;
     t->res.categories = (int64_t)t->n_cats;
@@ -619,17 +592,14 @@ void wt_trend_free(wt_trend *t)
     free(t->cat_names);
     wt__strmap_release(&t->group_map);
     wt__strmap_release(&t->cat_map);
-    for (int i = 0; i < t->n_heads; i++) {
-        free(t->heads[i].host);
-        free(t->heads[i].command);
-    }
-    free(t->heads);
+    wt__strmap_release(&t->names);
+    for (int i = 0; i < t->n_runs; i++)
+        free(t->runs[i].cats);
+    free(t->runs);
+    free(t->order);
     free(t->changes);
     for (size_t i = 0; i < t->n_charts; i++)
         free(t->charts[i].v);
-    free(t->ring);
-    free(t->ready);
     pthread_mutex_destroy(&t->mu);
-    pthread_cond_destroy(&t->cv);
     free(t);
 }

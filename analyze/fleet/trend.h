@@ -7,11 +7,12 @@
  * (the ledger's, runsum.h); the change-point rule runs on inclusive seconds, as the ledger's
  * budgets do.
  *
- * Reading: a first pass opens every header (start time, run id, host) and orders the runs;
- * then worker threads (one per core) each compute one run's seconds at a time, in that order,
- * and hand it over through a bounded reorder ring, so the rule sees runs in start order while
- * all cores read. Memory: groups x categories x the rule's window, the ring, and the files'
- * headers (paths, start times); never spans. */
+ * Reading: worker threads (one per core) each take the next file and read it once: its header
+ * (start time, run id, host), its spans into per-category seconds, its --group metadata; what
+ * is kept of the run is that summary. When every file is read, the runs are ordered by start
+ * and fed to the series, so the rule sees them in start order. Memory: groups x categories x
+ * the rule's window, and per run its summary (header fields, categories x 3 doubles; names
+ * interned once); never spans. */
 #ifndef WT_FLEET_TREND_H
 #define WT_FLEET_TREND_H
 
@@ -38,8 +39,8 @@ typedef struct wt_trend_opts {
 typedef struct wt_trend_change {
     const char *group, *category;
     char run_id[33];
-    char *host;
-    char *file;
+    const char *host;
+    const char *file;
     int64_t start_utc_ns;
     int64_t run_index;      /* the run's place in start order, from 0 */
     double before_s, after_s, scale_s;
@@ -69,11 +70,10 @@ typedef struct wt_trend_result {
 
 typedef struct wt_trend wt_trend;
 
-/* Runs the trend of `paths[0..n)`, writing the per-run series as they come to `out` (text: one
- * line per change as found is not printed; the runs are only counted; JSON: the "runs" array),
- * then the summary (text table / "series" and "changes"). Damaged and unreadable files are
- * named on stderr and left out of the series. Returns 0 and *out_trend (free it), or a
- * negative WT_E*. */
+/* Runs the trend of `paths[0..n)`: reads every file, then writes to `out` the per-run series in
+ * start order (JSON: the "runs" array; text: the runs are only counted), then the summary (text
+ * table / "series" and "changes"). Damaged and unreadable files are named on stderr (as they are
+ * read) and left out of the series. Returns 0 and *out_trend (free it), or a negative WT_E*. */
 int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **t);
 
 const wt_trend_result *wt_trend_result_get(const wt_trend *t);

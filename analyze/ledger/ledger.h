@@ -183,6 +183,8 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
                                size_t n_anomaly_lines);
 /* JSON: the "walltime-ledger/1" object (docs/ANALYZE.md) as the value `key` of j. */
 void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char *key);
+/* The same object's members only, into an object the caller opened (and may add to). */
+void wt_ledger_calc_render_json_members(const wt_ledger_calc *lc, wt_json *j);
 
 /* NULL is a no-op. */
 void wt_ledger_calc_free(wt_ledger_calc *lc);

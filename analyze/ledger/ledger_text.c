@@ -477,11 +477,10 @@ static const char *end_name(wt_trace_end e)
     return e == WT_END_CLEAN ? "clean" : e == WT_END_SIGNAL ? "signal" : "none";
 }
 
-void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char *key)
+void wt_ledger_calc_render_json_members(const wt_ledger_calc *lc, wt_json *j)
 {
     const wt_ledger_result *r = &lc->res;
     const double denom = r->wall > 0 ? r->wall : 1.0;
-    wt_json_object_begin(j, key);
     wt_json_string(j, "schema", "walltime-ledger/1");
     wt_json_string(j, "title", lc->title);
     wt_json_string(j, "mode", lc->opts.flat ? "flat" : "reconciled");
@@ -595,5 +594,11 @@ void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char
         wt_json_object_end(j);
     }
     wt_json_array_end(j);
+}
+
+void wt_ledger_calc_render_json(const wt_ledger_calc *lc, wt_json *j, const char *key)
+{
+    wt_json_object_begin(j, key);
+    wt_ledger_calc_render_json_members(lc, j);
     wt_json_object_end(j);
 }
