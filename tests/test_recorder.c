@@ -546,6 +546,53 @@ static void test_recorder_fork_child_never_writes_parents_file(void **state)
     rt_free(t);
 }
 
+/* ---- a writer stuck on a FIFO ------------------------------------------------------------ */
+
+/* Makes the FIFO `dir`/fifo (its path in fifo[600]) and opens its read end, not blocking:
+ * the writer's open then succeeds and nobody reads until fifo_drain(). */
+static int fifo_make(char *fifo)
+{
+    snprintf(fifo, 600, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    const int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    return rd;
+}
+
+/* Copies what the FIFO's read end `rd` holds into `out` until the writer closes it, then
+ * checks that the recording child `pid` exited with 0. */
+static void fifo_drain(int rd, const char *out, pid_t pid)
+{
+    fcntl(rd, F_SETFL, 0);
+    FILE *f = fopen(out, "wb");
+    assert_non_null(f);
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(rd, buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)n, f);
+    fclose(f);
+    close(rd);
+    int st;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* The trace at `out`, its spans and the sum of its DROPPED counts. */
+static rt_trace *read_spans_dropped(const char *out, uint64_t *spans, uint64_t *dropped)
+{
+    rt_trace *t = rt_read(out);
+    assert_int_equal(t->open_rc, 0);
+    *spans = *dropped = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->ev[i].ev.kind == WT_EV_SPAN)
+            (*spans)++;
+        else if (t->ev[i].ev.kind == WT_EV_DROPPED)
+            *dropped += (uint64_t)t->ev[i].ev.count;
+    }
+    return t;
+}
+
 /* ---- a stuck writer: drop with a count --------------------------------------------------- */
 
 #define N_STUCK 200000
@@ -556,11 +603,8 @@ static void test_recorder_stuck_writer_drops_with_a_count(void **state)
     /* the trace goes into a FIFO nobody reads for a while: the writer blocks in write(),
      * the 1 Ki-entry ring fills, the thread waits 200 ms for progress and then drops */
     char fifo[600], out[600];
-    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     snprintf(out, sizeof out, "%s/drained.wtrace", dir);
-    assert_int_equal(mkfifo(fifo, 0644), 0);
-    const int rd = open(fifo, O_RDONLY | O_NONBLOCK);
-    assert_true(rd >= 0);
+    const int rd = fifo_make(fifo);
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {
@@ -575,27 +619,9 @@ static void test_recorder_stuck_writer_drops_with_a_count(void **state)
         exit(wt_close() == 0 ? 0 : 11);
     }
     sleep(1); /* the child records while its writer is stuck */
-    fcntl(rd, F_SETFL, 0);
-    FILE *f = fopen(out, "wb");
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(rd, buf, sizeof buf)) > 0)
-        fwrite(buf, 1, (size_t)n, f);
-    fclose(f);
-    close(rd);
-    int st;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 0);
-    rt_trace *t = rt_read(out);
-    assert_int_equal(t->open_rc, 0);
-    uint64_t spans = 0, dropped = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->ev[i].ev.kind == WT_EV_SPAN)
-            spans++;
-        else if (t->ev[i].ev.kind == WT_EV_DROPPED)
-            dropped += (uint64_t)t->ev[i].ev.count;
-    }
+    fifo_drain(rd, out, pid);
+    uint64_t spans, dropped;
+    rt_trace *t = read_spans_dropped(out, &spans, &dropped);
     assert_true(dropped > 0);
     assert_int_equal(spans + dropped, N_STUCK); /* every span is either there or counted */
     assert_int_equal(t->stats.end, WT_END_CLEAN);
@@ -624,13 +650,10 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
      * writer stays stuck. Every span is in the file or counted, and the exit ledger shows the
      * count the DROPPED records hold. */
     char fifo[600], out[600], err[600], times[600];
-    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     snprintf(out, sizeof out, "%s/drained.wtrace", dir);
     snprintf(err, sizeof err, "%s/stderr.txt", dir);
     snprintf(times, sizeof times, "%s/times.txt", dir);
-    assert_int_equal(mkfifo(fifo, 0644), 0);
-    const int rd = open(fifo, O_RDONLY | O_NONBLOCK);
-    assert_true(rd >= 0);
+    const int rd = fifo_make(fifo);
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {
@@ -659,20 +682,9 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
         exit(wt_close() == 0 ? 0 : 11);
     }
     sleep(1); /* the child records while its writer is stuck */
-    fcntl(rd, F_SETFL, 0);
-    FILE *f = fopen(out, "wb");
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(rd, buf, sizeof buf)) > 0)
-        fwrite(buf, 1, (size_t)n, f);
-    fclose(f);
-    close(rd);
-    int st;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 0);
+    fifo_drain(rd, out, pid);
     long long longest = -1, long_calls = -1;
-    f = fopen(times, "r");
+    FILE *f = fopen(times, "r");
     assert_non_null(f);
     assert_int_equal(fscanf(f, "%lld %lld", &longest, &long_calls), 2);
     fclose(f);
@@ -680,15 +692,8 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
     assert_true(longest < (BOUND_MS + 100) * 1000000LL);  /* and no call waited much longer */
     /* one stall, one wait past the bound: the FIFO's buffer may let one more frame through */
     assert_true(long_calls >= 1 && long_calls <= 2);
-    rt_trace *t = rt_read(out);
-    assert_int_equal(t->open_rc, 0);
-    uint64_t spans = 0, dropped = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->ev[i].ev.kind == WT_EV_SPAN)
-            spans++;
-        else if (t->ev[i].ev.kind == WT_EV_DROPPED)
-            dropped += (uint64_t)t->ev[i].ev.count;
-    }
+    uint64_t spans, dropped;
+    rt_trace *t = read_spans_dropped(out, &spans, &dropped);
     assert_true(dropped > 0);
     assert_int_equal(spans + dropped, N_BOUND);
     rt_free(t);
@@ -701,6 +706,56 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
     const char *eol = strchr(line, '\n');
     const char *at = strstr(line, count);
     assert_true(at && (!eol || at < eol));
+}
+
+/* ---- the default ring: a burst it holds without waiting for the writer -------------------- */
+
+/* More than a 16 Ki-entry ring (the default before) plus what a 4 KiB pipe lets the writer
+ * commit (under 6,000 spans at the 0.7 bytes a repeated span compresses to); less than the
+ * default of 32 Ki entries (docs/RECORDER.md, "Ring size"). */
+#define N_BURST 30000
+
+static void test_recorder_default_ring_holds_a_burst_while_the_writer_is_stuck(void **state)
+{
+    (void)state;
+    /* a FIFO with a 4 KiB buffer nobody reads until the burst is over: the writer soon blocks
+     * in write() and commits nothing more, so the thread has only its ring (and what the pipe
+     * took). With a ring of N_BURST entries or more nothing waits and nothing is dropped;
+     * with a smaller one the call that finds it full waits the 50 ms bound and the rest of
+     * the burst is dropped. */
+    char fifo[600], out[600];
+    snprintf(out, sizeof out, "%s/burst.wtrace", dir);
+    const int rd = fifo_make(fifo);
+    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
+    int done[2];
+    assert_int_equal(pipe(done), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(done[0]);
+        setenv("WALLTIME_SUMMARY", "0", 1);
+        unsetenv("WALLTIME_RING"); /* the default is what this test is about */
+        setenv("WALLTIME_RING_WAIT_MS", "50", 1);
+        if (wt_open(fifo) != 0)
+            _exit(10);
+        for (int i = 0; i < N_BURST; i++) {
+            const wt_span h = wt_begin("work", "s");
+            wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+        }
+        if (write(done[1], "x", 1) != 1)
+            _exit(12);
+        exit(wt_close() == 0 ? 0 : 11);
+    }
+    close(done[1]);
+    char c;
+    assert_int_equal(read(done[0], &c, 1), 1); /* the burst is over: now drain the FIFO */
+    close(done[0]);
+    fifo_drain(rd, out, pid);
+    uint64_t spans, dropped;
+    rt_trace *t = read_spans_dropped(out, &spans, &dropped);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(spans, N_BURST);
+    rt_free(t);
 }
 
 /* ---- a slow writer: the thread waits for it and loses nothing ---------------------------- */
@@ -868,6 +923,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stalled_writer_blocks_a_call_at_most_the_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_default_ring_holds_a_burst_while_the_writer_is_stuck, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_full_ring_waits_for_the_writer_and_loses_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_abort_keeps_every_event_and_says_sigabrt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_kill9_of_a_short_run_keeps_its_events, setup, teardown),

@@ -14,7 +14,7 @@
 #include "rec_state.h"
 
 #define DEFAULT_TEMPLATE "walltime-%p.wtrace"
-#define DEFAULT_RING 16384u /* entries per thread: see docs/RECORDER.md for the measurement */
+#define DEFAULT_RING 32768u /* entries per thread (768 KiB): docs/RECORDER.md, "Ring size" */
 #define DEFAULT_LEVEL 1
 #define DEFAULT_RING_WAIT_MS 500 /* the longest wait for ring space: docs/RECORDER.md */
 

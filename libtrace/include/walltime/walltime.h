@@ -61,7 +61,8 @@
  *                                invariant TSC (the default, cheaper; =tsc) is available.
  *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
  *   WALLTIME_RING=N              ring entries per recording thread, a power of two
- *                                1024..1048576 (tuning; default 16384, 24 bytes each).
+ *                                1024..1048576 (tuning; default 32768, 24 bytes each:
+ *                                768 KiB per recording thread, touched as it fills).
  *   WALLTIME_RANK=N, else RANK=N; LOCAL_RANK=N; WORLD_SIZE=N
  *                                recorded at open as the metadata "rank", "local_rank",
  *                                "world_size" (decimal integers 0..2^31-1; others ignored).
