@@ -318,9 +318,10 @@ static int one_pattern_main(const char *pname, const char *style, const char *sp
     loop_once(pat, fmt, 1, N_SPANS); /* warm: the thread, its strings and caches */
     const double f = floor_once();
     const run_res r = one_pattern(pat, fmt, un);
-    const double base = loop_once(pat, fmt, 0, un).cpu;
-    printf("%s %s: %u spans, %.1f ns thread CPU per span (loop alone %.1f), floor %.1f ns, %.2fx, %ld voluntary switches\n",
-           pname, style, un, r.cpu - base, base, f, (r.cpu - base) / f, r.vcsw);
+    const run_res base = loop_once(pat, fmt, 0, un);
+    printf("%s %s: %u spans, %.1f ns thread CPU per span (loop alone %.1f), floor %.1f ns, %.2fx, %ld voluntary switches; process CPU %.1f ns, %.2fx; wall %.1f ns\n",
+           pname, style, un, r.cpu - base.cpu, base.cpu, f, (r.cpu - base.cpu) / f, r.vcsw,
+           r.proc - base.proc, (r.proc - base.proc) / f, r.wall - base.wall);
     return 0;
 }
 
