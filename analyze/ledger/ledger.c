@@ -188,6 +188,18 @@ static void cov_compact(wt_ledger_calc *lc)
 /* Adds [s, e) to the union; returns how many ns of it were not covered before. */
 static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped)
 {
+    wt_ledger_cover *c = &lc->cover;
+    /* A span past the end of the set, the common case when spans come in time order (every
+     * span of a program whose spans are all top-level): appended here, as
+     * wt_ledger_cover_add() would, without its call and search (about 60 instructions a span
+     * on the repeated and random shapes). Anything else (overlap, clipping, growth, the
+     * bound) is wt_ledger_cover_add()'s. */
+    if (c->n && c->iv[c->n - 1].e < s && s < e && s >= c->frontier && c->n < c->cap &&
+        c->n < WT_LEDGER_MAX_INTERVALS) {
+        c->iv[c->n++] = (wt_ledger_iv){ s, e };
+        *clipped = 0;
+        return e - s;
+    }
     int64_t fresh = 0;
     int rc = wt_ledger_cover_add(&lc->cover, s, e, WT_LEDGER_MAX_INTERVALS, &fresh, clipped);
     if (rc == WT_ENOSPC) {
@@ -309,9 +321,10 @@ static int grow_depth(lc_thread *t, uint32_t d)
 }
 
 /* One span: everything wt_ledger_calc_event() does for it (wt__ledger_calc_span() takes this
- * path for all but the common case). */
+ * path for all but the common case). pc is the span's (category, label) cache slot, looked up
+ * once by the caller (a second look-up would undo the first's move in the set). */
 static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_event *ev,
-                                                  uint32_t **peer)
+                                                  wt__pair_slot *pc, uint32_t **peer)
 {
     lc_proc *p = lc->cur;
     if (WT_UNLIKELY(!p))
@@ -328,7 +341,6 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
         p->first_ts = ts;
 
     const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
-    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
     int rc;
     if (WT_UNLIKELY(!(pc->valid && pc->a == ca && pc->b == la)) && (rc = span_keys(lc, ev, pc)) < 0)
         return rc;
@@ -425,7 +437,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
     if (WT_UNLIKELY(!p || pc->valid != LC_SLOT_KEPT || pc->a != ca || pc->b != la || !lc->last_t ||
                     lc->opts.by_label))
-        return span_general(lc, ev, peer);
+        return span_general(lc, ev, pc, peer);
     lc_thread *t = lc->last_t;
     lc_cat *c = &lc->cats[pc->x];
     const uint32_t ci = pc->x;
@@ -435,7 +447,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
                     (miss && lc->n_misses < WT_LEDGER_MAX_MISSES) ||
                     (ev->flags & WT_EVF_UNCLOSED) || end < p->sync_wm ||
                     c->st.n + 1 >= c->st.next || d + 2 > t->cap_depth || ci >= t->cap_pend))
-        return span_general(lc, ev, peer);
+        return span_general(lc, ev, pc, peer);
 
     *peer = &pc->z;
     if (end > p->last_ts)
