@@ -502,7 +502,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
 
     const int64_t self = wt__self_time(t->child_sum, d, dur);
     t->spans++;
-    const wt_ledger_nest_level *lv = t->nest.levels;
+    wt_ledger_nest_level *lv = t->nest.levels;
     if (ev->depth == 0 && t->n_touched == 0 && lv && lv[0].n == 0 && lv[1].n == 0)
         return lone_top(lc, t, p, ci, ts, end, dur, self);
     lc_pend *pe = &t->pend[ci];
@@ -512,7 +512,14 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     }
     pe->ns = wt__sat_add_i64(pe->ns, self);
     t->pend_total = wt__sat_add_i64(t->pend_total, self);
-    if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc) < 0))
+    /* wt_ledger_nest_span()'s commonest case inline, with its arithmetic: a leaf below the top
+     * level (no level open under it) whose category is the last its level holds, the loads
+     * of one phase: a sum into that item (nested: 9 spans in 10, some 60 instructions each) */
+    const uint32_t nd = ev->depth < WT_LEDGER_NEST_LEVELS - 2 ? ev->depth : WT_LEDGER_NEST_LEVELS - 2;
+    wt_ledger_nest_level *here = lv ? &lv[nd] : NULL;
+    if (nd > 0 && here && lv[nd + 1].n == 0 && here->n && here->v[here->n - 1].cat == ci)
+        here->v[here->n - 1].ns = wt__sat_add_i64(here->v[here->n - 1].ns, dur);
+    else if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc) < 0))
         return WT_ENOMEM;
     if (ts < t->env_start)
         t->env_start = ts;
