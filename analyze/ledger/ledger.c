@@ -186,20 +186,9 @@ static void cov_compact(wt_ledger_calc *lc)
 }
 
 /* Adds [s, e) to the union; returns how many ns of it were not covered before. */
-static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped)
+static __attribute__((noinline)) int64_t cov_insert_general(wt_ledger_calc *lc, int64_t s,
+                                                            int64_t e, int *clipped)
 {
-    wt_ledger_cover *c = &lc->cover;
-    /* A span past the end of the set, the common case when spans come in time order (every
-     * span of a program whose spans are all top-level): appended here, as
-     * wt_ledger_cover_add() would, without its call and search (about 60 instructions a span
-     * on the repeated and random shapes). Anything else (overlap, clipping, growth, the
-     * bound) is wt_ledger_cover_add()'s. */
-    if (c->n && c->iv[c->n - 1].e < s && s < e && s >= c->frontier && c->n < c->cap &&
-        c->n < WT_LEDGER_MAX_INTERVALS) {
-        c->iv[c->n++] = (wt_ledger_iv){ s, e };
-        *clipped = 0;
-        return e - s;
-    }
     int64_t fresh = 0;
     int rc = wt_ledger_cover_add(&lc->cover, s, e, WT_LEDGER_MAX_INTERVALS, &fresh, clipped);
     if (rc == WT_ENOSPC) {
@@ -209,6 +198,23 @@ static int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped
     if (rc < 0)
         lc->nomem = 1; /* WT_ENOSPC again cannot happen: compacting halves the set */
     return fresh;
+}
+
+/* cov_insert_general(), with the common case inline: a span past the end of the set, as
+ * spans come in time order (every span of a program whose spans are all top-level), is
+ * appended as wt_ledger_cover_add() would, without its call and search (some 60
+ * instructions a span on the repeated and random shapes). Overlap, clipping, growth and the
+ * bound are the general path's. */
+static inline int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped)
+{
+    wt_ledger_cover *c = &lc->cover;
+    if (c->n && c->iv[c->n - 1].e < s && s < e && s >= c->frontier && c->n < c->cap &&
+        c->n < WT_LEDGER_MAX_INTERVALS) {
+        c->iv[c->n++] = (wt_ledger_iv){ s, e };
+        *clipped = 0;
+        return e - s;
+    }
+    return cov_insert_general(lc, s, e, clipped);
 }
 
 static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self)
