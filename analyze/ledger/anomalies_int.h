@@ -119,7 +119,10 @@ struct wt_anomalies {
 };
 
 /* The reservoir of k's HIT durations (its `all` while they are the same: hits_twin). */
-static inline wt__reservoir *wt__an_key_hits(an_key *k) { return k->hits_twin ? &k->all : &k->hits; }
+static inline wt__reservoir *wt__an_key_hits(an_key *k)
+{
+    return k->hits_twin ? &k->all : &k->hits;
+}
 
 /* Rounds of one file whose starts are kept, to tell the round of a MISS; later ones are taken
  * as part of the last kept round. */

@@ -521,7 +521,8 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     /* wt_ledger_nest_span()'s commonest case inline, with its arithmetic: a leaf below the top
      * level (no level open under it) whose category is the last its level holds, the loads
      * of one phase: a sum into that item (nested: 9 spans in 10, some 60 instructions each) */
-    const uint32_t nd = ev->depth < WT_LEDGER_NEST_LEVELS - 2 ? ev->depth : WT_LEDGER_NEST_LEVELS - 2;
+    const uint32_t nd =
+        ev->depth < WT_LEDGER_NEST_LEVELS - 2 ? ev->depth : WT_LEDGER_NEST_LEVELS - 2;
     wt_ledger_nest_level *here = lv ? &lv[nd] : NULL;
     if (nd > 0 && here && lv[nd + 1].n == 0 && here->n && here->v[here->n - 1].cat == ci)
         here->v[here->n - 1].ns = wt__sat_add_i64(here->v[here->n - 1].ns, dur);
