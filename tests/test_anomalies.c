@@ -134,6 +134,34 @@ static void test_anomalies_miss_cost_against_median_hit_of_label(void **state)
     done(&r);
 }
 
+static void test_anomalies_miss_after_many_hits_costs_against_all_of_them(void **state)
+{
+    /* 1000 HITs of L of 1 s, then a MISS of 50 s, then 200 HITs of 3 s. While a label only
+     * hits, its HIT durations are sampled once (as all of its durations); its first MISS
+     * must carry those 1000 over. The HIT median is 1 s (1000 of 1200; a sample of 255 has
+     * about 43 of the 3 s ones, never half), so the MISS's avoidable cost is 49 s; with the
+     * first 1000 lost it would be 47 s. */
+    const size_t n = 1201;
+    wt_event *evs = calloc(n, sizeof *evs);
+    assert_non_null(evs);
+    double t = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double d = i < 1000 ? 1 : i == 1000 ? 50 : 3;
+        evs[i] = sp(1, t, t + d, "W", "L", i == 1000 ? WT_CACHED_MISS : WT_CACHED_HIT);
+        t += d;
+    }
+    wt_anomaly_opts o = defaults();
+    run r;
+    go(&r, &o, evs, n, WT_END_CLEAN, t, NULL, 0);
+    const wt_anomaly *m = first(&r, WT_AN_MISS);
+    assert_non_null(m);
+    assert_float_equal(m->seconds, 50.0, EPS);
+    assert_float_equal(m->cost, 49.0, EPS);
+    assert_non_null(strstr(m->text, "(median HIT of the label 1.00 s)"));
+    done(&r);
+    free(evs);
+}
+
 static void test_anomalies_no_miss_no_anomaly(void **state)
 {
     const wt_event evs[] = { sp(1, 0, 1, "W", "L", WT_CACHED_HIT), sp(1, 1, 2, "W", "L", 0) };
@@ -843,6 +871,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_anomalies_miss_cost_against_median_hit_of_label),
+        cmocka_unit_test(test_anomalies_miss_after_many_hits_costs_against_all_of_them),
         cmocka_unit_test(test_anomalies_no_miss_no_anomaly),
         cmocka_unit_test(test_anomalies_untracked_over_threshold),
         cmocka_unit_test(test_anomalies_shared_label_in_one_round_is_not_a_repeat),

@@ -99,6 +99,89 @@ static const wt_event nested[] = {
     { .kind = WT_EV_END, .pid = 1, .ts = 112000000000, .end = WT_END_CLEAN },
 };
 
+static void test_ledger_lone_top_spans_share_wall_as_trees_do(void **state)
+{
+    /* Top-level spans with nothing under them, which the per-span path settles in one step
+     * once their category's reservoir is full (255 spans), mixed with overlap across threads
+     * and one real tree. First 300 spans of X on the main thread (9), 1/64 s every 1/32 s
+     * (exact in binary): 300/64 = 4.6875 s, all fresh. Then, worker thread 10 for Y:
+     *   X [10,11) fresh 1; X [12,14) fresh 2; Y [13,16) fresh [14,16) = 2; Y [17,18) fresh 1;
+     *   X [15,17) fresh [16,17) = 1; X [19,20) fresh 1; tree X [20.5,23) with child Z [21,22):
+     *   fresh 2.5, X self 1.5 and Z self 1 share it as 1.5 and 1; X [24,25) fresh 1.
+     * X: seconds 4.6875+1+2+1+1+1.5+1 = 12.1875, self 4.6875+8.5 = 13.1875, inclusive
+     * 4.6875+9.5 = 14.1875; Y: seconds 3, self 4; Z: 1. covered 4.6875+11.5 = 16.1875,
+     * wall 26, untracked 9.8125. */
+    wt_event evs[310];
+    size_t n = 0;
+    for (int i = 0; i < 300; i++)
+        evs[n++] = span(9, 9, i / 32.0, i / 32.0 + 1 / 64.0, 0, "X", "a", WT_CACHED_HIT);
+    const wt_event rest[] = {
+        span(9, 9, 10, 11, 0, "X", "a", WT_CACHED_HIT),
+        span(9, 9, 12, 14, 0, "X", "a", WT_CACHED_HIT),
+        span(9, 10, 13, 16, 0, "Y", "b", WT_CACHED_HIT),
+        span(9, 10, 17, 18, 0, "Y", "b", WT_CACHED_HIT),
+        span(9, 9, 15, 17, 0, "X", "a", WT_CACHED_HIT),
+        span(9, 9, 19, 20, 0, "X", "a", WT_CACHED_HIT),
+        span(9, 9, 21, 22, 1, "Z", "c", WT_CACHED_HIT),
+        span(9, 9, 20.5, 23, 0, "X", "a", WT_CACHED_HIT),
+        span(9, 9, 24, 25, 0, "X", "a", WT_CACHED_HIT),
+        end_ev(9, 26),
+    };
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        evs[n++] = rest[i];
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a.wtrace", 9, 0.0, evs, n);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_int_equal(r->n_cats, 3);
+    assert_string_equal(r->cats[0].name, "X");
+    assert_string_equal(r->cats[1].name, "Y");
+    assert_string_equal(r->cats[2].name, "Z");
+    assert_float_equal(cat(r, "X")->seconds, 12.1875, EPS);
+    assert_float_equal(cat(r, "X")->self_seconds, 13.1875, EPS);
+    assert_float_equal(cat(r, "X")->inclusive, 14.1875, EPS);
+    assert_int_equal(cat(r, "X")->spans, 306);
+    assert_float_equal(cat(r, "Y")->seconds, 3.0, EPS);
+    assert_float_equal(cat(r, "Y")->self_seconds, 4.0, EPS);
+    assert_float_equal(cat(r, "Y")->inclusive, 4.0, EPS);
+    assert_float_equal(cat(r, "Z")->seconds, 1.0, EPS);
+    assert_float_equal(r->covered, 16.1875, EPS);
+    assert_float_equal(r->wall, 26.0, EPS);
+    assert_float_equal(r->untracked, 9.8125, EPS);
+    assert_int_equal(r->n_threads, 2);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_inclusive_of_many_loads_in_phases(void **state)
+{
+    /* 40 phases P [4k, 4k+3), each nesting 9 loads W [4k + j/4, 4k + j/4 + 1/8) (exact in
+     * binary): 360 loads, so most are summed by the per-span path once W's reservoir is
+     * full. W inclusive = self = 360/8 = 45 s; P inclusive 40 * 3 = 120 s, self 120 - 45 =
+     * 75 s; covered 120 s of a wall of 160 s. */
+    wt_event evs[401];
+    size_t n = 0;
+    for (int k = 0; k < 40; k++) {
+        for (int j = 0; j < 9; j++)
+            evs[n++] = span(9, 9, 4 * k + j / 4.0, 4 * k + j / 4.0 + 1 / 8.0, 1, "W", "w",
+                            WT_CACHED_HIT);
+        evs[n++] = span(9, 9, 4 * k, 4 * k + 3, 0, "P", "p", WT_CACHED_UNKNOWN);
+    }
+    evs[n++] = end_ev(9, 160);
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a.wtrace", 9, 0.0, evs, n);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(cat(r, "W")->inclusive, 45.0, EPS);
+    assert_float_equal(cat(r, "W")->self_seconds, 45.0, EPS);
+    assert_float_equal(cat(r, "P")->inclusive, 120.0, EPS);
+    assert_float_equal(cat(r, "P")->self_seconds, 75.0, EPS);
+    assert_float_equal(r->covered, 120.0, EPS);
+    assert_float_equal(r->wall, 160.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
 static void test_ledger_flat_is_the_seeds_table_with_double_count_and_clamp(void **state)
 {
     wt_ledger_opts o = { .flat = 1, .title = "t" };
@@ -991,6 +1074,8 @@ int main(void)
         cmocka_unit_test(test_ledger_sums_of_hostile_values_saturate),
         cmocka_unit_test(test_ledger_labels_past_the_key_bound_fold_into_other_labels),
         cmocka_unit_test(test_ledger_categories_past_the_bound_fold_into_other_categories),
+        cmocka_unit_test(test_ledger_lone_top_spans_share_wall_as_trees_do),
+        cmocka_unit_test(test_ledger_inclusive_of_many_loads_in_phases),
         cmocka_unit_test(test_ledger_text_lists_the_busiest_threads_and_sums_the_rest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

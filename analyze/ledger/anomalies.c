@@ -213,6 +213,7 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         memset(k, 0, sizeof *k);
         a->label_key_bytes += strlen(l); /* as the ledger counts them: the same spans fold */
         k->floor_slow = k->floor_slow_hits = -1;
+        k->hits_twin = 1;
         k->load_ts_file = k->load_ts = INT64_MAX;
         k->category = wt__an_intern(a, c);
         k->label = wt__an_intern(a, l);
@@ -332,11 +333,30 @@ static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t d
                k->category, k->label, AN_SECS(b, sec), (unsigned long long)ev->tid);
 }
 
+/* The first span of k that is not a HIT: `hits`, until now the twin of `all`, becomes a copy
+ * of it (samples, counts, generator state), so that from here on both go their own ways
+ * exactly as if both had been sampled all along. 0, or WT_ENOMEM with nothing changed. */
+static int untwin_hits(an_key *k)
+{
+    wt__reservoir h = k->all;
+    if (k->all.cap) {
+        h.s = malloc(k->all.cap * sizeof *h.s);
+        if (!h.s)
+            return WT_ENOMEM;
+        memcpy(h.s, k->all.s, k->all.len * sizeof *h.s);
+    }
+    k->hits = h;
+    k->hits_twin = 0;
+    return 0;
+}
+
 /* One span of key k: the per-span path (tens of millions of calls). Of all and HIT durations
  * only n and the median are read: wt__reservoir_sample_ns(), no floating point unless a
  * sample is taken; a span is copied only when it is kept (most are neither slow nor a miss). */
 static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
 {
+    if (WT_UNLIKELY(k->hits_twin && ev->cached != WT_CACHED_HIT) && untwin_hits(k) < 0)
+        return WT_ENOMEM;
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
     const int64_t ref = ev->ts + dur;
     if (ref > a->last_ts)
@@ -349,7 +369,7 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
         on_load(a, k, ev);
     if (ev->cached == WT_CACHED_HIT) {
         wt__reservoir *ch = &a->cat_hits[k->cat];
-        if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
+        if (WT_UNLIKELY((!k->hits_twin && wt__reservoir_sample_ns(&k->hits, dur) < 0) ||
                         wt__reservoir_sample_ns(ch, dur) < 0))
             return WT_ENOMEM;
         if (WT_UNLIKELY(dur > k->floor_slow_hits))
@@ -395,11 +415,13 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
     int common = k->all.n + 1 < k->all.next && dur <= k->floor_slow &&
                  !(ev->flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
-        common = common && k->hits.n + 1 < k->hits.next && ch->n + 1 < ch->next &&
-                 dur <= k->floor_slow_hits && ev->ts >= k->load_ts_file;
+        common = common && (k->hits_twin || k->hits.n + 1 < k->hits.next) &&
+                 ch->n + 1 < ch->next && dur <= k->floor_slow_hits && ev->ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
-        common = common && k->misses.n + 1 < k->misses.next &&
+        common = common && !k->hits_twin && k->misses.n + 1 < k->misses.next &&
                  a->n_misses >= WT_ANOMALY_MAX_LIST && ev->ts >= k->load_ts_file;
+    else
+        common = common && !k->hits_twin; /* the key's first span not a HIT: untwin_hits() */
     if (WT_UNLIKELY(!common))
         return span_general(a, ev, key);
     const int64_t ref = ev->ts + dur;
@@ -407,7 +429,7 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
         a->last_ts = ref;
     k->all.n++;
     if (cached == WT_CACHED_HIT) {
-        k->hits.n++;
+        k->hits.n += !k->hits_twin;
         ch->n++;
     } else if (cached == WT_CACHED_MISS) {
         const double sec = (double)dur * NS; /* wt__reservoir_add() without a new sample */
@@ -603,8 +625,8 @@ static void count_repeats(wt_anomalies *a)
  * is of; NULL when there is no HIT at all. */
 static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
 {
-    if (k->hits.n) {
-        *med = wt__reservoir_median(&k->hits);
+    if (wt__an_key_hits(k)->n) {
+        *med = wt__reservoir_median(wt__an_key_hits(k));
         return "label";
     }
     wt__reservoir *ch = &a->cat_hits[k->cat];

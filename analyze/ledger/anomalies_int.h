@@ -33,6 +33,11 @@ typedef struct an_key {
     int64_t load_ts_file; /* the earliest start of a HIT or MISS in the current file (INT64_MAX
                              none): a later one is the common case */
     uint32_t cat; /* index in cat_hits */
+    /* every span of the key so far was a HIT: `hits` would be an exact copy of `all` (the same
+     * durations in the same order into reservoirs of the same fixed seed), so it is left empty
+     * and `all` stands for it (wt__an_key_hits()) until the key's first other span copies it
+     * (a cache that always hits, and 1,000 such labels, sampled every span twice) */
+    uint8_t hits_twin;
     wt__reservoir all, hits, misses;
     const char *category, *label;
     an_at slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
@@ -112,6 +117,12 @@ struct wt_anomalies {
     uint64_t dropped_tid;
     int files_seen, damaged_reported;
 };
+
+/* The reservoir of k's HIT durations (its `all` while they are the same: hits_twin). */
+static inline wt__reservoir *wt__an_key_hits(an_key *k)
+{
+    return k->hits_twin ? &k->all : &k->hits;
+}
 
 /* Rounds of one file whose starts are kept, to tell the round of a MISS; later ones are taken
  * as part of the last kept round. */
