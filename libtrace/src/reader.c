@@ -847,26 +847,27 @@ static int decode_record(wt_reader *r, wt_event *ev)
 
 /* ---- public API --------------------------------------------------------------------- */
 
-int wt_reader_open(const char *path, wt_reader **out)
+/* Opens `path` into r, fresh (calloc'd) or reset by reset_for_next(): the source, the header,
+ * then the read-ahead thread. */
+static int open_path(wt_reader *r, const char *path, int reuse)
 {
-    *out = NULL;
-    wt_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return WT_ENOMEM;
-    *out = r;
     r->err_off = -1;
     r->info.anchor_err_ns = -1; /* unknown until a 1.1 header says */
+    free(r->path);
     r->path = strdup(path ? path : "");
-    if (!r->path)
-        return fail(r, WT_ENOMEM, 0, "out of memory");
-    int rc = wt__src_open(&r->src, r->path);
-    if (rc == 0)
-        rc = parse_header(r);
-    else if (rc == WT_EOPEN || r->src.err[0]) {
-        memcpy(r->err, r->src.err, sizeof r->err);
-        r->src_errors = r->src.errors;
+    int rc;
+    if (!r->path) {
+        rc = fail(r, WT_ENOMEM, 0, "out of memory");
     } else {
-        rc = fail(r, rc, 0, "out of memory");
+        rc = reuse ? wt__src_reopen(&r->src, r->path) : wt__src_open(&r->src, r->path);
+        if (rc == 0)
+            rc = parse_header(r);
+        else if (rc == WT_EOPEN || r->src.err[0]) {
+            memcpy(r->err, r->src.err, sizeof r->err);
+            r->src_errors = r->src.errors;
+        } else {
+            rc = fail(r, rc, 0, "out of memory");
+        }
     }
     if (rc < 0) {
         r->done = 1;
@@ -874,6 +875,79 @@ int wt_reader_open(const char *path, wt_reader **out)
     }
     ahead_start(r);
     return 0;
+}
+
+int wt_reader_open(const char *path, wt_reader **out)
+{
+    *out = NULL;
+    wt_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return WT_ENOMEM;
+    *out = r;
+    return open_path(r, path, 0);
+}
+
+/* What a reader keeps from one file to the next: up to these many string slots and thread-id
+ * slots (512 KiB and 32 KiB); a file with more gives them back. */
+#define KEEP_STR_SLOTS 65536u
+#define KEEP_TID_SLOTS 4096u
+
+/* Forgets the file read so far: the state as calloc() left it, except the source's window and
+ * zstd context, the frame buffer, one arena block and the string and thread tables' arrays
+ * (emptied), which the next file reuses. */
+static void reset_for_next(wt_reader *r)
+{
+    ahead_stop(r); /* the helper thread's buffers go with it */
+    for (size_t i = 0; i < sizeof r->info_strings / sizeof r->info_strings[0]; i++)
+        free(r->info_strings[i]);
+    arena_block *keep_block = r->arena;
+    if (keep_block && keep_block->cap != ARENA_BLOCK)
+        keep_block = NULL; /* one made for a long string: not the size the next file wants */
+    for (arena_block *b = r->arena, *next; b; b = next) {
+        next = b->next;
+        if (b != keep_block)
+            free(b);
+    }
+    if (keep_block) {
+        keep_block->next = NULL;
+        keep_block->used = 0;
+    }
+    if (r->str_cap > KEEP_STR_SLOTS) {
+        free(r->str);
+        r->str = NULL;
+        r->str_cap = 0;
+    }
+    if (r->tid_cap > KEEP_TID_SLOTS) {
+        free(r->tids);
+        r->tids = NULL;
+        r->tid_cap = 0;
+    }
+    if (r->tids)
+        memset(r->tids, 0, r->tid_cap * sizeof *r->tids); /* 0: an empty slot */
+    const wt__src src = r->src;
+    const wt__fbuf cur = { r->cur.p, 0, r->cur.cap, 0 };
+    const char **const str = r->str;
+    const uint32_t str_cap = r->str_cap;
+    uint64_t *const tids = r->tids;
+    const size_t tid_cap = r->tid_cap;
+    char *const path = r->path;
+    memset(r, 0, sizeof *r);
+    r->src = src; /* its file is closed by wt__src_reopen() */
+    r->cur = cur;
+    r->str = str;
+    r->str_cap = str_cap;
+    r->arena = keep_block;
+    r->tids = tids;
+    r->tid_cap = tid_cap;
+    r->path = path; /* freed by open_path() once the source no longer points at it */
+}
+
+int wt_reader_reopen(wt_reader *r, const char *path)
+{
+    if (!r)
+        return WT_EINVAL;
+    reset_for_next(r);
+    return open_path(r, path, 1);
 }
 
 int wt_reader_next(wt_reader *r, wt_event *ev)
