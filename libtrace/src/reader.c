@@ -41,6 +41,10 @@ _Static_assert(WT_READER_MAX_STRINGS == WT__STRINGS_MAX &&
                "the reader holds every string the recorder may write");
 /* what a string past those limits reads as: its definition is counted, not kept */
 #define PAST_LIMIT_STRING "(string past the reader's limit)"
+/* a string id not defined (yet): compared by address */
+static const char undefined_mark[] = "(undefined)";
+#define UNDEFINED undefined_mark
+_Static_assert((MAX_STRINGS & (MAX_STRINGS - 1)) == 0, "the string table's size is a power of two");
 #define MAX_THREADS 65536u
 #define ARENA_BLOCK (64u << 10)
 /* Absolute times must stay below this (about 146 years in ns) so sums never overflow. */
@@ -98,10 +102,12 @@ struct wt_reader {
     int frame_reported;    /* a bad record of this frame was reported */
     uint64_t pending_unknown; /* an unknown string id met, to report on the next call (0 none) */
 
-    /* strings: id i (1..nstr) is str[i-1]; NULL for an id not defined (yet), which reads as
-     * "(unknown string N)" once met. nstr never passes MAX_STRINGS. */
+    /* strings: id i (1..str_cap) is str[i] and id 0 (no string) is str[0], NULL; an id not
+     * defined (yet) holds UNDEFINED, and reads as "(unknown string N)" once met. str_cap is 0
+     * (str NULL) or a power of two up to MAX_STRINGS, so that an id below it is in the table
+     * and the span fast path checks a span's three ids with one comparison of their OR. */
     const char **str;
-    uint32_t nstr, str_cap;
+    uint32_t str_cap;
     uint64_t ids_defined; /* the highest id defined, past the limit too */
     arena_block *arena;
     size_t arena_bytes;
@@ -467,21 +473,22 @@ static int skip_record(wt_reader *r, const cursor *c, const char *what, size_t r
                 "in the frame starting here, record at +%zu: %s; that record skipped", rec_at, what);
 }
 
-/* Room in the string table for ids 1..n (n <= MAX_STRINGS), new slots NULL. */
+/* Room in the string table for ids 1..n (n <= MAX_STRINGS), new slots UNDEFINED. */
 static int str_slots(wt_reader *r, uint32_t n)
 {
     if (n > r->str_cap) {
         uint32_t cap = r->str_cap ? r->str_cap : 256;
         while (cap < n)
-            cap *= 2;
-        const char **s = realloc(r->str, cap * sizeof *s);
+            cap *= 2; /* stops at MAX_STRINGS at most: a power of two, and n <= it */
+        const char **s = realloc(r->str, ((size_t)cap + 1) * sizeof *s);
         if (!s)
             return WT_ENOMEM;
+        s[0] = NULL;
+        for (size_t i = (size_t)r->str_cap + 1; i <= cap; i++)
+            s[i] = UNDEFINED;
         r->str = s;
         r->str_cap = cap;
     }
-    while (r->nstr < n)
-        r->str[r->nstr++] = NULL;
     return 0;
 }
 
@@ -500,7 +507,7 @@ static const char *unknown_string(wt_reader *r, uint64_t id)
     const char *s = intern(r, (const uint8_t *)text, (size_t)n);
     if (!s)
         return PAST_LIMIT_STRING;
-    r->str[id - 1] = s;
+    r->str[id] = s;
     return s;
 }
 
@@ -509,8 +516,8 @@ static inline const char *string_of(wt_reader *r, uint64_t id)
 {
     if (!id)
         return NULL;
-    if (id <= r->nstr && r->str[id - 1])
-        return r->str[id - 1];
+    if (id <= r->str_cap && r->str[id] != UNDEFINED)
+        return r->str[id];
     if (id <= r->ids_defined && id > MAX_STRINGS)
         return PAST_LIMIT_STRING;
     return unknown_string(r, id);
@@ -538,22 +545,22 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
         r->stats.strings_past_limit++;
         r->frame_pos = (size_t)(c->p - r->cur.p);
         /* within the slots' limit the slot says so (8 bytes, bounded like the slots) */
-        if (id <= MAX_STRINGS && str_slots(r, (uint32_t)id) == 0 && !r->str[id - 1])
-            r->str[id - 1] = PAST_LIMIT_STRING;
+        if (id <= MAX_STRINGS && str_slots(r, (uint32_t)id) == 0 && r->str[id] == UNDEFINED)
+            r->str[id] = PAST_LIMIT_STRING;
         return 0;
     }
     if (str_slots(r, (uint32_t)id) < 0)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
-    const char *old = r->str[id - 1];
-    if (old && strncmp(old, "(unknown string ", 16) != 0) {
+    const char *old = r->str[id];
+    if (old != UNDEFINED && strncmp(old, "(unknown string ", 16) != 0) {
         r->frame_pos = (size_t)(c->p - r->cur.p);
         return 0; /* already known (a repeated frame): the first definition holds */
     }
     const char *s = intern(r, text, (size_t)len);
     if (!s)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
-    r->str[id - 1] = s;
-    r->stats.strings += !old;
+    r->str[id] = s;
+    r->stats.strings += old == UNDEFINED;
     r->frame_pos = (size_t)(c->p - r->cur.p);
     return 0;
 }
@@ -619,13 +626,16 @@ static inline int span_fast(wt_reader *r, wt_event *ev)
         bytes = varint_unchecked(&p, &bad);
     if (flags & WT__SF_DETAIL)
         det = varint_unchecked(&p, &bad);
-    int64_t end;
-    if (bad || depth > UINT32_MAX || cat > r->nstr || lab > r->nstr || det > r->nstr ||
-        add_time(r->prev, d_end, &end) || dur > (uint64_t)end)
+    /* r->prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
+     * says whether prev + d_end stays within TIME_MAX */
+    if (bad || depth > UINT32_MAX || (cat | lab | det) >= r->str_cap ||
+        d_end > (uint64_t)(TIME_MAX - r->prev))
         return 0;
-    const char *const cs = cat ? r->str[cat - 1] : NULL, *const ls = lab ? r->str[lab - 1] : NULL;
-    const char *const ds = det ? r->str[det - 1] : NULL;
-    if ((cat && !cs) || (lab && !ls) || (det && !ds))
+    const int64_t end = r->prev + (int64_t)d_end;
+    if (dur > (uint64_t)end)
+        return 0;
+    const char *const cs = r->str[cat], *const ls = r->str[lab], *const ds = r->str[det];
+    if (cs == UNDEFINED || ls == UNDEFINED || ds == UNDEFINED)
         return 0; /* an id without a definition: the general path names it */
     ev->kind = WT_EV_SPAN;
     ev->flags = (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
@@ -663,10 +673,10 @@ static inline int counter_fast(wt_reader *r, wt_event *ev)
     const uint64_t delta = varint_unchecked(&p, &bad), name = varint_unchecked(&p, &bad);
     const uint64_t value = varint_unchecked(&p, &bad);
     int64_t t;
-    if (bad || name > r->nstr || add_time(r->prev, delta, &t))
+    if (bad || name >= r->str_cap || add_time(r->prev, delta, &t))
         return 0;
-    const char *const ns = name ? r->str[name - 1] : NULL;
-    if (name && !ns)
+    const char *const ns = r->str[name];
+    if (ns == UNDEFINED)
         return 0; /* an id without a definition: the general path names it */
     ev->kind = WT_EV_COUNTER;
     ev->flags = 0;
@@ -922,6 +932,8 @@ static void reset_for_next(wt_reader *r)
         r->tids = NULL;
         r->tid_cap = 0;
     }
+    for (size_t i = 1; i <= r->str_cap; i++)
+        r->str[i] = UNDEFINED;
     if (r->tids)
         memset(r->tids, 0, r->tid_cap * sizeof *r->tids); /* 0: an empty slot */
     const wt__src src = r->src;
