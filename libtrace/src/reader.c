@@ -90,6 +90,10 @@ struct wt_reader {
 
     wt__fbuf cur; /* the frame whose records are being decoded */
     size_t frame_pos;
+    /* frame_pos < fast_end: the next call may decode with the fast paths at once (in a frame,
+     * after its THREAD record, SPAN_FAST_MIN bytes left, nothing pending); 0 otherwise. Set by
+     * every call that takes the general path, which all changes of those go through. */
+    size_t fast_end;
     int in_frame;
     /* the source's counters as of the last frame taken (copied from the items when threaded) */
     uint64_t src_frames, src_damaged, src_skipped, src_errors;
@@ -606,13 +610,13 @@ static inline uint64_t varint_unchecked(const uint8_t **pp, unsigned *bad)
  * *ev filled and the position moved on; returns 0 and changes nothing when the general
  * decoder must look at it (a record near the frame's end, or anything invalid, which the
  * general decoder then reports). Most records of a trace are spans: this is the reader's hot
- * loop, about half the instructions of the general path. */
-static inline int span_fast(wt_reader *r, wt_event *ev)
+ * loop, about half the instructions of the general path. Called in a frame, after its THREAD
+ * record, with SPAN_FAST_MIN bytes left (fast_end's conditions). */
+static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
     const unsigned flags = p[1];
-    if (p[0] != WT__R_SPAN || !r->in_thread || (flags & ~WT__SF_KNOWN) ||
-        (flags & WT__SF_CACHED_MASK) == 3)
+    if (p[0] != WT__R_SPAN || (flags & ~WT__SF_KNOWN) || (flags & WT__SF_CACHED_MASK) == 3)
         return 0;
     p += 2;
     unsigned bad = 0;
@@ -666,7 +670,7 @@ static inline int span_fast(wt_reader *r, wt_event *ev)
 static inline int counter_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
-    if (p[0] != WT__R_COUNTER || !r->in_thread)
+    if (p[0] != WT__R_COUNTER)
         return 0;
     p++;
     unsigned bad = 0;
@@ -962,9 +966,10 @@ int wt_reader_reopen(wt_reader *r, const char *path)
     return open_path(r, path, 1);
 }
 
-int wt_reader_next(wt_reader *r, wt_event *ev)
+/* wt_reader_next() past its fast paths: everything else. */
+__attribute__((noinline)) static int next_general(wt_reader *r, wt_event *ev)
 {
-    if (!r || r->done)
+    if (r->done)
         return 0;
     if (r->pending_unknown) {
         /* the event that named it was delivered by the previous call */
@@ -996,7 +1001,7 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
              * for empty input), and the decoders below read a record's first byte unchecked */
             continue;
         }
-        if (r->cur.len - r->frame_pos >= SPAN_FAST_MIN &&
+        if (r->in_thread && r->cur.len - r->frame_pos >= SPAN_FAST_MIN &&
             (span_fast(r, ev) || counter_fast(r, ev))) {
             r->stats.events++;
             return 1;
@@ -1009,6 +1014,31 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
         if (rc < 0)
             return rc;
     }
+}
+
+/* What fast_end is in r's present state. */
+static size_t fast_end_of(const wt_reader *r)
+{
+    return r->in_frame && r->in_thread && !r->done && !r->pending_unknown &&
+                   r->cur.len >= SPAN_FAST_MIN
+               ? r->cur.len - SPAN_FAST_MIN + 1
+               : 0;
+}
+
+/* Most calls decode one span or counter record and return: they check one position, and
+ * the general path's state and frame handling stay out of the way (a small function, so
+ * most of them need no registers saved). */
+int wt_reader_next(wt_reader *r, wt_event *ev)
+{
+    if (!r)
+        return 0;
+    if (r->frame_pos < r->fast_end && (span_fast(r, ev) || counter_fast(r, ev))) {
+        r->stats.events++;
+        return 1;
+    }
+    const int rc = next_general(r, ev);
+    r->fast_end = fast_end_of(r);
+    return rc;
 }
 
 const wt_trace_info *wt_reader_info(const wt_reader *r) { return &r->info; }
