@@ -918,6 +918,49 @@ static void test_ledger_categories_past_the_bound_fold_into_other_categories(voi
     wt_ledger_calc_free(lc);
 }
 
+/* 20 threads, thread t (1..20) busy t ms in one top-level span: past 16 threads the text lists
+ * the 12 busiest (20..9 ms) and one row "(8 more)" for threads 1..8: 36 ms, 8 spans. */
+static void test_ledger_text_lists_the_busiest_threads_and_sums_the_rest(void **state)
+{
+    (void)state;
+    wt_event evs[21];
+    memset(evs, 0, sizeof evs);
+    for (int t = 1; t <= 20; t++)
+        evs[t - 1] = (wt_event){ .kind = WT_EV_SPAN, .pid = 1, .tid = (uint64_t)t,
+                                 .ts = 100000000000, .dur = (int64_t)t * 1000000, .depth = 0,
+                                 .category = "work", .label = "w", .count = 1 };
+    evs[20] = (wt_event){ .kind = WT_EV_END, .pid = 1, .ts = 101000000000, .end = WT_END_CLEAN };
+    for (int all = 0; all < 2; all++) {
+        wt_ledger_opts o = { .title = "t", .all_threads = all };
+        wt_ledger_calc *lc;
+        assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
+        feed(lc, "a.wtrace", 1, 100.0, evs, 21);
+        assert_int_equal(wt_ledger_calc_finish(lc), 0);
+        char *text = render(lc);
+        int rows = 0;
+        for (int t = 1; t <= 20; t++) {
+            char id[32];
+            snprintf(id, sizeof id, "\n%-18d", t);
+            rows += strstr(text, id) != NULL;
+            /* without all: exactly threads 9..20 have a row */
+            if (!all)
+                assert_true((strstr(text, id) != NULL) == (t >= 9));
+        }
+        assert_int_equal(rows, all ? 20 : 12);
+        const char *more = strstr(text, "\n(8 more)");
+        if (all) {
+            assert_null(more);
+        } else {
+            assert_non_null(more);
+            char want[128];
+            snprintf(want, sizeof want, "\n%-18s%10s%7.1f%%%8d   ", "(8 more)", "36.0 ms", 3.6, 8);
+            assert_non_null(strstr(text, want));
+        }
+        free(text);
+        wt_ledger_calc_free(lc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -948,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_ledger_sums_of_hostile_values_saturate),
         cmocka_unit_test(test_ledger_labels_past_the_key_bound_fold_into_other_labels),
         cmocka_unit_test(test_ledger_categories_past_the_bound_fold_into_other_categories),
+        cmocka_unit_test(test_ledger_text_lists_the_busiest_threads_and_sums_the_rest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

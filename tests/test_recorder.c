@@ -437,6 +437,39 @@ static void test_recorder_path_template_expands_pid_host_percent_time(void **sta
     globfree(&g);
 }
 
+/* arg: the rank to set, or NULL for a process without one */
+static int child_rank_template(void *arg)
+{
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    unsetenv("RANK");
+    if (arg)
+        setenv("WALLTIME_RANK", (const char *)arg, 1);
+    else
+        unsetenv("WALLTIME_RANK");
+    char tmpl[600];
+    snprintf(tmpl, sizeof tmpl, "%s/rank%%r-%%p.wtrace", dir);
+    setenv("WALLTIME_TRACE", tmpl, 1);
+    wt_counter("c", 1);
+    return wt_enabled() ? 0 : 1;
+}
+
+static void test_recorder_path_template_expands_rank(void **state)
+{
+    (void)state;
+    const char *ranks[] = { "7", NULL };
+    for (int i = 0; i < 2; i++) {
+        pid_t pid;
+        const int st = rt_run(child_rank_template, (void *)ranks[i], NULL, &pid);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        char want[700];
+        snprintf(want, sizeof want, "%s/rank%s-%d.wtrace", dir, ranks[i] ? ranks[i] : "", (int)pid);
+        rt_trace *t = rt_read(want);
+        assert_int_equal(t->open_rc, 0);
+        assert_int_equal(t->info.pid, (uint64_t)pid);
+        rt_free(t);
+    }
+}
+
 static int child_fixed(void *arg)
 {
     (void)arg;
@@ -864,6 +897,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_unwritable_path_turns_off_with_one_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_write_error_midway_turns_off_with_one_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_path_template_expands_pid_host_percent_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_path_template_expands_rank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_never_overwrites_an_existing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),

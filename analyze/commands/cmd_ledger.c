@@ -44,7 +44,8 @@ static void usage(FILE *out)
             "                           min, median, max, total seconds of their spans\n"
             "  --top N                  labels per category with --by label (10)\n"
             "  --title TEXT             the table's title (default: the file name)\n"
-            "  --all                    every anomaly line (default: the 10 most costly of\n"
+            "  --all                    every thread row and every anomaly line (default:\n"
+            "                           past 16 threads the 12 busiest, and the 10 most costly of\n"
             "                           each group)\n"
             "  --json                   the walltime-ledger/1 JSON object\n"
             "  -h, --help               this help\n"
@@ -96,6 +97,7 @@ int cmd_ledger(int argc, char **argv)
             json = 1;
         } else if (c == OPT_ALL) {
             all = 1;
+            lo.all_threads = 1;
         } else if (c == OPT_BY) {
             if (strcmp(optarg, "label") != 0) {
                 wt_usage_error("--by: '%s' is not supported (only 'label')", optarg);

@@ -54,7 +54,14 @@ typedef struct wt_ledger_opts {
     int flat;          /* render the seed's table exactly */
     int by_label;      /* add the per-label breakdown */
     int top;           /* labels per category in --by label (rest summed); <= 0: 10 */
+    int all_threads;   /* text: every thread's row; else, past WT_LEDGER_TEXT_THREADS threads,
+                          the busiest WT_LEDGER_TEXT_THREADS_SHOWN and one row for the rest */
 } wt_ledger_opts;
+
+/* One process per rank and a few threads each make hundreds of thread rows; the text lists
+ * the busiest few (JSON always lists them all). */
+#define WT_LEDGER_TEXT_THREADS 16
+#define WT_LEDGER_TEXT_THREADS_SHOWN 12
 
 /* Per-span statistics of one label or category: count, min, median, max, total. Medians come
  * from a bounded reservoir (WT_STATS_RESERVOIR samples, spanstat.h: deterministic reservoir

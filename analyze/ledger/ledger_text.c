@@ -256,6 +256,33 @@ static void section_rule(FILE *out)
 /* Seconds in the one readable precision (walltime/ledger.h); `b` is the caller's buffer. */
 #define SEC(b, v) wt_ledger_fmt_seconds((b), sizeof(b), (v))
 
+/* Fills order (r->n_threads entries, or NULL: no memory, every row in the result's order)
+ * with the thread indices in printing order and returns how many rows to print one by one:
+ * every thread in the result's order when there are few or `all`; else the busiest
+ * WT_LEDGER_TEXT_THREADS_SHOWN (ties: the result's order), the rest after them, summed by the
+ * caller into one row. */
+static size_t thread_rows(const wt_ledger_result *r, int all, size_t *order)
+{
+    if (!order)
+        return r->n_threads;
+    for (size_t i = 0; i < r->n_threads; i++)
+        order[i] = i;
+    if (all || r->n_threads <= WT_LEDGER_TEXT_THREADS)
+        return r->n_threads;
+    /* a partial selection: the shown rows are few, the threads up to WT_MAX_THREADS per run */
+    for (size_t k = 0; k < WT_LEDGER_TEXT_THREADS_SHOWN; k++) {
+        size_t best = k;
+        for (size_t i = k + 1; i < r->n_threads; i++)
+            if (r->threads[order[i]].busy > r->threads[order[best]].busy ||
+                (r->threads[order[i]].busy == r->threads[order[best]].busy && order[i] < order[best]))
+                best = i;
+        const size_t t = order[k];
+        order[k] = order[best];
+        order[best] = t;
+    }
+    return WT_LEDGER_TEXT_THREADS_SHOWN;
+}
+
 static void print_sections(FILE *out, void *ctx)
 {
     const wt_ledger_calc *lc = ctx;
@@ -266,8 +293,10 @@ static void print_sections(FILE *out, void *ctx)
     if (r->n_threads > 1 || r->parallel_saved > 0) {
         section_rule(out);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
-        for (size_t i = 0; i < r->n_threads; i++) {
-            const wt_ledger_thread *t = &r->threads[i];
+        size_t *order = malloc(r->n_threads * sizeof *order);
+        const size_t shown = thread_rows(r, lc->opts.all_threads, order);
+        for (size_t k = 0; k < shown; k++) {
+            const wt_ledger_thread *t = &r->threads[order ? order[k] : k];
             char id[48];
             if (t->tid == WT_OTHER_TID) /* the threads past the bound (spanstat.h) */
                 snprintf(id, sizeof id, "(other)");
@@ -279,6 +308,19 @@ static void print_sections(FILE *out, void *ctx)
             fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", id, SEC(a, t->busy),
                     100.0 * t->busy / denom, (long long)t->spans, WT_TEXT_SAFE(s1, t->name));
         }
+        if (shown < r->n_threads) {
+            double busy = 0;
+            long long spans = 0;
+            for (size_t k = shown; k < r->n_threads; k++) {
+                busy += r->threads[order[k]].busy;
+                spans += r->threads[order[k]].spans;
+            }
+            char more[48];
+            snprintf(more, sizeof more, "(%zu more)", r->n_threads - shown);
+            fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", more, SEC(a, busy), 100.0 * busy / denom,
+                    spans, "the less busy threads, summed (--all lists them)");
+        }
+        free(order);
         fprintf(out, "%-18s%10s%7.1f%%\n", "busy (all)", SEC(a, r->busy), 100.0 * r->busy / denom);
         if (r->waiting > 0)
             fprintf(out, "%-18s%10s%7.1f%%   %s\n", "waiting", SEC(a, r->waiting),

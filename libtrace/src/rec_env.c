@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rec_proc.h"
 #include "rec_state.h"
 
 #define DEFAULT_TEMPLATE "walltime-%p.wtrace"
@@ -244,7 +245,9 @@ static int put(char *out, size_t cap, size_t *n, const char *s, size_t len)
     return 0;
 }
 
-/* Expands %p %t %h %% of `tmpl` into out; an unknown %x is kept as it is. */
+/* Expands %p %t %h %r %% of `tmpl` into out; an unknown %x is kept as it is. %r is the rank
+ * (wt__rank()), empty when the process has none: one process per rank writes one file each,
+ * named by rank rather than by a pid nobody remembers. */
 int wt__path_expand(const char *tmpl, char *out, size_t cap)
 {
     size_t n = 0;
@@ -270,6 +273,11 @@ int wt__path_expand(const char *tmpl, char *out, size_t cap)
                 strcpy(tmp, "host");
             tmp[sizeof tmp - 1] = '\0';
             len = strlen(tmp);
+            p++;
+        } else if (p[1] == 'r') {
+            const char *rank = wt__rank();
+            s = rank ? rank : "";
+            len = strlen(s);
             p++;
         } else if (p[1] == '%') {
             s = "%";

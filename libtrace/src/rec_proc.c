@@ -64,11 +64,15 @@ static const char *rank_var(const char *name)
     return strtoll(v, NULL, 10) <= 0x7fffffffLL ? v : NULL;
 }
 
-void wt__rank_meta(void)
+const char *wt__rank(void)
 {
     const char *rank = rank_var("WALLTIME_RANK");
-    if (!rank)
-        rank = rank_var("RANK");
+    return rank ? rank : rank_var("RANK");
+}
+
+void wt__rank_meta(void)
+{
+    const char *rank = wt__rank();
     const char *local = rank_var("LOCAL_RANK");
     const char *world = rank_var("WORLD_SIZE");
     if (rank)

@@ -15,6 +15,10 @@ void wt__run_id(uint8_t out[16]);
  * "") when /proc/sys/kernel/random/boot_id cannot be read. */
 int wt__boot_id(char *out, size_t cap);
 
+/* The rank a launcher gave the process: WALLTIME_RANK, else RANK, when it is a decimal integer
+ * in 0..2^31-1 (the environment's string, not a copy); NULL otherwise. */
+const char *wt__rank(void);
+
 /* Records WALLTIME_RANK (else RANK), LOCAL_RANK and WORLD_SIZE as the run metadata keys
  * "rank", "local_rank" and "world_size" on the calling thread. A variable that is not a
  * decimal integer in 0..2^31-1 is ignored. Called right after open, with recording on. */
