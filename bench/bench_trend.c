@@ -9,8 +9,14 @@
  * are for bench/run: name, value, unit, target, verdict (the target is on CPU time: wall time
  * depends on how many cores are free).
  *
+ * The traces of an earlier run in DIR are kept (writing a thousand takes half a minute) only when
+ * DIR/bench_trend.stamp, written once every trace of that run was written, names the same
+ * traces, spans and format version; else DIR's t*.wtrace are removed and written again. Both
+ * commands read DIR/t*.wtrace, which is checked to be exactly the TRACES files first.
+ *
  * usage: bench_trend [TRACES] [SPANS] [DIR]     (default 1000, 10000, /tmp/bench_trend)
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "walltime/reader.h"
 #include "walltime/walltime.h"
 
 static double now(void)
@@ -45,6 +52,34 @@ static void write_trace(const char *path, int spans, int seed)
         wt_end(root, WT_CACHED_UNKNOWN, 1, NULL);
     }
     wt_close();
+}
+
+/* The files both commands read (DIR/t*.wtrace): how many, and removes them when `remove`. */
+static size_t trace_files(const char *dir, int remove)
+{
+    char pat[4200];
+    snprintf(pat, sizeof pat, "%s/t*.wtrace", dir);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return 0;
+    const size_t n = g.gl_pathc;
+    for (size_t i = 0; remove && i < n; i++)
+        unlink(g.gl_pathv[i]);
+    globfree(&g);
+    return n;
+}
+
+/* Whether the file `path` holds exactly `want`. */
+static int file_says(const char *path, const char *want)
+{
+    char got[256] = "";
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    const size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = '\0';
+    return strcmp(got, want) == 0;
 }
 
 /* Runs `sh -c cmd`; wall and CPU seconds of it and its children. */
@@ -85,6 +120,14 @@ int main(int argc, char **argv)
     const char *dir = argc > 3 ? argv[3] : "/tmp/bench_trend";
     mkdir(dir, 0777);
     setenv("WALLTIME_SUMMARY", "0", 1);
+    char stamp[4200], want[256];
+    snprintf(stamp, sizeof stamp, "%s/bench_trend.stamp", dir);
+    snprintf(want, sizeof want, "%d traces of %d spans, format %d.%d\n", traces, spans,
+             WT_FORMAT_MAJOR, WT_FORMAT_MINOR);
+    if (!file_says(stamp, want)) { /* not this run's traces, or not all written */
+        unlink(stamp);
+        trace_files(dir, 1);
+    }
     double t0 = now();
     for (int i = 0; i < traces; i++) {
         char path[4096];
@@ -97,7 +140,22 @@ int main(int argc, char **argv)
             _exit(0);
         }
         int st;
-        waitpid(pid, &st, 0);
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "bench_trend: writing '%s' failed\n", path);
+            unlink(path);
+            return 1;
+        }
+    }
+    const size_t found = trace_files(dir, 0);
+    if (found != (size_t)traces) {
+        fprintf(stderr, "bench_trend: %s/t*.wtrace is %zu files, not the %d written\n", dir, found,
+                traces);
+        return 1;
+    }
+    FILE *sf = fopen(stamp, "w");
+    if (sf) {
+        fputs(want, sf);
+        fclose(sf);
     }
     printf("traces: %d x %d spans in %s (%.1f s to write)\n", traces, spans, dir, now() - t0);
     char trend[8192], zstd[8192];

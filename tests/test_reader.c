@@ -55,16 +55,15 @@ static void keep(readout *o, int i, const wt_event *ev)
     }
 }
 
-static void read_all(const char *path, readout *o)
+/* read_all() on a reader just opened (or reopened) with result open_rc; frees nothing. */
+static void read_opened(wt_reader *r, int open_rc, readout *o)
 {
     memset(o, 0, sizeof *o);
     o->first_error_off = -1;
-    wt_reader *r = NULL;
-    o->open_rc = wt_reader_open(path, &r);
+    o->open_rc = open_rc;
     if (o->open_rc < 0) {
         snprintf(o->first_error, sizeof o->first_error, "%s", r ? wt_reader_error(r) : "");
         o->first_error_off = r ? wt_reader_error_offset(r) : -1;
-        wt_reader_free(r);
         return;
     }
     o->info = *wt_reader_info(r);
@@ -86,6 +85,13 @@ static void read_all(const char *path, readout *o)
         o->events++;
     }
     wt_reader_get_stats(r, &o->stats);
+}
+
+static void read_all(const char *path, readout *o)
+{
+    wt_reader *r = NULL;
+    const int rc = wt_reader_open(path, &r);
+    read_opened(r, rc, o);
     wt_reader_free(r);
 }
 
@@ -771,6 +777,96 @@ static void test_reader_old_recorders_out_of_range_spans_read_back(void **state)
     unlink(path);
 }
 
+/* Two readouts say the same: header, stats, and every kept event with its strings. */
+static void assert_same_readout(const readout *a, const readout *b)
+{
+    assert_int_equal(a->open_rc, b->open_rc);
+    assert_int_equal(a->events, b->events);
+    assert_int_equal(a->errors, b->errors);
+    assert_int_equal(a->first_error_off, b->first_error_off);
+    assert_string_equal(a->first_error, b->first_error);
+    assert_memory_equal(&a->stats, &b->stats, sizeof a->stats);
+    assert_int_equal(a->info.pid, b->info.pid);
+    assert_int_equal(a->info.open_ns, b->info.open_ns);
+    assert_string_equal(a->cmdline, b->cmdline);
+    for (int i = 0; i < a->events && i < 64; i++) {
+        const wt_event *x = &a->ev[i], *y = &b->ev[i];
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->tid, y->tid);
+        assert_int_equal(x->ts, y->ts);
+        assert_int_equal(x->dur, y->dur);
+        assert_int_equal(x->depth, y->depth);
+        assert_int_equal(x->cached, y->cached);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->bytes, y->bytes);
+        assert_int_equal(x->value, y->value);
+        const char *const sx[4] = { x->category, x->label, x->name, x->detail };
+        const char *const sy[4] = { y->category, y->label, y->name, y->detail };
+        for (int k = 0; k < 4; k++) {
+            assert_int_equal(sx[k] == NULL, sy[k] == NULL);
+            if (sx[k])
+                assert_string_equal(sx[k], sy[k]);
+        }
+    }
+}
+
+/* One reader reopened file after file (the way `trend` reads a thousand) reads each as a fresh
+ * open would, whatever came before: a trace whose string ids mean other strings, a damaged
+ * file, a file that is not a trace, a missing one. */
+static void test_reader_reopen_reads_each_file_as_a_fresh_open(void **state)
+{
+    (void)state;
+    char a[256], damaged[256], other[256], junk[256], missing[256];
+    snprintf(a, sizeof a, "%s", tmp("reopen_a"));
+    build_all_types(a, 0);
+    /* the same ids, other strings and threads, in two frames */
+    snprintf(other, sizeof other, "%s", tmp("reopen_b"));
+    tb *b = tb_create(other, 99, 10, 20);
+    tb_span(b, 3, 100, 400, 0, "gamma", "delta");
+    tb_frame(b);
+    tb_span(b, 3, 500, 700, 1, "epsilon", "gamma");
+    tb_close(b, TB_END_CLEAN, 800, 0);
+    size_t len;
+    unsigned char *bytes = tb_read_file(a, &len);
+    snprintf(damaged, sizeof damaged, "%s", tmp("reopen_cut"));
+    tb_write_file(damaged, bytes, len - 7); /* cut in its last frame */
+    free(bytes);
+    snprintf(junk, sizeof junk, "%s", tmp("reopen_junk"));
+    tb_write_file(junk, (const unsigned char *)"not a trace at all", 18);
+    snprintf(missing, sizeof missing, "%s", tmp("reopen_missing"));
+    unlink(missing);
+
+    const char *order[] = { a, damaged, other, junk, a, missing, other, damaged, a };
+    wt_reader *r = NULL;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        readout fresh, again;
+        read_all(order[i], &fresh);
+        const int rc = r ? wt_reader_reopen(r, order[i]) : wt_reader_open(order[i], &r);
+        read_opened(r, rc, &again);
+        assert_same_readout(&fresh, &again);
+        if (order[i] == other) { /* the test's own values, not only the fresh reader's */
+            assert_int_equal(again.events, 3); /* two spans and the end */
+            assert_string_equal(again.ev[0].category, "gamma");
+            assert_string_equal(again.ev[0].label, "delta");
+            assert_int_equal(again.ev[0].ts, 100);
+            assert_string_equal(again.ev[1].category, "epsilon");
+            assert_string_equal(again.ev[1].label, "gamma");
+            assert_int_equal(again.ev[1].dur, 200);
+            assert_int_equal(again.stats.threads, 1);
+            assert_int_equal(again.stats.strings, 3);
+            assert_int_equal(again.stats.errors, 0);
+        }
+        if (order[i] == junk || order[i] == missing)
+            assert_true(rc < 0 && again.first_error[0]);
+    }
+    assert_int_equal(wt_reader_reopen(NULL, a), WT_EINVAL);
+    wt_reader_free(r);
+    unlink(a);
+    unlink(damaged);
+    unlink(other);
+    unlink(junk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -793,6 +889,7 @@ int main(void)
         cmocka_unit_test(test_reader_bad_record_costs_only_that_record),
         cmocka_unit_test(test_reader_lost_string_definitions_do_not_poison_later_frames),
         cmocka_unit_test(test_reader_old_recorders_out_of_range_spans_read_back),
+        cmocka_unit_test(test_reader_reopen_reads_each_file_as_a_fresh_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

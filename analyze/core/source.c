@@ -141,8 +141,17 @@ static const char *duplicate_of(const seen_file *seen, int n_seen, const seen_fi
     return NULL;
 }
 
+/* Done with the reader of a file: freed, or kept in *keep for the next file. */
+static void put_reader(wt_reader *r, wt_reader **keep)
+{
+    if (keep)
+        *keep = r;
+    else
+        wt_reader_free(r);
+}
+
 static int source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                      wt_source_result *res, int raw_clocks)
+                      wt_source_result *res, int raw_clocks, wt_reader **keep)
 {
     int rc = 0, index = 0, n_seen = 0;
     wt_clocks clk = { 0 };
@@ -153,11 +162,11 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
         return WT_ENOMEM;
     }
     for (int i = 0; i < n && rc == 0; i++) {
-        wt_reader *r = NULL;
-        int orc = wt_reader_open(paths[i], &r);
+        wt_reader *r = keep ? *keep : NULL;
+        int orc = r ? wt_reader_reopen(r, paths[i]) : wt_reader_open(paths[i], &r);
         if (orc == WT_ENOMEM) {
             wt_cli_error("%s", r && *wt_reader_error(r) ? wt_reader_error(r) : "out of memory");
-            wt_reader_free(r);
+            put_reader(r, keep);
             rc = WT_ENOMEM;
             break;
         }
@@ -166,7 +175,7 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
                 wt_cli_error("%s", wt_reader_error(r));
             else
                 wt_cli_error("%s: %s", paths[i], wt_strerror(orc));
-            wt_reader_free(r);
+            put_reader(r, keep);
             res->files_failed++;
             continue;
         }
@@ -180,14 +189,14 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
         }
         if (keep_info(f, wt_reader_info(r)) < 0) {
             wt_cli_error("out of memory");
-            wt_reader_free(r);
+            put_reader(r, keep);
             rc = WT_ENOMEM;
             break;
         }
         if (duplicate_of(seen, n_seen, f)) {
             free(f->text);
             memset(f, 0, sizeof *f);
-            wt_reader_free(r);
+            put_reader(r, keep);
             res->files_duplicate++;
             continue;
         }
@@ -260,7 +269,7 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
             res->files_ok++;
         if (rc == 0 && ops->file_end)
             rc = ops->file_end(ctx, fi, &st);
-        wt_reader_free(r);
+        put_reader(r, keep);
     }
     res->clocks = (int)clk.n;
     res->anchor_err_ns = clk.anchor_err_max;
@@ -276,13 +285,19 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res)
 {
-    return source_run(paths, n, ops, ctx, res, 0);
+    return source_run(paths, n, ops, ctx, res, 0, NULL);
+}
+
+int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                          wt_source_result *res, wt_reader **reader)
+{
+    return source_run(paths, n, ops, ctx, res, 0, reader);
 }
 
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res)
 {
-    return source_run(paths, n, ops, ctx, res, 1);
+    return source_run(paths, n, ops, ctx, res, 1, NULL);
 }
 
 int wt_source_exit_status(const wt_source_result *res)

@@ -67,6 +67,12 @@ typedef struct wt_source_result {
  * Returns 0 or the first non-zero callback value; *res says what happened to the files. */
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res);
+/* The same, reading every file with the reader *reader (NULL at first: one is opened and
+ * left there), reopened for each (wt_reader_reopen()): a caller that runs file after file on
+ * one thread keeps its buffers and zstd context. Strings of a file's events are valid until
+ * its file_end. The caller frees *reader with wt_reader_free() when done. */
+int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                          wt_source_result *res, wt_reader **reader);
 /* The same with every file's times as recorded (dump, info: what the file says). */
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res);

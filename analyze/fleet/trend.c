@@ -354,15 +354,16 @@ static int keep_run(wt_trend *t, run_ctx *m)
     return rc;
 }
 
-/* One file, one open: header, spans and metadata in the same pass. */
-static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs)
+/* One file, one open: header, spans and metadata in the same pass, through the worker's
+ * reader (*rd, reopened for each of its files). */
+static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs, wt_reader **rd)
 {
     static const wt_source_ops ops = { run_begin, run_event, NULL, NULL };
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
     wt_source_result src = { 0 };
-    int rc = wt_source_run(paths, 1, &ops, &m, &src);
+    int rc = wt_source_run_reusing(paths, 1, &ops, &m, &src, rd);
     pthread_mutex_lock(&t->mu); /* the files' fates, summed as they are read */
     t->res.src.files_ok += src.files_ok;
     t->res.src.files_damaged += src.files_damaged;
@@ -383,18 +384,20 @@ static void *worker(void *arg)
 {
     wt_trend *t = arg;
     wt_runsum *rs = NULL;
+    wt_reader *rd = NULL; /* one per worker: its buffers and zstd context serve every file */
     int rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
     while (rc == 0 && !t->err && t->next < t->n_runs) {
         run_sum *r = &t->runs[t->next++];
         pthread_mutex_unlock(&t->mu);
-        rc = read_run(t, r, rs);
+        rc = read_run(t, r, rs, &rd);
         pthread_mutex_lock(&t->mu);
     }
     if (rc < 0 && !t->err)
         t->err = rc; /* out of memory: the others stop at their next file */
     pthread_mutex_unlock(&t->mu);
     wt_runsum_free(rs);
+    wt_reader_free(rd);
     return NULL;
 }
 

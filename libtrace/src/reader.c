@@ -41,6 +41,10 @@ _Static_assert(WT_READER_MAX_STRINGS == WT__STRINGS_MAX &&
                "the reader holds every string the recorder may write");
 /* what a string past those limits reads as: its definition is counted, not kept */
 #define PAST_LIMIT_STRING "(string past the reader's limit)"
+/* a string id not defined (yet): compared by address */
+static const char undefined_mark[] = "(undefined)";
+#define UNDEFINED undefined_mark
+_Static_assert((MAX_STRINGS & (MAX_STRINGS - 1)) == 0, "the string table's size is a power of two");
 #define MAX_THREADS 65536u
 #define ARENA_BLOCK (64u << 10)
 /* Absolute times must stay below this (about 146 years in ns) so sums never overflow. */
@@ -86,6 +90,10 @@ struct wt_reader {
 
     wt__fbuf cur; /* the frame whose records are being decoded */
     size_t frame_pos;
+    /* frame_pos < fast_end: the next call may decode with the fast paths at once (in a frame,
+     * after its THREAD record, SPAN_FAST_MIN bytes left, nothing pending); 0 otherwise. Set by
+     * every call that takes the general path, which all changes of those go through. */
+    size_t fast_end;
     int in_frame;
     /* the source's counters as of the last frame taken (copied from the items when threaded) */
     uint64_t src_frames, src_damaged, src_skipped, src_errors;
@@ -98,10 +106,12 @@ struct wt_reader {
     int frame_reported;    /* a bad record of this frame was reported */
     uint64_t pending_unknown; /* an unknown string id met, to report on the next call (0 none) */
 
-    /* strings: id i (1..nstr) is str[i-1]; NULL for an id not defined (yet), which reads as
-     * "(unknown string N)" once met. nstr never passes MAX_STRINGS. */
+    /* strings: id i (1..str_cap) is str[i] and id 0 (no string) is str[0], NULL; an id not
+     * defined (yet) holds UNDEFINED, and reads as "(unknown string N)" once met. str_cap is 0
+     * (str NULL) or a power of two up to MAX_STRINGS, so that an id below it is in the table
+     * and the span fast path checks a span's three ids with one comparison of their OR. */
     const char **str;
-    uint32_t nstr, str_cap;
+    uint32_t str_cap;
     uint64_t ids_defined; /* the highest id defined, past the limit too */
     arena_block *arena;
     size_t arena_bytes;
@@ -467,21 +477,22 @@ static int skip_record(wt_reader *r, const cursor *c, const char *what, size_t r
                 "in the frame starting here, record at +%zu: %s; that record skipped", rec_at, what);
 }
 
-/* Room in the string table for ids 1..n (n <= MAX_STRINGS), new slots NULL. */
+/* Room in the string table for ids 1..n (n <= MAX_STRINGS), new slots UNDEFINED. */
 static int str_slots(wt_reader *r, uint32_t n)
 {
     if (n > r->str_cap) {
         uint32_t cap = r->str_cap ? r->str_cap : 256;
         while (cap < n)
-            cap *= 2;
-        const char **s = realloc(r->str, cap * sizeof *s);
+            cap *= 2; /* stops at MAX_STRINGS at most: a power of two, and n <= it */
+        const char **s = realloc(r->str, ((size_t)cap + 1) * sizeof *s);
         if (!s)
             return WT_ENOMEM;
+        s[0] = NULL;
+        for (size_t i = (size_t)r->str_cap + 1; i <= cap; i++)
+            s[i] = UNDEFINED;
         r->str = s;
         r->str_cap = cap;
     }
-    while (r->nstr < n)
-        r->str[r->nstr++] = NULL;
     return 0;
 }
 
@@ -500,7 +511,7 @@ static const char *unknown_string(wt_reader *r, uint64_t id)
     const char *s = intern(r, (const uint8_t *)text, (size_t)n);
     if (!s)
         return PAST_LIMIT_STRING;
-    r->str[id - 1] = s;
+    r->str[id] = s;
     return s;
 }
 
@@ -509,8 +520,8 @@ static inline const char *string_of(wt_reader *r, uint64_t id)
 {
     if (!id)
         return NULL;
-    if (id <= r->nstr && r->str[id - 1])
-        return r->str[id - 1];
+    if (id <= r->str_cap && r->str[id] != UNDEFINED)
+        return r->str[id];
     if (id <= r->ids_defined && id > MAX_STRINGS)
         return PAST_LIMIT_STRING;
     return unknown_string(r, id);
@@ -538,22 +549,22 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
         r->stats.strings_past_limit++;
         r->frame_pos = (size_t)(c->p - r->cur.p);
         /* within the slots' limit the slot says so (8 bytes, bounded like the slots) */
-        if (id <= MAX_STRINGS && str_slots(r, (uint32_t)id) == 0 && !r->str[id - 1])
-            r->str[id - 1] = PAST_LIMIT_STRING;
+        if (id <= MAX_STRINGS && str_slots(r, (uint32_t)id) == 0 && r->str[id] == UNDEFINED)
+            r->str[id] = PAST_LIMIT_STRING;
         return 0;
     }
     if (str_slots(r, (uint32_t)id) < 0)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
-    const char *old = r->str[id - 1];
-    if (old && strncmp(old, "(unknown string ", 16) != 0) {
+    const char *old = r->str[id];
+    if (old != UNDEFINED && strncmp(old, "(unknown string ", 16) != 0) {
         r->frame_pos = (size_t)(c->p - r->cur.p);
         return 0; /* already known (a repeated frame): the first definition holds */
     }
     const char *s = intern(r, text, (size_t)len);
     if (!s)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
-    r->str[id - 1] = s;
-    r->stats.strings += !old;
+    r->str[id] = s;
+    r->stats.strings += old == UNDEFINED;
     r->frame_pos = (size_t)(c->p - r->cur.p);
     return 0;
 }
@@ -599,13 +610,13 @@ static inline uint64_t varint_unchecked(const uint8_t **pp, unsigned *bad)
  * *ev filled and the position moved on; returns 0 and changes nothing when the general
  * decoder must look at it (a record near the frame's end, or anything invalid, which the
  * general decoder then reports). Most records of a trace are spans: this is the reader's hot
- * loop, about half the instructions of the general path. */
-static inline int span_fast(wt_reader *r, wt_event *ev)
+ * loop, about half the instructions of the general path. Called in a frame, after its THREAD
+ * record, with SPAN_FAST_MIN bytes left (fast_end's conditions). */
+static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
     const unsigned flags = p[1];
-    if (p[0] != WT__R_SPAN || !r->in_thread || (flags & ~WT__SF_KNOWN) ||
-        (flags & WT__SF_CACHED_MASK) == 3)
+    if (p[0] != WT__R_SPAN || (flags & ~WT__SF_KNOWN) || (flags & WT__SF_CACHED_MASK) == 3)
         return 0;
     p += 2;
     unsigned bad = 0;
@@ -619,13 +630,16 @@ static inline int span_fast(wt_reader *r, wt_event *ev)
         bytes = varint_unchecked(&p, &bad);
     if (flags & WT__SF_DETAIL)
         det = varint_unchecked(&p, &bad);
-    int64_t end;
-    if (bad || depth > UINT32_MAX || cat > r->nstr || lab > r->nstr || det > r->nstr ||
-        add_time(r->prev, d_end, &end) || dur > (uint64_t)end)
+    /* r->prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
+     * says whether prev + d_end stays within TIME_MAX */
+    if (bad || depth > UINT32_MAX || (cat | lab | det) >= r->str_cap ||
+        d_end > (uint64_t)(TIME_MAX - r->prev))
         return 0;
-    const char *const cs = cat ? r->str[cat - 1] : NULL, *const ls = lab ? r->str[lab - 1] : NULL;
-    const char *const ds = det ? r->str[det - 1] : NULL;
-    if ((cat && !cs) || (lab && !ls) || (det && !ds))
+    const int64_t end = r->prev + (int64_t)d_end;
+    if (dur > (uint64_t)end)
+        return 0;
+    const char *const cs = r->str[cat], *const ls = r->str[lab], *const ds = r->str[det];
+    if (cs == UNDEFINED || ls == UNDEFINED || ds == UNDEFINED)
         return 0; /* an id without a definition: the general path names it */
     ev->kind = WT_EV_SPAN;
     ev->flags = (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
@@ -656,17 +670,17 @@ static inline int span_fast(wt_reader *r, wt_event *ev)
 static inline int counter_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
-    if (p[0] != WT__R_COUNTER || !r->in_thread)
+    if (p[0] != WT__R_COUNTER)
         return 0;
     p++;
     unsigned bad = 0;
     const uint64_t delta = varint_unchecked(&p, &bad), name = varint_unchecked(&p, &bad);
     const uint64_t value = varint_unchecked(&p, &bad);
     int64_t t;
-    if (bad || name > r->nstr || add_time(r->prev, delta, &t))
+    if (bad || name >= r->str_cap || add_time(r->prev, delta, &t))
         return 0;
-    const char *const ns = name ? r->str[name - 1] : NULL;
-    if (name && !ns)
+    const char *const ns = r->str[name];
+    if (ns == UNDEFINED)
         return 0; /* an id without a definition: the general path names it */
     ev->kind = WT_EV_COUNTER;
     ev->flags = 0;
@@ -847,26 +861,27 @@ static int decode_record(wt_reader *r, wt_event *ev)
 
 /* ---- public API --------------------------------------------------------------------- */
 
-int wt_reader_open(const char *path, wt_reader **out)
+/* Opens `path` into r, fresh (calloc'd) or reset by reset_for_next(): the source, the header,
+ * then the read-ahead thread. */
+static int open_path(wt_reader *r, const char *path, int reuse)
 {
-    *out = NULL;
-    wt_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return WT_ENOMEM;
-    *out = r;
     r->err_off = -1;
     r->info.anchor_err_ns = -1; /* unknown until a 1.1 header says */
+    free(r->path);
     r->path = strdup(path ? path : "");
-    if (!r->path)
-        return fail(r, WT_ENOMEM, 0, "out of memory");
-    int rc = wt__src_open(&r->src, r->path);
-    if (rc == 0)
-        rc = parse_header(r);
-    else if (rc == WT_EOPEN || r->src.err[0]) {
-        memcpy(r->err, r->src.err, sizeof r->err);
-        r->src_errors = r->src.errors;
+    int rc;
+    if (!r->path) {
+        rc = fail(r, WT_ENOMEM, 0, "out of memory");
     } else {
-        rc = fail(r, rc, 0, "out of memory");
+        rc = reuse ? wt__src_reopen(&r->src, r->path) : wt__src_open(&r->src, r->path);
+        if (rc == 0)
+            rc = parse_header(r);
+        else if (rc == WT_EOPEN || r->src.err[0]) {
+            memcpy(r->err, r->src.err, sizeof r->err);
+            r->src_errors = r->src.errors;
+        } else {
+            rc = fail(r, rc, 0, "out of memory");
+        }
     }
     if (rc < 0) {
         r->done = 1;
@@ -876,9 +891,85 @@ int wt_reader_open(const char *path, wt_reader **out)
     return 0;
 }
 
-int wt_reader_next(wt_reader *r, wt_event *ev)
+int wt_reader_open(const char *path, wt_reader **out)
 {
-    if (!r || r->done)
+    *out = NULL;
+    wt_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return WT_ENOMEM;
+    *out = r;
+    return open_path(r, path, 0);
+}
+
+/* What a reader keeps from one file to the next: up to these many string slots and thread-id
+ * slots (512 KiB and 32 KiB); a file with more gives them back. */
+#define KEEP_STR_SLOTS 65536u
+#define KEEP_TID_SLOTS 4096u
+
+/* Forgets the file read so far: the state as calloc() left it, except the source's window and
+ * zstd context, the frame buffer, one arena block and the string and thread tables' arrays
+ * (emptied), which the next file reuses. */
+static void reset_for_next(wt_reader *r)
+{
+    ahead_stop(r); /* the helper thread's buffers go with it */
+    for (size_t i = 0; i < sizeof r->info_strings / sizeof r->info_strings[0]; i++)
+        free(r->info_strings[i]);
+    arena_block *keep_block = r->arena;
+    if (keep_block && keep_block->cap != ARENA_BLOCK)
+        keep_block = NULL; /* one made for a long string: not the size the next file wants */
+    for (arena_block *b = r->arena, *next; b; b = next) {
+        next = b->next;
+        if (b != keep_block)
+            free(b);
+    }
+    if (keep_block) {
+        keep_block->next = NULL;
+        keep_block->used = 0;
+    }
+    if (r->str_cap > KEEP_STR_SLOTS) {
+        free(r->str);
+        r->str = NULL;
+        r->str_cap = 0;
+    }
+    if (r->tid_cap > KEEP_TID_SLOTS) {
+        free(r->tids);
+        r->tids = NULL;
+        r->tid_cap = 0;
+    }
+    for (size_t i = 1; i <= r->str_cap; i++)
+        r->str[i] = UNDEFINED;
+    if (r->tids)
+        memset(r->tids, 0, r->tid_cap * sizeof *r->tids); /* 0: an empty slot */
+    const wt__src src = r->src;
+    const wt__fbuf cur = { r->cur.p, 0, r->cur.cap, 0 };
+    const char **const str = r->str;
+    const uint32_t str_cap = r->str_cap;
+    uint64_t *const tids = r->tids;
+    const size_t tid_cap = r->tid_cap;
+    char *const path = r->path;
+    memset(r, 0, sizeof *r);
+    r->src = src; /* its file is closed by wt__src_reopen() */
+    r->cur = cur;
+    r->str = str;
+    r->str_cap = str_cap;
+    r->arena = keep_block;
+    r->tids = tids;
+    r->tid_cap = tid_cap;
+    r->path = path; /* freed by open_path() once the source no longer points at it */
+}
+
+int wt_reader_reopen(wt_reader *r, const char *path)
+{
+    if (!r)
+        return WT_EINVAL;
+    reset_for_next(r);
+    return open_path(r, path, 1);
+}
+
+/* wt_reader_next() past its fast paths: everything else. */
+__attribute__((noinline)) static int next_general(wt_reader *r, wt_event *ev)
+{
+    if (r->done)
         return 0;
     if (r->pending_unknown) {
         /* the event that named it was delivered by the previous call */
@@ -910,7 +1001,7 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
              * for empty input), and the decoders below read a record's first byte unchecked */
             continue;
         }
-        if (r->cur.len - r->frame_pos >= SPAN_FAST_MIN &&
+        if (r->in_thread && r->cur.len - r->frame_pos >= SPAN_FAST_MIN &&
             (span_fast(r, ev) || counter_fast(r, ev))) {
             r->stats.events++;
             return 1;
@@ -923,6 +1014,31 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
         if (rc < 0)
             return rc;
     }
+}
+
+/* What fast_end is in r's present state. */
+static size_t fast_end_of(const wt_reader *r)
+{
+    return r->in_frame && r->in_thread && !r->done && !r->pending_unknown &&
+                   r->cur.len >= SPAN_FAST_MIN
+               ? r->cur.len - SPAN_FAST_MIN + 1
+               : 0;
+}
+
+/* Most calls decode one span or counter record and return: they check one position, and
+ * the general path's state and frame handling stay out of the way (a small function, so
+ * most of them need no registers saved). */
+int wt_reader_next(wt_reader *r, wt_event *ev)
+{
+    if (!r)
+        return 0;
+    if (r->frame_pos < r->fast_end && (span_fast(r, ev) || counter_fast(r, ev))) {
+        r->stats.events++;
+        return 1;
+    }
+    const int rc = next_general(r, ev);
+    r->fast_end = fast_end_of(r);
+    return rc;
 }
 
 const wt_trace_info *wt_reader_info(const wt_reader *r) { return &r->info; }

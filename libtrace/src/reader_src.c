@@ -29,18 +29,38 @@ int wt__src_fail(wt__src *s, int code, uint64_t off, const char *fmt, ...)
 int wt__src_open(wt__src *s, const char *path)
 {
     memset(s, 0, sizeof *s);
+    return wt__src_reopen(s, path);
+}
+
+int wt__src_reopen(wt__src *s, const char *path)
+{
+    /* the window and the zstd context outlive the file: allocating them per file (a 256 KiB
+     * window, a context of some 100 KiB set up anew) was a fixed cost per file paid a
+     * thousand times over by `trend` */
+    uint8_t *const in = s->in;
+    ZSTD_DCtx *const dctx = s->dctx;
+    if (s->f)
+        fclose(s->f);
+    memset(s, 0, sizeof *s);
+    s->in = in;
+    s->dctx = dctx;
     s->path = path;
     s->err_off = -1;
-    s->in = malloc(WT__SRC_IN_CAP);
-    s->dctx = ZSTD_createDCtx();
+    if (!s->in)
+        s->in = malloc(WT__SRC_IN_CAP);
+    if (!s->dctx) {
+        s->dctx = ZSTD_createDCtx();
+        if (s->dctx)
+            ZSTD_DCtx_setParameter(s->dctx, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
+    }
     if (!s->in || !s->dctx)
         return WT_ENOMEM;
-    ZSTD_DCtx_setParameter(s->dctx, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
     s->f = fopen(path, "rb");
     if (!s->f) {
-        snprintf(s->err, sizeof s->err, "cannot open '%s': %s", path, strerror(errno));
+        const int e = errno; /* before snprintf() may change it */
+        snprintf(s->err, sizeof s->err, "cannot open '%s': %s", path, strerror(e));
         s->errors++;
-        return errno == ENOMEM ? WT_ENOMEM : WT_EOPEN; /* out of memory is not the file's fault */
+        return e == ENOMEM ? WT_ENOMEM : WT_EOPEN; /* out of memory is not the file's fault */
     }
     struct stat st;
     s->file_bytes = UINT64_MAX;

@@ -46,6 +46,10 @@ typedef struct wt__fbuf {
  * memory), or WT_EOPEN with s->err set
  * ("cannot open 'PATH': REASON" / "... Is a directory"). Release with wt__src_release(). */
 int wt__src_open(wt__src *s, const char *path);
+/* Closes the file of `s` (opened or failed) and opens `path` as wt__src_open() does, keeping
+ * its input window and zstd context (the context's parameters too): the next file costs no
+ * allocation. Same returns. */
+int wt__src_reopen(wt__src *s, const char *path);
 void wt__src_release(wt__src *s);
 
 /* Makes at least `want` (<= WT__SRC_IN_CAP) bytes available at the read position when the

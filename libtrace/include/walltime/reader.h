@@ -121,6 +121,17 @@ typedef struct wt_reader wt_reader;
  * WT_ENOMEM. */
 WT_API int wt_reader_open(const char *path, wt_reader **out);
 
+/* Closes the file `r` reads (or failed to open) and opens `path` in its place, as
+ * wt_reader_open() would, keeping the reader's memory: its input buffer and zstd decompression
+ * context, its frame buffer and the arrays of its string and thread tables. For a program that
+ * reads many files one after another (one reader per thread, reopened for each file), the
+ * next file then costs no setup. Everything of the previous file is forgotten: its info, its
+ * stats, its error, and its strings, which are no longer valid (nor are the strings of events
+ * delivered from it). Returns as wt_reader_open(); after a failure `r` says what is wrong
+ * (wt_reader_error()) and may be reopened again or freed. A reader is used by one thread at a
+ * time. Returns WT_EINVAL, and does nothing, when `r` is NULL. */
+WT_API int wt_reader_reopen(wt_reader *r, const char *path);
+
 /* Decodes the next event into *ev. Returns 1 with an event, 0 at the end of the file, or a
  * negative WT_E* code for damage found at this point (message in wt_reader_error()); after an
  * error the caller may call again to go on past the damage. After 0, every call returns 0. */
