@@ -1014,7 +1014,7 @@ static void test_ledger_text_lists_the_busiest_threads_and_sums_the_rest(void **
                                  .category = "work", .label = "w", .count = 1 };
     evs[20] = (wt_event){ .kind = WT_EV_END, .pid = 1, .ts = 101000000000, .end = WT_END_CLEAN };
     for (int all = 0; all < 2; all++) {
-        wt_ledger_opts o = { .title = "t", .all_threads = all };
+        wt_ledger_opts o = { .title = "t", .all_rows = all };
         wt_ledger_calc *lc;
         assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
         feed(lc, "a.wtrace", 1, 100.0, evs, 21);
@@ -1039,6 +1039,47 @@ static void test_ledger_text_lists_the_busiest_threads_and_sums_the_rest(void **
             snprintf(want, sizeof want, "\n%-18s%10s%7.1f%%%8d   ", "(8 more)", "36.0 ms", 3.6, 8);
             assert_non_null(strstr(text, want));
         }
+        free(text);
+        wt_ledger_calc_free(lc);
+    }
+}
+
+/* 20 processes, process k (1..20) with a wall of k s; process 3 ended by a signal. Past 16
+ * processes the text lists process 3 (not clean), the 12 longest (9..20 s) and one row for
+ * the other 7 clean ones (1, 2, 4..8 s); --all (all_rows) lists all 20. */
+static void test_ledger_text_lists_the_longest_processes_and_every_unclean_one(void **state)
+{
+    (void)state;
+    for (int all = 0; all < 2; all++) {
+        wt_ledger_opts o = { .title = "t", .all_rows = all };
+        wt_ledger_calc *lc;
+        assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
+        for (int k = 1; k <= 20; k++) {
+            wt_event evs[2];
+            memset(evs, 0, sizeof evs);
+            evs[0] = (wt_event){ .kind = WT_EV_SPAN, .pid = (uint64_t)k, .tid = (uint64_t)k,
+                                 .ts = S(0.0), .dur = 500000000, .category = "work", .label = "w",
+                                 .count = 1 };
+            evs[1] = end_ev((uint64_t)k, k);
+            if (k == 3)
+                evs[1].end = WT_END_SIGNAL;
+            char path[32];
+            snprintf(path, sizeof path, "p%02d.wtrace", k);
+            feed(lc, path, (uint64_t)k, 0.0, evs, 2);
+        }
+        assert_int_equal(wt_ledger_calc_finish(lc), 0);
+        char *text = render(lc);
+        for (int k = 1; k <= 20; k++) {
+            char row[32];
+            snprintf(row, sizeof row, "\npid %d ", k);
+            const int listed = strstr(text, row) != NULL;
+            assert_int_equal(listed, all || k == 3 || k >= 9);
+        }
+        const char *more = strstr(text, "\n(7 more)");
+        if (all)
+            assert_null(more);
+        else
+            assert_non_null(strstr(more, "clean   the shorter clean ones, wall 1.00 s to 8.00 s"));
         free(text);
         wt_ledger_calc_free(lc);
     }
@@ -1077,6 +1118,7 @@ int main(void)
         cmocka_unit_test(test_ledger_lone_top_spans_share_wall_as_trees_do),
         cmocka_unit_test(test_ledger_inclusive_of_many_loads_in_phases),
         cmocka_unit_test(test_ledger_text_lists_the_busiest_threads_and_sums_the_rest),
+        cmocka_unit_test(test_ledger_text_lists_the_longest_processes_and_every_unclean_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

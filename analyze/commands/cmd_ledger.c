@@ -44,9 +44,10 @@ static void usage(FILE *out)
             "                           min, median, max, total seconds of their spans\n"
             "  --top N                  labels per category with --by label (10)\n"
             "  --title TEXT             the table's title (default: the file name)\n"
-            "  --all                    every thread row and every anomaly line (default:\n"
-            "                           past 16 threads the 12 busiest, and the 10 most costly of\n"
-            "                           each group)\n"
+            "  --all                    every thread and process row and every anomaly line\n"
+            "                           (default: past 16, the 12 busiest threads, the 12\n"
+            "                           longest processes and any not ended cleanly; the 10\n"
+            "                           most costly of each anomaly group)\n"
             "  --json                   the walltime-ledger/1 JSON object\n"
             "  -h, --help               this help\n"
             "anomaly options (the ANOMALIES list; see `" WT_PROG " anomalies --help`):\n"
@@ -97,7 +98,7 @@ int cmd_ledger(int argc, char **argv)
             json = 1;
         } else if (c == OPT_ALL) {
             all = 1;
-            lo.all_threads = 1;
+            lo.all_rows = 1;
         } else if (c == OPT_BY) {
             if (strcmp(optarg, "label") != 0) {
                 wt_usage_error("--by: '%s' is not supported (only 'label')", optarg);

@@ -54,12 +54,15 @@ typedef struct wt_ledger_opts {
     int flat;          /* render the seed's table exactly */
     int by_label;      /* add the per-label breakdown */
     int top;           /* labels per category in --by label (rest summed); <= 0: 10 */
-    int all_threads;   /* text: every thread's row; else, past WT_LEDGER_TEXT_THREADS threads,
-                          the busiest WT_LEDGER_TEXT_THREADS_SHOWN and one row for the rest */
+    int all_rows;      /* text: every thread's and process's row; else, past
+                          WT_LEDGER_TEXT_THREADS threads, the busiest
+                          WT_LEDGER_TEXT_THREADS_SHOWN and one row for the rest, and past
+                          WT_LEDGER_TEXT_THREADS processes, those that did not end cleanly, the
+                          WT_LEDGER_TEXT_THREADS_SHOWN longest, and one row for the rest */
 } wt_ledger_opts;
 
-/* One process per rank and a few threads each make hundreds of thread rows; the text lists
- * the busiest few (JSON always lists them all). */
+/* One process per rank and a few threads each make hundreds of thread and process rows; the
+ * text lists the few that matter (JSON always lists them all). */
 #define WT_LEDGER_TEXT_THREADS 16
 #define WT_LEDGER_TEXT_THREADS_SHOWN 12
 

@@ -283,6 +283,12 @@ static size_t thread_rows(const wt_ledger_result *r, int all, size_t *order)
     return WT_LEDGER_TEXT_THREADS_SHOWN;
 }
 
+/* A process the text always lists: it did not end with its END record, or is damaged. */
+static int proc_unclean(const wt_ledger_process *p)
+{
+    return p->end != WT_END_CLEAN || p->no_end || p->damaged;
+}
+
 static void print_sections(FILE *out, void *ctx)
 {
     const wt_ledger_calc *lc = ctx;
@@ -294,7 +300,7 @@ static void print_sections(FILE *out, void *ctx)
         section_rule(out);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
         size_t *order = malloc(r->n_threads * sizeof *order);
-        const size_t shown = thread_rows(r, lc->opts.all_threads, order);
+        const size_t shown = thread_rows(r, lc->opts.all_rows, order);
         for (size_t k = 0; k < shown; k++) {
             const wt_ledger_thread *t = &r->threads[order ? order[k] : k];
             char id[48];
@@ -340,13 +346,43 @@ static void print_sections(FILE *out, void *ctx)
             if ((int)strlen(r->procs[i].name) + 2 > w)
                 w = (int)strlen(r->procs[i].name) + 2;
         fprintf(out, "%-*s%10s%8s%8s   %s\n", w, "process", "wall", "", "end", "file");
+        /* past WT_LEDGER_TEXT_THREADS processes: every one that did not end cleanly, the
+         * longest of the rest, in the result's order; the others summed in one row */
+        unsigned char *show = calloc(r->n_procs, 1);
+        const int few = lc->opts.all_rows || r->n_procs <= WT_LEDGER_TEXT_THREADS || !show;
+        for (size_t i = 0; show && i < r->n_procs; i++)
+            show[i] = few || proc_unclean(&r->procs[i]);
+        for (size_t k = 0; !few && k < WT_LEDGER_TEXT_THREADS_SHOWN; k++) {
+            size_t best = r->n_procs;
+            for (size_t i = 0; i < r->n_procs; i++)
+                if (!show[i] && (best == r->n_procs || r->procs[i].wall > r->procs[best].wall))
+                    best = i;
+            if (best < r->n_procs)
+                show[best] = 1;
+        }
+        size_t more = 0;
+        double lo = 0, hi = 0;
         for (size_t i = 0; i < r->n_procs; i++) {
             const wt_ledger_process *p = &r->procs[i];
+            if (show && !show[i]) {
+                lo = more == 0 || p->wall < lo ? p->wall : lo;
+                hi = more == 0 || p->wall > hi ? p->wall : hi;
+                more++;
+                continue;
+            }
             const char *end = p->end == WT_END_CLEAN ? "clean"
                               : p->end == WT_END_SIGNAL ? "signal" : "none";
             fprintf(out, "%-*s%10s%8s%8s   %s\n", w, WT_TEXT_SAFE(s1, p->name), SEC(a, p->wall), "", end,
                     WT_TEXT_SAFE(s2, p->path));
         }
+        if (more > 0) {
+            char name[48], what[96];
+            snprintf(name, sizeof name, "(%zu more)", more);
+            snprintf(what, sizeof what, "the shorter clean ones, wall %s to %s (--all lists them)",
+                     SEC(b, lo), SEC(c3, hi));
+            fprintf(out, "%-*s%10s%8s%8s   %s\n", w, name, "", "", "clean", what);
+        }
+        free(show);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "straggler", "max-med", "", "",
                 "per category, over processes: the slowest");
         for (size_t i = 0; i < r->n_cats; i++) {
