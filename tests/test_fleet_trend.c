@@ -262,6 +262,33 @@ static void test_trend_many_threads_fold_as_the_ledger(void **state)
     free(out);
 }
 
+/* Three launches of 2 ranks: 6 files carrying `rank`. Without --group rank the command says
+ * that 6 runs share series across ranks (exit status unchanged); grouped by rank it does not. */
+static void test_trend_notes_ranks_sharing_a_series(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 6; i++) {
+        char name[32], rank[8];
+        snprintf(name, sizeof name, "run%04d.wtrace", i);
+        snprintf(rank, sizeof rank, "%d", i % 2);
+        tb *b = tb_create(tb_path_in(name), 100 + (uint64_t)i, S(100 + i), S(100 + i));
+        tb_meta(b, 1, S(100 + i), "rank", rank);
+        tb_span(b, 1, S(100.1 + i), S(101 + i), 0, "load", "weights");
+        tb_close(b, TB_END_CLEAN, S(101.1 + i), 0);
+    }
+    assert_int_equal(trend(""), 0);
+    char *err = cli_slurp(abs_in("err.txt"));
+    assert_non_null(strstr(err, "trend: note: 6 run(s) are one rank of a launch"));
+    free(err);
+    assert_int_equal(trend("--group host,rank"), 0);
+    err = cli_slurp(abs_in("err.txt"));
+    assert_null(strstr(err, "rank of a launch"));
+    free(err);
+    char *out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(strstr(out, "trend: 6 runs in 2 group(s)"));
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +298,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trend_seconds_are_the_ledgers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_inclusive_nesting_by_hand, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_many_threads_fold_as_the_ledger, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_notes_ranks_sharing_a_series, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

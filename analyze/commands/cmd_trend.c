@@ -151,8 +151,12 @@ int cmd_trend(int argc, char **argv)
     if (r->groups_dropped)
         wt_cli_error("trend: %lld runs of groups past the first %d left out",
                      (long long)r->groups_dropped, WT_TREND_MAX_GROUPS);
+    if (r->ranks_in_group)
+        fprintf(stderr, WT_PROG ": trend: note: %lld run(s) are one rank of a launch, and their ranks share each series "
+                     "(the spread across ranks counts as noise): --group rank, or host,rank, gives "
+                     "each rank a series of its own",
+                     (long long)r->ranks_in_group);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        wt_cli_error("trend: cannot write the output");
         goto out;
     }
     if (svg) {

@@ -41,6 +41,7 @@ typedef struct run_ctx {
     wt_runsum *rs;
     char *values[WT_TREND_MAX_KEYS]; /* the --group metadata values, or NULL */
     char *host, *command;
+    int ranked;                      /* the run carries the metadata `rank` */
 } run_ctx;
 
 static void run_ctx_clear(run_ctx *m)
@@ -51,6 +52,7 @@ static void run_ctx_clear(run_ctx *m)
     free(m->command);
     memset(m->values, 0, sizeof m->values);
     m->host = m->command = NULL;
+    m->ranked = 0;
 }
 
 static int run_begin(void *ctx, int fi, const char *path, const wt_trace_info *in)
@@ -70,6 +72,8 @@ static int run_begin(void *ctx, int fi, const char *path, const wt_trace_info *i
  * event is rare; a span is every event). */
 __attribute__((noinline)) static int keep_value(run_ctx *m, const wt_event *ev)
 {
+    if (!strcmp(ev->name, "rank"))
+        m->ranked = 1;
     for (int k = 0; k < m->o->n_keys; k++)
         if (!strcmp(ev->name, m->o->keys[k])) {
             char *v = strdup(ev->detail ? ev->detail : "");
@@ -348,6 +352,13 @@ static int keep_run(wt_trend *t, run_ctx *m)
         c->flat_s = (double)wt_runsum_flat_ns(m->rs, i) * 1e-9;
         c->incl_s = (double)wt_runsum_incl_ns(m->rs, i) * 1e-9;
         r->n_cats++;
+    }
+    if (m->ranked) {
+        int grouped = 0;
+        for (int k = 0; k < t->o->n_keys; k++)
+            grouped |= !strcmp(t->o->keys[k], "rank");
+        t->res.runs_ranked++;
+        t->res.ranks_in_group += !grouped;
     }
     pthread_mutex_unlock(&t->mu);
     free(gname);
