@@ -518,8 +518,12 @@ static int child_forks(void *arg)
         wt_end(open_at_fork, WT_CACHED_UNKNOWN, 0, NULL);
         if (wt_enabled() || wt_flush() != WT_ESTATE || wt_close() != WT_ESTATE)
             exit(20);
-#ifdef __SANITIZE_THREAD__
-        exit(0); /* TSan cannot start threads after a multi-threaded fork */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+        /* TSan cannot start threads after a multi-threaded fork; GCC 12's ASan allocator is not
+         * fork-safe with a second thread (the parent's writer), and the child's own file once
+         * hung here under it: the plain build checks the child's own file. _exit: nothing
+         * of the child's is left to close, and LeakSanitizer's exit scan is not run in it */
+        _exit(0);
 #endif
         char own[600];
         snprintf(own, sizeof own, "%s/child.wtrace", dir);
@@ -565,8 +569,8 @@ static void test_recorder_fork_child_never_writes_parents_file(void **state)
     assert_int_equal(rt_count(t, WT_EV_END), 1);
     rt_free(t);
 
-#ifdef __SANITIZE_THREAD__
-    return;
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    return; /* the child stopped before opening its own file (child_forks) */
 #endif
     char own[600];
     snprintf(own, sizeof own, "%s/child.wtrace", dir);
