@@ -263,7 +263,8 @@ static void test_trend_many_threads_fold_as_the_ledger(void **state)
 }
 
 /* Three launches of 2 ranks: 6 files carrying `rank`. Without --group rank the command says
- * that 6 runs share series across ranks (exit status unchanged); grouped by rank it does not. */
+ * that 6 runs share series across ranks (exit status unchanged); grouped by rank it does not.
+ * Writing to a full device still says that the output could not be written. */
 static void test_trend_notes_ranks_sharing_a_series(void **state)
 {
     (void)state;
@@ -287,6 +288,14 @@ static void test_trend_notes_ranks_sharing_a_series(void **state)
     char *out = cli_slurp(abs_in("out.txt"));
     assert_non_null(strstr(out, "trend: 6 runs in 2 group(s)"));
     free(out);
+    /* an output that cannot be written is said, beside the note */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", abs_in(NULL));
+    assert_int_equal(cli_run(dir, "trend run*.wtrace", "/dev/full", abs_in("err.txt")), 1);
+    err = cli_slurp(abs_in("err.txt"));
+    assert_non_null(strstr(err, "trend: note: 6 run(s)"));
+    assert_non_null(strstr(err, "trend: cannot write the output"));
+    free(err);
 }
 
 int main(void)

@@ -37,6 +37,15 @@ static void usage(FILE *out)
             WT_TREND_MAX_CHARTS);
 }
 
+/* Whether `key` is one of the --group keys. */
+static int keyed_by(const wt_trend_opts *o, const char *key)
+{
+    for (int k = 0; k < o->n_keys; k++)
+        if (!strcmp(o->keys[k], key))
+            return 1;
+    return 0;
+}
+
 /* Splits "a,b,c" (modified in place) into o->keys. 0 or -1 (reported). */
 static int parse_keys(char *s, wt_trend_opts *o)
 {
@@ -151,12 +160,14 @@ int cmd_trend(int argc, char **argv)
     if (r->groups_dropped)
         wt_cli_error("trend: %lld runs of groups past the first %d left out",
                      (long long)r->groups_dropped, WT_TREND_MAX_GROUPS);
-    if (r->ranks_in_group)
-        fprintf(stderr, WT_PROG ": trend: note: %lld run(s) are one rank of a launch, and their ranks share each series "
-                     "(the spread across ranks counts as noise): --group rank, or host,rank, gives "
-                     "each rank a series of its own",
-                     (long long)r->ranks_in_group);
+    if (r->runs_ranked && !keyed_by(&o, "rank"))
+        fprintf(stderr,
+                WT_PROG ": trend: note: %lld run(s) are one rank of a launch, and their ranks share "
+                        "each series (the spread across ranks counts as noise): --group rank, or "
+                        "host,rank, gives each rank a series of its own\n",
+                (long long)r->runs_ranked);
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        wt_cli_error("trend: cannot write the output");
         goto out;
     }
     if (svg) {

@@ -353,13 +353,7 @@ static int keep_run(wt_trend *t, run_ctx *m)
         c->incl_s = (double)wt_runsum_incl_ns(m->rs, i) * 1e-9;
         r->n_cats++;
     }
-    if (m->ranked) {
-        int grouped = 0;
-        for (int k = 0; k < t->o->n_keys; k++)
-            grouped |= !strcmp(t->o->keys[k], "rank");
-        t->res.runs_ranked++;
-        t->res.ranks_in_group += !grouped;
-    }
+    t->res.runs_ranked += m->ranked;
     pthread_mutex_unlock(&t->mu);
     free(gname);
     return rc;

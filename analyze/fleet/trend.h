@@ -60,9 +60,8 @@ typedef struct wt_trend_result {
     int64_t runs;            /* runs in the series */
     int64_t groups, categories;
     int64_t groups_dropped;  /* runs of groups past WT_TREND_MAX_GROUPS */
-    int64_t runs_ranked;     /* runs carrying the metadata `rank` (one process per rank) */
-    int64_t ranks_in_group;  /* of those, runs whose group does not say their rank: ranks
-                                share those series (the command suggests --group rank) */
+    int64_t runs_ranked;     /* runs carrying the metadata `rank` (one process per rank): ranks
+                                share series unless `rank` is a --group key */
     const wt_trend_change *changes;
     size_t n_changes;
     int64_t changes_dropped;
