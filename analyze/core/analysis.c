@@ -110,7 +110,7 @@ static int pair_end(void *ctx, int fi, const wt_reader_stats *st)
 
 const wt_source_ops *wt_analysis_pair_ops(void)
 {
-    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end };
+    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end, NULL };
     return &ops;
 }
 
