@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "source.h"
 #include "walltime/reader.h"
 
 typedef struct wt_runsum wt_runsum;
@@ -24,6 +25,10 @@ int wt_runsum_create(wt_runsum **out);
 void wt_runsum_reset(wt_runsum *s);
 /* A WT_EV_SPAN of the current file. 0 or WT_ENOMEM. */
 int wt_runsum_span(wt_runsum *s, const wt_event *ev);
+
+/* A batch of spans of the current file (the source driver's), the same as each of them given
+ * to wt_runsum_span() in turn. 0 or WT_ENOMEM. */
+int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b);
 
 /* The file ended: trees whose top-level span never came count as the ledger counts them. */
 void wt_runsum_finish(wt_runsum *s);
