@@ -7,7 +7,9 @@
  *
  * A worker keeps one and resets it per file, so the per-file cost is the file's own work.
  * Memory: categories, threads (folded past WT_MAX_THREADS, as the ledger folds them) x
- * nesting depth x 3 words, and 64 words per level of a thread that held a subtree's time. */
+ * nesting depth x 3 words, 64 words per level of a thread that held a subtree's time, and for
+ * batches 4 bytes per string id up to the largest category id seen (ids past 2^20 are found
+ * by name instead, so at most 4 MiB). */
 #ifndef WT_FLEET_RUNSUM_H
 #define WT_FLEET_RUNSUM_H
 
