@@ -150,7 +150,9 @@ static void test_source_batches_are_aligned_like_events(void **state)
     assert_int_equal(b->n, 120);
     assert_int_equal(a->batches, 0);
     assert_true(b->batches > 0);
-    assert_true(b->events < 20); /* most spans came in batches */
+    /* runs of 7 spans between counters: most in batches (the driver backs off after runs
+     * shorter than 4, such as the rest of a run after its first span came as an event) */
+    assert_true(b->n - b->events >= 60);
     for (int i = 0; i < 120; i++) {
         const seen_span *x = &a->s[i], *y = &b->s[i];
         assert_int_equal(x->file, y->file);

@@ -265,7 +265,9 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
     int rc = cat_of(s, ev->category, &ci);
     if (rc < 0)
         return rc;
-    rs_thread *t = thread_of(s, ev->pid, ev->tid);
+    rs_thread *t = s->cur; /* the previous span's thread, checked without a call */
+    if (!t || t->tid != ev->tid || t->pid != ev->pid)
+        t = thread_of(s, ev->pid, ev->tid);
     if (!t)
         return WT_ENOMEM;
     return add_span(s, t, ci, ev->depth, ev->dur);
@@ -302,7 +304,11 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         forget_ids(s);
         s->epoch = b->string_epoch;
     }
-    rs_thread *t = thread_of(s, b->pid, b->tid);
+    /* the previous batch's thread, checked here: with a counter after each span, every
+     * batch is one span and thread_of()'s call would cost as much as the span */
+    rs_thread *t = s->cur;
+    if (!t || t->tid != b->tid || t->pid != b->pid)
+        t = thread_of(s, b->pid, b->tid);
     if (!t)
         return WT_ENOMEM;
     for (size_t i = 0; i < b->n; i++) {

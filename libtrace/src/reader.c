@@ -651,29 +651,29 @@ static inline __attribute__((always_inline)) int span_read(const char *const *st
     p += 2;
     unsigned bad = 0;
     const uint64_t d_end = varint_in(&p, end, &bad, checked);
-    v->dur = varint_in(&p, end, &bad, checked);
-    v->depth = varint_in(&p, end, &bad, checked);
-    v->cat = varint_in(&p, end, &bad, checked);
-    v->lab = varint_in(&p, end, &bad, checked);
-    v->count = 2; /* zigzag(1) */
-    v->bytes = v->det = 0;
+    const uint64_t dur = varint_in(&p, end, &bad, checked);
+    const uint64_t depth = varint_in(&p, end, &bad, checked);
+    const uint64_t cat = varint_in(&p, end, &bad, checked);
+    const uint64_t lab = varint_in(&p, end, &bad, checked);
+    uint64_t count = 2, bytes = 0, det = 0; /* count zigzag(1) */
     if (flags & WT__SF_COUNT)
-        v->count = varint_in(&p, end, &bad, checked);
+        count = varint_in(&p, end, &bad, checked);
     if (flags & WT__SF_BYTES)
-        v->bytes = varint_in(&p, end, &bad, checked);
+        bytes = varint_in(&p, end, &bad, checked);
     if (flags & WT__SF_DETAIL)
-        v->det = varint_in(&p, end, &bad, checked);
+        det = varint_in(&p, end, &bad, checked);
     /* prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
      * says whether prev + d_end stays within TIME_MAX */
-    if (bad || v->depth > UINT32_MAX || (v->cat | v->lab | v->det) >= str_cap ||
+    if (bad || depth > UINT32_MAX || (cat | lab | det) >= str_cap ||
         d_end > (uint64_t)(TIME_MAX - prev))
         return 0;
-    v->end = prev + (int64_t)d_end;
-    if (v->dur > (uint64_t)v->end)
+    const int64_t e = prev + (int64_t)d_end;
+    if (dur > (uint64_t)e)
         return 0;
-    if (str[v->cat] == UNDEFINED || str[v->lab] == UNDEFINED || str[v->det] == UNDEFINED)
+    if (str[cat] == UNDEFINED || str[lab] == UNDEFINED || str[det] == UNDEFINED)
         return 0; /* an id without a definition: the general path names it */
-    v->flags = flags;
+    /* the values only once all are judged: the callers' copies stay in registers */
+    *v = (span_vals){ e, dur, depth, count, bytes, cat, lab, det, flags };
     *pp = p;
     return 1;
 }
@@ -691,6 +691,8 @@ static inline uint32_t span_ev_flags(unsigned flags)
 static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
+    if (p[0] != WT__R_SPAN)
+        return 0; /* first: span_read()'s arguments are then loaded for spans only */
     span_vals v;
     if (!span_read(r->str, r->str_cap, r->prev, &p, NULL, 0, &v))
         return 0;
@@ -1102,10 +1104,10 @@ static int batch_ok(const wt_reader *r)
            r->frame_pos < r->cur.len;
 }
 
-size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid)
+/* wt_reader_next_spans() once a span record is at the position. */
+static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *out, size_t cap,
+                                                   uint64_t *tid)
 {
-    if (!r || !out || !batch_ok(r))
-        return 0;
     /* in locals: the stores to out[] might alias the reader's fields for the compiler */
     const char *const *const str = r->str;
     const uint32_t str_cap = r->str_cap;
@@ -1139,6 +1141,15 @@ size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t
     if (n && tid)
         *tid = r->tid;
     return n;
+}
+
+size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid)
+{
+    /* a caller tries a batch before every other event too (a counter after each span): the
+     * call that finds no span there costs a few instructions, not the batch loop's setup */
+    if (!r || !out || !batch_ok(r) || r->cur.p[r->frame_pos] != WT__R_SPAN)
+        return 0;
+    return next_spans(r, out, cap, tid);
 }
 
 const char *wt_reader_string(const wt_reader *r, uint32_t id)
