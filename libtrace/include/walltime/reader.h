@@ -163,11 +163,12 @@ typedef struct wt_span_rec {
 
 /* Decodes the run of plain spans at the reader's position, at most `cap` of them, into
  * out[0..n) and returns n. They are consecutive span records of one frame and one thread:
- * process wt_reader_info()->pid, thread *tid (set when n > 0). It stops before any other
- * record, at the frame's end, and before a span that wt_reader_next() must judge (a string
- * id not defined, a value out of range, damage): a return of 0 means the next event is for
- * wt_reader_next() (which also says the end of the file). Counts in wt_reader_stats.events.
- * Returns 0 for a NULL `r` or `out`, or `cap` 0. */
+ * process wt_reader_info()->pid, thread *tid (set when n > 0; `tid` may be NULL). It stops
+ * before any other record, at the frame's end, and before a span that wt_reader_next() must
+ * judge (a string id not defined, a value out of range, damage): a return of 0 means the next
+ * event is for wt_reader_next() (which also says the end of the file). A return of 0 costs a
+ * few instructions, so a caller may try a batch before every event. Counts in
+ * wt_reader_stats.events. Returns 0 for a NULL `r` or `out`, or `cap` 0. */
 WT_API size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid);
 
 /* The string of id `id` as a span of a batch names it: the same text wt_reader_next() gives
