@@ -4,25 +4,30 @@
 #include "clocks.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static int said; /* wt_cli_error() was called */
+static atomic_int said; /* wt_cli_error() was called (by any thread: trend's workers) */
 
-int wt_cli_said(void) { return said; }
+int wt_cli_said(void) { return atomic_load_explicit(&said, memory_order_relaxed); }
 
+/* One line under stderr's lock: stderr is unbuffered, so its three parts are three writes,
+ * and trend's workers report damaged files while others do (test_cli_error). */
 void wt_cli_error(const char *fmt, ...)
 {
     va_list ap;
-    said = 1;
+    atomic_store_explicit(&said, 1, memory_order_relaxed);
+    flockfile(stderr);
     fputs(WT_PROG ": ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 static double now_s(void)
@@ -63,8 +68,8 @@ static void progress_clear(progress *p)
  * the files several times). */
 static void say_aligned(const wt_source_result *res, int files)
 {
-    static int aligned_said;
-    if (aligned_said++)
+    static atomic_int aligned_said; /* atomic: trend's workers run sources of their own */
+    if (atomic_fetch_add_explicit(&aligned_said, 1, memory_order_relaxed))
         return;
     char err[64];
     if (res->anchor_err_ns >= 0)
