@@ -47,14 +47,15 @@ typedef struct rec {
 typedef struct trace {
     rec *r;
     size_t n, spans;
-    const char **str; /* by id (1..) */
+    char **str;       /* by id (1..), owned */
     uint32_t *def;    /* def[i]: the number of strings defined before record i (n + 1 entries) */
     uint32_t n_str;
 } trace;
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* Reader string pointers to ids: the reader keeps one copy per id, so a pointer is an id. */
+/* Reader string pointers to ids: the reader keeps one copy per id, so a pointer is an id.
+ * The trace keeps its own copy, since the reader's go with it. */
 typedef struct smap {
     const char **key;
     uint32_t *id;
@@ -71,9 +72,10 @@ static uint32_t str_id(smap *m, trace *t, const char *s)
     if (!m->key[i]) {
         if (4 * (t->n_str + 1) > 3 * m->cap)
             return UINT32_MAX; /* full: the caller gives up on this trace */
+        if (!(t->str[t->n_str + 1] = strdup(s)))
+            return UINT32_MAX;
         m->key[i] = s;
         m->id[i] = ++t->n_str;
-        t->str[t->n_str] = s;
     }
     return m->id[i];
 }
@@ -105,7 +107,7 @@ static int load(const char *path, trace *t)
     m.key = calloc(m.cap, sizeof *m.key);
     m.id = calloc(m.cap, sizeof *m.id);
     t->str = calloc(m.cap, sizeof *t->str);
-    if (!m.key || !m.id || !t->str)
+    if (!m.key || !m.id || !t->str || grow((void **)&t->def, &dcap, 1, sizeof *t->def))
         goto out;
     if (wt_reader_open(path, &rd) != 0) {
         fprintf(stderr, "bench_layout: %s\n", rd ? wt_reader_error(rd) : "out of memory");
@@ -568,7 +570,12 @@ static int bench_trace(const char *path)
     ZSTD_DCtx *dc = ZSTD_createDCtx();
     if (load(path, &t))
         goto out;
-    const double per = t.spans ? (double)t.spans : 1.0;
+    if (t.spans == 0) {
+        printf("%s: no spans\n", path);
+        rc = 0;
+        goto out;
+    }
+    const double per = (double)t.spans;
     /* generous bounds: a record takes at most REC_ROOM plus its strings in any layout, and the
      * frames at most one per record */
     size_t strb = 0;
@@ -671,6 +678,8 @@ out:
     free(out);
     free(t.r);
     free(t.def);
+    for (uint32_t i = 1; t.str && i <= t.n_str; i++)
+        free(t.str[i]);
     free(t.str);
     ZSTD_freeCCtx(cc);
     ZSTD_freeDCtx(dc);
