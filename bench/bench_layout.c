@@ -728,17 +728,24 @@ int main(int argc, char **argv)
     for (int l = 0; only && l < N_LAYOUTS; l++)
         if (strcmp(only, layout_name[l]) == 0)
             only_layout = l;
+    if (only && only_layout < 0) {
+        fprintf(stderr, "bench_layout: BENCH_LAYOUT_ONLY: no layout '%s' (row, col-end, "
+                        "col-start, col-gap)\n", only);
+        return 2;
+    }
     if ((e = getenv("BENCH_LAYOUT_LEVEL")) != NULL)
         only_level = atoi(e);
-    int status = 0;
+    int status = 1;
     for (int s = 0; s < N_STREAMS; s++)
-        if (!(col[s] = malloc(2 * WT__FRAME_TARGET)))
-            return 1;
+        if (!(col[s] = malloc(2 * WT__FRAME_TARGET))) /* a stream never outgrows a row frame */
+            goto out;
     printf("bench_layout: CPU ns per span (process CPU, median of %d), level 1, -1, 3; "
            "frames of at most %u raw bytes\n", reps, WT__FRAME_TARGET);
+    status = 0;
     for (int i = 1; i < argc; i++)
         if (bench_trace(argv[i]))
             status = 1;
+out:
     for (int s = 0; s < N_STREAMS; s++)
         free(col[s]);
     return status;
