@@ -198,9 +198,40 @@ static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
     m->n = end ? i : 0;
 }
 
+/* A fault-free copy as len_cut() scans: see rec_intern.h. The words before s and past its NUL
+ * within the first and last words are copied too and never used (the writer takes the bytes
+ * at the offset), hence the same no_sanitize as len_cut(). */
+__attribute__((no_sanitize("address", "thread", "object-size"))) uint32_t
+wt__text_take(uint64_t *dst, const char *s)
+{
+    const unsigned off = (unsigned)((uintptr_t)s & 7);
+    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
+    uint64_t w = p[0];
+    dst[0] = w;
+    /* the first word's bytes before s count as non-zero */
+    uint64_t z = zero_bytes(w | ((1ull << (8 * off)) - 1));
+    unsigned i = 0;
+    while (!z) {
+        if (++i == WT__TEXT_WORDS)
+            return 0; /* no NUL within the cap's words: longer than the cap */
+        w = p[i];
+        dst[i] = w;
+        z = zero_bytes(w);
+    }
+    const unsigned len = 8 * i + (unsigned)__builtin_ctzll(z) / 8 - off;
+    return len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
+}
+
 #else /* not little-endian: no memo */
 
 static size_t len_cut(const char *s) { return strnlen(s, WT__STRING_MAX); }
+
+uint32_t wt__text_take(uint64_t *dst, const char *s)
+{
+    (void)dst;
+    (void)s;
+    return 0; /* the content path, as for a label over the cap */
+}
 
 static inline uint32_t memo_find(const wt__memo *m, const char *s)
 {
@@ -461,17 +492,63 @@ static int ctab_add(wt__icache *c, const wt__skey *k, uint32_t id)
 
 /* Level 3: the global table (under its lock), adding s when new, and the content table.
  * Out of line: only a string new to the thread comes here. */
-static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s)
+static uint32_t intern_key(wt__icache *c, const char *s, const wt__skey *k)
 {
     const int saved = errno; /* kept: this may run in a signal handler */
-    wt__skey k;
-    str_key(s, &k);
     pthread_mutex_lock(&lock);
-    const uint32_t id = lookup_add(s, k.len, k.hash);
+    const uint32_t id = lookup_add(s, k->len, k->hash);
     pthread_mutex_unlock(&lock);
     /* out of memory: recording turns off with the one message. The overflow marker (whose
      * bytes are not this string's) stays out of the content table. */
-    if (!id || (c && ent_of(id)->len == k.len && ctab_add(c, &k, id) < 0))
+    if (!id || (c && ent_of(id)->len == k->len && ctab_add(c, k, id) < 0))
+        wt__fail(atomic_load(&wt__g.path), ENOMEM);
+    errno = saved;
+    return id;
+}
+
+static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s)
+{
+    wt__skey k;
+    str_key(s, &k);
+    return intern_key(c, s, &k);
+}
+
+uint32_t wt__intern_bytes(wt__icache *c, const char *s, uint32_t len)
+{
+    wt__skey k;
+    k.len = len;
+    k.head[0] = chunk(s, len, 0);
+    k.head[1] = chunk(s, len, 1);
+    k.hash = hash_key(s, len, k.head[0], k.head[1]);
+    const uint32_t id = ctab_find(c, s, &k);
+    return id ? id : intern_key(c, s, &k);
+}
+
+uint32_t wt__intern_bytes_try(const char *s, uint32_t len)
+{
+    if (pthread_mutex_trylock(&lock) != 0)
+        return 0;
+    const uint32_t id = lookup_add(s, len, wt__str_hash(s, len));
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
+#define PLACEHOLDER_TEXT "(walltime: label lost in a crash)"
+_Atomic uint32_t wt__placeholder_id;
+
+uint32_t wt__text_placeholder(void)
+{
+    uint32_t id = wt__text_placeholder_get();
+    if (__builtin_expect(id != 0, 1))
+        return id;
+    const int saved = errno;
+    pthread_mutex_lock(&lock);
+    id = lookup_add(PLACEHOLDER_TEXT, sizeof PLACEHOLDER_TEXT - 1,
+                    wt__str_hash(PLACEHOLDER_TEXT, sizeof PLACEHOLDER_TEXT - 1));
+    pthread_mutex_unlock(&lock);
+    if (id)
+        atomic_store_explicit(&wt__placeholder_id, id, memory_order_release);
+    else
         wt__fail(atomic_load(&wt__g.path), ENOMEM);
     errno = saved;
     return id;

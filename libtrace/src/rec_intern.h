@@ -22,6 +22,7 @@
 #ifndef WT_REC_INTERN_H
 #define WT_REC_INTERN_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -85,6 +86,34 @@ uint32_t wt__str_hash(const char *s, size_t n);
  * new, and fills the pointer cache. Returns its id, or 0 when memory runs out (the string is
  * then recorded as none). */
 uint32_t wt__intern_slow(wt__icache *c, const char *s);
+
+/* Formatted labels (rec_state.h, WT__TEXT_*): copies the aligned 8-byte words holding the
+ * NUL-terminated `s` into dst (WT__TEXT_WORDS of room), from the word at or below s to the
+ * one holding its NUL, by aligned loads that never cross a page, and returns the text word
+ * WT__TEXT_MAKE(s & 7, its length); 0 when it is longer than WT__TEXT_CAP (then dst holds
+ * garbage) or on a machine without the aligned scan (big-endian). The caller's id lookups
+ * are not involved: no table is read. */
+uint32_t wt__text_take(uint64_t *dst, const char *s);
+
+/* The id of the `len` bytes at s (no NUL needed; len <= WT__STRING_MAX), for the one writer
+ * thread: its content table `c` (levels 2 and 3 of wt__intern, without the pointer cache),
+ * the global table for bytes new to it. 0 when memory runs out (recording then turns off). */
+uint32_t wt__intern_bytes(wt__icache *c, const char *s, uint32_t len);
+
+/* The same from a signal handler (the crash dump): the global table only, and only when its
+ * lock is free at once (the thread holding it may be the one that crashed); else 0. */
+uint32_t wt__intern_bytes_try(const char *s, uint32_t len);
+
+/* The id of the placeholder label a crash dump gives a formatted label it cannot intern,
+ * adding it the first time (under the table's lock): a thread calls it before its first
+ * formatted label, so a dump that finds one in a ring has the id. 0 when memory ran out. */
+uint32_t wt__text_placeholder(void);
+extern _Atomic uint32_t wt__placeholder_id __attribute__((visibility("hidden")));
+/* The placeholder's id if it exists, else 0; lock-free, async-signal-safe. */
+static inline uint32_t wt__text_placeholder_get(void)
+{
+    return atomic_load_explicit(&wt__placeholder_id, memory_order_acquire);
+}
 
 /* The interned bytes of `id` (NUL-terminated) and their length; NULL for an unknown id.
  * Lock-free and async-signal-safe. */

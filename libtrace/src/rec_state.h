@@ -22,6 +22,7 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rec_clock.h"
 #include "rec_intern.h"
@@ -36,7 +37,12 @@ enum {
     WT__K_MARK = 5,          /* t0 tick, a label, cat category, ext detail */
     WT__K_META = 6,          /* t0 tick, a key, ext detail = value */
     WT__K_THREAD_NAME = 7,   /* t0 tick, a name */
-    WT__K_ROUND = 8          /* t0, t1 ticks, a config, ext count = round */
+    WT__K_ROUND = 8,         /* t0, t1 ticks, a config, ext count = round */
+    /* SPAN and SPAN_UNCLOSED whose label's words follow (formatted labels, below): `a` is a
+     * text word (WT__TEXT_*), not an id. The kind's top bit is the text word's flag, so an
+     * end stores b | (a & WT__TEXT_FLAG). */
+    WT__K_SPAN_TEXT = 9,
+    WT__K_SPAN_UNCLOSED_TEXT = 11
 };
 
 /* b = kind:4 | cached:2 | ext:1 | depth:8 | cat:17 */
@@ -50,6 +56,7 @@ enum {
 #define WT__B_EXT(b) (((b) >> 25) & 1u)
 #define WT__B_DEPTH(b) (((b) >> 17) & 0xffu)
 #define WT__B_CATID(b) ((b) & WT__B_CAT_BIG)
+#define WT__B_TEXT(b) ((WT__B_KIND(b) | 2u) == WT__K_SPAN_UNCLOSED_TEXT) /* 9 or 11 */
 
 typedef struct wt__ent {
     uint64_t t0, t1;
@@ -68,11 +75,38 @@ _Static_assert(sizeof(wt__ext) == 24, "an extension takes one entry slot");
 
 #define WT__MAX_DEPTH 255 /* deeper begins are dropped (counted) */
 
+/* Formatted labels: a label in writable memory is not looked up by the recording thread.
+ * wt_begin copies the aligned 8-byte words holding it (from the word at or below its start
+ * to the word holding its NUL: page-safe, see rec_intern.h) into the open-span slot; wt_end
+ * stores them into the ring right after the span entry (and its extension), as
+ * WT__TEXT_ENTRIES() raw entries published with it; the writer (or the crash handler) finds
+ * the label's bytes at offset WT__TEXT_OFF() of them and interns them before encoding, so the
+ * file holds ordinary ids. A label longer than WT__TEXT_CAP bytes is interned by content on
+ * the recording thread, as before. The cap: Hugging Face tensor names run to 40-75 bytes
+ * ("model.layers.17.self_attn.q_proj.weight" is 39, vision towers' 60-75); 88 is the most
+ * whose words fit 4 entries and a 128-byte slot (two cache lines). */
+#define WT__TEXT_CAP 88
+#define WT__TEXT_WORDS 12 /* 7 bytes before the label at most + 88 + its NUL = 96 bytes */
+_Static_assert(WT__TEXT_WORDS * 8 >= 7 + WT__TEXT_CAP + 1, "the slot holds any label up to the cap");
+/* The text word (wt__open.label, wt__ent.a): flag:1 | entries:7 | 0:13 | off:3 | len:8.
+ * Ids are below 2^22 (format.h), so WT__TEXT_ENTRIES() of an id is 0. */
+#define WT__TEXT_FLAG 0x80000000u
+#define WT__TEXT_MAKE(off, len)                                                             \
+    (WT__TEXT_FLAG | (uint32_t)(((off) + (len) + 23) / 24) << 24 | (uint32_t)(off) << 8 |   \
+     (uint32_t)(len))
+#define WT__TEXT_ENTRIES(w) (((w) >> 24) & 0x7fu)
+#define WT__TEXT_OFF(w) (((w) >> 8) & 7u)
+#define WT__TEXT_LEN(w) ((w) & 0xffu)
+#define WT__TEXT_MAX_ENTRIES ((7 + WT__TEXT_CAP + 23) / 24)
+_Static_assert(WT__TEXT_MAX_ENTRIES * 3 <= WT__TEXT_WORDS, "whole entries are copied out of the slot");
+
 typedef struct wt__open {
     uint64_t t0;
-    uint32_t cat, label;
+    uint32_t cat, label; /* label: an id, or a text word whose words are in `text` */
     uint64_t tag; /* serial:16 | generation:32, the handle without its depth: one compare */
+    uint64_t text[WT__TEXT_WORDS + 1]; /* the label's words; one spare: 128 bytes */
 } wt__open;
+_Static_assert(sizeof(wt__open) == 128, "an open-span slot is two cache lines");
 
 enum { WT__TS_LIVE = 1, WT__TS_DEAD = 2, WT__TS_FREE = 3 };
 
@@ -207,6 +241,17 @@ static inline wt__ent *wt__reserve(wt__tstate *ts, unsigned n)
     return wt__ring_at(ts, h);
 }
 
+/* Stores the words of slot o's formatted label (WT__TEXT_ENTRIES() of its text word, maybe
+ * none) as the raw entries `at`, `at` + 1, ... past head: whole entries, each of which may be
+ * the ring's last (the ring wraps between entries, never inside one). */
+static inline void wt__text_put(wt__tstate *ts, const wt__open *o, unsigned at)
+{
+    const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed) + at;
+    const unsigned k = WT__TEXT_ENTRIES(o->label);
+    for (unsigned i = 0; i < k; i++)
+        memcpy(wt__ring_at(ts, h + i), &o->text[3 * i], sizeof(wt__ent));
+}
+
 static inline void wt__publish(wt__tstate *ts, unsigned n)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
@@ -283,6 +328,10 @@ struct wt__sink {
     wt__enc enc;
     uint32_t strings_done;  /* ids 1..n are defined in written or pending frames */
     int (*flush)(wt__sink *); /* makes a frame of enc's records; 0 or negative: give up */
+    /* the id of a formatted label's len bytes at s (the writer's table, or the crash
+     * handler's try-lock and placeholder); never 0 for a label that has bytes unless memory
+     * ran out */
+    uint32_t (*label)(wt__sink *, const char *s, uint32_t len);
     int agg;                  /* feed the ledger aggregates (writer only) */
 };
 /* Encodes the entries [from, to) of ts; returns the position reached (to, or less when the

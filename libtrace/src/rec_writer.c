@@ -41,6 +41,31 @@ static struct {
     wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
 } W;
 
+/* The writer's own content table for formatted labels (rec_state.h): their bytes -> ids,
+ * kept across files (ids are the process's). Only its content-table part is used; the
+ * pointer cache's pages are never touched. In a forked child it is the parent's, which
+ * matches the string table the child inherits (a fork waits for the writer between passes). */
+static wt__icache labels;
+/* The last formatted label and its id: a label repeated span after span is one compare. */
+static struct {
+    uint32_t len, id;
+    char bytes[WT__TEXT_CAP];
+} last_label;
+
+static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
+{
+    (void)s;
+    if (last_label.id && len == last_label.len && memcmp(str, last_label.bytes, len) == 0)
+        return last_label.id;
+    const uint32_t id = wt__intern_bytes(&labels, str, len);
+    if (len <= WT__TEXT_CAP) {
+        memcpy(last_label.bytes, str, len);
+        last_label.len = len;
+        last_label.id = id;
+    }
+    return id;
+}
+
 static atomic_int fail_once;
 /* Held by the writer while it drains, compresses and writes: fork() takes it (through
  * wt__writer_pause) so a child never inherits the writer stopped inside an allocator or zstd
@@ -336,6 +361,7 @@ int wt__writer_start(void)
     memset(&W.sink, 0, sizeof W.sink);
     wt__enc_reset(&W.sink.enc, W.buf, WT__FRAME_TARGET);
     W.sink.flush = wflush;
+    W.sink.label = wlabel;
     W.sink.agg = 1;
     W.n_touched = 0;
     atomic_store(&wt__g.stop, 0);
