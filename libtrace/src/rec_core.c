@@ -115,10 +115,35 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     return tag << 16 | (uint64_t)(d + 1);
 }
 
+/* wt_begin() past the checks of its fast path, for a category its pointer cache vouched for
+ * and a label it did not: a pointer it knows as writable memory (a reused buffer) holding a
+ * label up to the cap has its words copied into the slot (rec_intern.h), with no lookup;
+ * anything else goes to begin_intern(). Not sanitized, for the inlined scan; it writes only
+ * this thread's slot and counters. Called with the busy flag set, which it clears. */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN wt_span
+begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const char *label)
+{
+    wt__open *o = &ts->stack[d];
+    const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
+    uint32_t w;
+    if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
+        __builtin_expect(!(w = wt__text_scan(o->text, label)), 0) ||
+        __builtin_expect(!wt__text_placeholder_get(), 0))
+        return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
+    o->cat = cat;
+    o->label = w;
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->tag = tag;
+    ts->depth = d + 1;
+    o->t0 = wt__rdtsc();
+    wt__busy_off();
+    return tag << 16 | (uint64_t)(d + 1);
+}
+
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
  * unusual (recording off, a new thread, the monotonic clock, a deep stack) goes to
- * begin_slow(), which also runs the first call; a string not in read-only memory or not
- * cached yet, to begin_intern(). */
+ * begin_slow(), which also runs the first call; a label not in read-only memory or not cached
+ * yet, to begin_text(); a category in the same case, to begin_intern(). */
 wt_span wt_begin(const char *category, const char *label)
 {
     wt__tstate *ts = wt__tls;
@@ -133,8 +158,12 @@ wt_span wt_begin(const char *category, const char *label)
     /* NULL needs no test of its own: its set's empty way answers 0, else it misses */
     const uint32_t cat = wt__icache_ro(&ts->icache, category);
     const uint32_t lab = wt__icache_ro(&ts->icache, label);
-    if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0))
-        return begin_intern(ts, d, cat, lab, category, label); /* it clears the busy flag */
+    if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0)) {
+        /* they clear the busy flag */
+        if (cat != WT__ICACHE_MISS)
+            return begin_text(ts, d, cat, category, label);
+        return begin_intern(ts, d, cat, lab, category, label);
+    }
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;
@@ -187,6 +216,32 @@ out:
     wt__busy_off();
 }
 
+/* The fast path of wt_end() for the innermost span o (checked) whose label's words are in its
+ * slot: the entry and the words, published together, when they fit the ring's fast window.
+ * Out of line, so the literal path keeps no stack frame. Called with the busy flag set, which
+ * it clears. */
+static __attribute__((noinline)) void end_text(wt__tstate *ts, const wt__open *o, uint64_t t,
+                                               wt_span h, wt_cached cached)
+{
+    const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    const uint32_t lab = o->label, d = ts->depth;
+    const unsigned n = 1 + WT__TEXT_ENTRIES(lab);
+    if (__builtin_expect(head + n > ts->limit, 0)) {
+        wt__busy_off();
+        end_slow(t, h, cached, 0, 0, NULL);
+        return;
+    }
+    wt__ent *e = wt__ring_at(ts, head);
+    e->t0 = o->t0;
+    e->t1 = t;
+    e->a = lab;
+    e->b = WT__B_MAKE(WT__K_SPAN_TEXT, cached_bits(cached), 0, d - 1, o->cat);
+    wt__text_put(ts, o, 1);
+    ts->depth = d - 1;
+    atomic_store_explicit(&ts->head, head + n, memory_order_release);
+    wt__busy_off();
+}
+
 /* wt_end() when its fast path does not apply before the clock is read (the monotonic clock,
  * a count, bytes or a detail), out of line: the clock read here is a few instructions later
  * than the fast path's, and its timespec would otherwise give the hot path a stack frame. */
@@ -224,10 +279,16 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
         return;
     }
     const wt__open *o = &ts->stack[d - 1];
-    const uint32_t lab = o->label;
-    /* room for the entry and the label's words, if any */
-    const uint64_t n = 1 + WT__TEXT_ENTRIES(lab);
-    if (__builtin_expect(o->tag != h >> 16 || o->cat >= WT__B_CAT_BIG || head + n > ts->limit, 0)) {
+    if (__builtin_expect(o->tag != h >> 16 || o->cat >= WT__B_CAT_BIG, 0)) {
+        wt__busy_off();
+        end_slow(t, h, cached, count, bytes, detail);
+        return;
+    }
+    if (o->label & WT__TEXT_FLAG) {
+        end_text(ts, o, t, h, cached); /* it clears the busy flag */
+        return;
+    }
+    if (__builtin_expect(head + 1 > ts->limit, 0)) {
         wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;
@@ -235,12 +296,10 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     wt__ent *e = wt__ring_at(ts, head);
     e->t0 = o->t0;
     e->t1 = t;
-    e->a = lab;
-    e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), 0, d - 1, o->cat) | (lab & WT__TEXT_FLAG);
-    if (lab & WT__TEXT_FLAG)
-        wt__text_put(ts, o, 1);
+    e->a = o->label;
+    e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), 0, d - 1, o->cat);
     ts->depth = d - 1;
-    atomic_store_explicit(&ts->head, head + n, memory_order_release);
+    atomic_store_explicit(&ts->head, head + 1, memory_order_release);
     wt__busy_off();
 }
 

@@ -198,40 +198,9 @@ static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
     m->n = end ? i : 0;
 }
 
-/* A fault-free copy as len_cut() scans: see rec_intern.h. The words before s and past its NUL
- * within the first and last words are copied too and never used (the writer takes the bytes
- * at the offset), hence the same no_sanitize as len_cut(). */
-__attribute__((no_sanitize("address", "thread", "object-size"))) uint32_t
-wt__text_take(uint64_t *dst, const char *s)
-{
-    const unsigned off = (unsigned)((uintptr_t)s & 7);
-    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
-    uint64_t w = p[0];
-    dst[0] = w;
-    /* the first word's bytes before s count as non-zero */
-    uint64_t z = zero_bytes(w | ((1ull << (8 * off)) - 1));
-    unsigned i = 0;
-    while (!z) {
-        if (++i == WT__TEXT_WORDS)
-            return 0; /* no NUL within the cap's words: longer than the cap */
-        w = p[i];
-        dst[i] = w;
-        z = zero_bytes(w);
-    }
-    const unsigned len = 8 * i + (unsigned)__builtin_ctzll(z) / 8 - off;
-    return len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
-}
-
 #else /* not little-endian: no memo */
 
 static size_t len_cut(const char *s) { return strnlen(s, WT__STRING_MAX); }
-
-uint32_t wt__text_take(uint64_t *dst, const char *s)
-{
-    (void)dst;
-    (void)s;
-    return 0; /* the content path, as for a label over the cap */
-}
 
 static inline uint32_t memo_find(const wt__memo *m, const char *s)
 {
@@ -612,6 +581,11 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
             return id;
     }
     return lookup_content(c, s);
+}
+
+WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
+{
+    return wt__text_scan(dst, s);
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

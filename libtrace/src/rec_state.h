@@ -75,31 +75,6 @@ _Static_assert(sizeof(wt__ext) == 24, "an extension takes one entry slot");
 
 #define WT__MAX_DEPTH 255 /* deeper begins are dropped (counted) */
 
-/* Formatted labels: a label in writable memory is not looked up by the recording thread.
- * wt_begin copies the aligned 8-byte words holding it (from the word at or below its start
- * to the word holding its NUL: page-safe, see rec_intern.h) into the open-span slot; wt_end
- * stores them into the ring right after the span entry (and its extension), as
- * WT__TEXT_ENTRIES() raw entries published with it; the writer (or the crash handler) finds
- * the label's bytes at offset WT__TEXT_OFF() of them and interns them before encoding, so the
- * file holds ordinary ids. A label longer than WT__TEXT_CAP bytes is interned by content on
- * the recording thread, as before. The cap: Hugging Face tensor names run to 40-75 bytes
- * ("model.layers.17.self_attn.q_proj.weight" is 39, vision towers' 60-75); 88 is the most
- * whose words fit 4 entries and a 128-byte slot (two cache lines). */
-#define WT__TEXT_CAP 88
-#define WT__TEXT_WORDS 12 /* 7 bytes before the label at most + 88 + its NUL = 96 bytes */
-_Static_assert(WT__TEXT_WORDS * 8 >= 7 + WT__TEXT_CAP + 1, "the slot holds any label up to the cap");
-/* The text word (wt__open.label, wt__ent.a): flag:1 | entries:7 | 0:13 | off:3 | len:8.
- * Ids are below 2^22 (format.h), so WT__TEXT_ENTRIES() of an id is 0. */
-#define WT__TEXT_FLAG 0x80000000u
-#define WT__TEXT_MAKE(off, len)                                                             \
-    (WT__TEXT_FLAG | (uint32_t)(((off) + (len) + 23) / 24) << 24 | (uint32_t)(off) << 8 |   \
-     (uint32_t)(len))
-#define WT__TEXT_ENTRIES(w) (((w) >> 24) & 0x7fu)
-#define WT__TEXT_OFF(w) (((w) >> 8) & 7u)
-#define WT__TEXT_LEN(w) ((w) & 0xffu)
-#define WT__TEXT_MAX_ENTRIES ((7 + WT__TEXT_CAP + 23) / 24)
-_Static_assert(WT__TEXT_MAX_ENTRIES * 3 <= WT__TEXT_WORDS, "whole entries are copied out of the slot");
-
 typedef struct wt__open {
     uint64_t t0;
     uint32_t cat, label; /* label: an id, or a text word whose words are in `text` */
@@ -248,8 +223,10 @@ static inline void wt__text_put(wt__tstate *ts, const wt__open *o, unsigned at)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed) + at;
     const unsigned k = WT__TEXT_ENTRIES(o->label);
+    wt__ent *const ring = ts->ring; /* locals: the stores may alias the state */
+    const uint64_t mask = ts->mask;
     for (unsigned i = 0; i < k; i++)
-        memcpy(wt__ring_at(ts, h + i), &o->text[3 * i], sizeof(wt__ent));
+        memcpy(&ring[(h + i) & mask], &o->text[3 * i], sizeof(wt__ent));
 }
 
 static inline void wt__publish(wt__tstate *ts, unsigned n)
