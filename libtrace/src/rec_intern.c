@@ -502,7 +502,6 @@ uint32_t wt__intern_bytes_try(const char *s, uint32_t len)
     return id;
 }
 
-#define PLACEHOLDER_TEXT "(walltime: label lost in a crash)"
 _Atomic uint32_t wt__placeholder_id;
 
 uint32_t wt__text_placeholder(void)
@@ -512,8 +511,8 @@ uint32_t wt__text_placeholder(void)
         return id;
     const int saved = errno;
     pthread_mutex_lock(&lock);
-    id = lookup_add(PLACEHOLDER_TEXT, sizeof PLACEHOLDER_TEXT - 1,
-                    wt__str_hash(PLACEHOLDER_TEXT, sizeof PLACEHOLDER_TEXT - 1));
+    id = lookup_add(WT__TEXT_LOST, sizeof WT__TEXT_LOST - 1,
+                    wt__str_hash(WT__TEXT_LOST, sizeof WT__TEXT_LOST - 1));
     pthread_mutex_unlock(&lock);
     if (id)
         atomic_store_explicit(&wt__placeholder_id, id, memory_order_release);

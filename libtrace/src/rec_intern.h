@@ -170,7 +170,9 @@ uint32_t wt__intern_bytes(wt__icache *c, const char *s, uint32_t len);
  * lock is free at once (the thread holding it may be the one that crashed); else 0. */
 uint32_t wt__intern_bytes_try(const char *s, uint32_t len);
 
-/* The id of the placeholder label a crash dump gives a formatted label it cannot intern,
+#define WT__TEXT_LOST "(walltime: label lost in a crash)"
+
+/* The id of the placeholder label (WT__TEXT_LOST) a crash dump gives a formatted label it cannot intern,
  * adding it the first time (under the table's lock): a thread calls it before its first
  * formatted label, so a dump that finds one in a ring has the id. 0 when memory ran out. */
 uint32_t wt__text_placeholder(void);
