@@ -24,7 +24,7 @@
  * the caller's own two clock_gettime() reads included.
  * Lines starting "@ " are for bench/run: name, value, unit, target, verdict.
  * `bench_record busy` runs the busy-machine mode alone (the ring-full policy's figures).
- * `bench_record PATTERN lit|fmt|long [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
+ * `bench_record PATTERN lit|lit2|fmt|long [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
  * spans, default 1,000,000, in one_pattern()): for `perf stat` and for
  * `valgrind --tool=callgrind --toggle-collect=one_pattern`, whose instruction count over SPANS
  * is the recorder's instructions per span plus the loop's own few.
@@ -133,6 +133,15 @@ static __attribute__((noinline)) double floor_once(void)
 #define D3(p) D2(p "0"), D2(p "1"), D2(p "2"), D2(p "3"), D2(p "4"), D2(p "5"), D2(p "6"), \
               D2(p "7"), D2(p "8"), D2(p "9")
 static const char *const lit[N_LABELS] = { D3("layer.") };
+/* A second layout (`lit2`, one-pattern mode only): 1,000 literals of 3 to 12 bytes, so they
+ * are not evenly spaced in .rodata; a pointer cache's cost must not hinge on the spacing. */
+#define E1(p) p "0", p "1a", p "2bbbb", p "3cc", p "4dddddddd", p "5e", p "6ffffff", p "7ggg", \
+              p "8", p "9hhhhh"
+#define E2(p) E1(p "0"), E1(p "1"), E1(p "2"), E1(p "3"), E1(p "4"), E1(p "5"), E1(p "6"), \
+              E1(p "7"), E1(p "8"), E1(p "9")
+#define E3(p) E2(p "0"), E2(p "1"), E2(p "2"), E2(p "3"), E2(p "4"), E2(p "5"), E2(p "6"), \
+              E2(p "7"), E2(p "8"), E2(p "9")
+static const char *const lit2[N_LABELS] = { E3("w") };
 
 enum { P_CONST, P_CYCLE, P_RANDOM, P_UNIQUE, N_PAT };
 static const char *const pat_name[N_PAT] = { "const", "cycle1000", "random1000", "unique" };
@@ -173,9 +182,10 @@ static inline const char *fmt_long(char *buf, uint64_t n)
     return buf;
 }
 
-/* Label styles: literals, short formatted, long formatted. */
-enum { S_LIT, S_FMT, S_LONG, N_STYLE };
-static const char *const style_name[N_STYLE] = { "lit", "fmt", "long" };
+/* Label styles: literals, short formatted, long formatted (the table's rows), and the second
+ * literal layout (one-pattern mode only). */
+enum { S_LIT, S_FMT, S_LONG, S_TABLE, S_LIT2 = S_TABLE, N_STYLE };
+static const char *const style_name[N_STYLE] = { "lit", "fmt", "long", "lit2" };
 
 static inline uint64_t label_index(int pat, uint32_t i)
 {
@@ -192,7 +202,8 @@ typedef struct run_res {
     long vcsw;
 } run_res;
 
-/* One repetition of n spans of pattern `pat`; record = 0 runs the same loop without the
+/* One repetition of n spans of pattern `pat`, labels of style `fmt` (S_*); record = 0 runs the
+ * same loop without the
  * recorder (the label goes to an empty asm). A wt_flush() before and after: the process CPU
  * includes the writer's work for these spans. */
 static __attribute__((noinline)) run_res loop_once(int pat, int fmt, int record, uint32_t n)
@@ -207,8 +218,9 @@ static __attribute__((noinline)) run_res loop_once(int pat, int fmt, int record,
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t k = label_index(pat, i % N_SPANS);
         const char *label = fmt == S_LONG ? fmt_long(buf, k)
-                            : fmt         ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000)
-                                          : lit[k];
+                            : fmt == S_FMT ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000)
+                            : fmt == S_LIT2 ? lit2[k]
+                                            : lit[k];
         if (record) {
             const wt_span h = wt_begin("weight_load", label);
             wt_end(h, WT_CACHED_HIT, 0, NULL);
@@ -326,7 +338,7 @@ static __attribute__((noinline)) run_res one_pattern(int pat, int fmt, uint32_t 
     return loop_once(pat, fmt, 1, n);
 }
 
-/* `bench_record PATTERN lit|fmt|long [SPANS]`: 0, or 2 for an unknown pattern. */
+/* `bench_record PATTERN lit|lit2|fmt|long [SPANS]`: 0, or 2 for an unknown pattern. */
 static int one_pattern_main(const char *pname, const char *style, const char *spans)
 {
     int pat = 0;
@@ -335,8 +347,8 @@ static int one_pattern_main(const char *pname, const char *style, const char *sp
     int fmt = 0;
     while (fmt < N_STYLE && strcmp(style_name[fmt], style) != 0)
         fmt++;
-    if (pat == N_PAT || fmt == N_STYLE || (pat == P_UNIQUE && fmt == S_LIT)) {
-        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|fmt|long [SPANS]]\n");
+    if (pat == N_PAT || fmt == N_STYLE || (pat == P_UNIQUE && (fmt == S_LIT || fmt == S_LIT2))) {
+        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|lit2|fmt|long [SPANS]]\n");
         return 2;
     }
     const long n = spans ? atol(spans) : 1000000;
@@ -386,7 +398,7 @@ int main(int argc, char **argv)
      * patterns are measured (their rows then measure 1,000 labels among 201,000; `unique`
      * itself runs last) */
     for (int pat = 0; pat < P_UNIQUE; pat++)
-        for (int fmt = 0; fmt < N_STYLE; fmt++)
+        for (int fmt = 0; fmt < S_TABLE; fmt++)
             loop_once(pat, fmt, 1, N_SPANS);
 
     double fl[REPS];
@@ -400,7 +412,7 @@ int main(int argc, char **argv)
            "wall ns", "proc ns", "proc/fl", "vcsw", "B/span", "lost");
     double q_const = 0;
     for (int pat = 0; pat < N_PAT; pat++) {
-        for (int fmt = 0; fmt < N_STYLE; fmt++) {
+        for (int fmt = 0; fmt < S_TABLE; fmt++) {
             if (pat == P_UNIQUE && fmt == S_LIT)
                 continue; /* a new literal per span does not exist */
             double c[REPS], w[REPS], p[REPS], q[REPS], pq[REPS];

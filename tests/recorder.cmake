@@ -8,6 +8,9 @@ wt_add_test(test_recorder_labels SOURCES test_recorder_labels.c LABELS threads)
 wt_add_test(test_recorder_fmt SOURCES test_recorder_fmt.c LABELS threads)
 # Issue 11: lookups by content read aligned words: unmapped pages, alignments, cuts, collisions.
 wt_add_test(test_recorder_strings SOURCES test_recorder_strings.c)
+# Issue 11: the pointer cache never gives a wrong label: shared sets, writable memory, 5,000
+# literals from 2 threads.
+wt_add_test(test_recorder_icache SOURCES test_recorder_icache.c LABELS threads)
 # The reconciled exit ledger against the analyzer and against values worked out by hand.
 wt_add_test(test_exit_ledger SOURCES test_exit_ledger.c LABELS threads)
 # Issue 10: every boundary value of every argument reads back; the string limits.
