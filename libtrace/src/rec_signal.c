@@ -54,11 +54,11 @@ static int64_t now_ns(void)
 static int64_t lock_tries_end;
 
 /* A formatted label's id in the dump: its bytes interned in the string table when its lock is
- * free. The lock may be held by a thread that goes on (the dump tries again for at most 10 ms
- * in all, not per label: a ring holds thousands) or by this very thread, interrupted inside
- * the table; then the placeholder, which exists whenever a formatted label does
- * (rec_intern.h). Each span given it is one label lost: the file counts them as the spans
- * that carry it. */
+ * free. The lock may be held by a thread that goes on (the writer stops taking it once it
+ * sees the crash; the dump tries again for at most 100 ms in all, not per label: a ring holds
+ * thousands) or by this very thread, interrupted inside the table; then the placeholder,
+ * which exists whenever a formatted label does (rec_intern.h). Each span given it is one
+ * label lost: the file counts them as the spans that carry it. */
 static uint32_t clabel(wt__sink *s, const char *str, uint32_t len)
 {
     (void)s;
@@ -119,7 +119,7 @@ static void dump(int sig)
     while (atomic_exchange_explicit(&wt__g.io_busy, 1, memory_order_acquire) && now_ns() < give_up)
         ;
     const wt__calib c = *wt__clock_calib();
-    lock_tries_end = now_ns() + 10000000;
+    lock_tries_end = now_ns() + 100000000;
     wt__sink s;
     memset(&s, 0, sizeof s);
     wt__enc_reset(&s.enc, cbuf, CBUF_CAP);

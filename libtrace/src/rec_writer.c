@@ -57,6 +57,10 @@ static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
     (void)s;
     if (last_label.id && len == last_label.len && memcmp(str, last_label.bytes, len) == 0)
         return last_label.id;
+    /* after a crash the frame will not be written: leave the string table's lock to the
+     * crash handler, which interns the same labels from the rings */
+    if (atomic_load_explicit(&wt__g.crashed, memory_order_relaxed))
+        return 0;
     const uint32_t id = wt__intern_bytes(&labels, str, len);
     if (len <= WT__TEXT_CAP) {
         memcpy(last_label.bytes, str, len);
