@@ -117,9 +117,13 @@ static uint32_t text_id(wt__sink *s, const wt__tstate *ts, uint64_t at, uint32_t
     const unsigned k = WT__TEXT_ENTRIES(w), off = WT__TEXT_OFF(w), len = WT__TEXT_LEN(w);
     if (k > WT__TEXT_MAX_ENTRIES || off + len > k * sizeof(wt__ent))
         return 0; /* cannot happen: words made by wt__text_take() */
-    for (unsigned i = 0; i < k; i++)
-        memcpy(buf + i * sizeof(wt__ent), wt__ring_at(ts, at + i), sizeof(wt__ent));
-    return s->label(s, buf + off, len);
+    const char *words = (const char *)(const void *)wt__ring_at(ts, at);
+    if ((at & ts->mask) + k > ts->mask + 1) { /* they wrap to the ring's start: joined here */
+        for (unsigned i = 0; i < k; i++)
+            memcpy(buf + i * sizeof(wt__ent), wt__ring_at(ts, at + i), sizeof(wt__ent));
+        words = buf;
+    }
+    return s->label(s, words + off, len);
 }
 
 /* A plain span: kind SPAN and no extension (the top 7 bits of b are kind:4 cached:2 ext:1). */

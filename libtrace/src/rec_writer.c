@@ -46,28 +46,17 @@ static struct {
  * pointer cache's pages are never touched. In a forked child it is the parent's, which
  * matches the string table the child inherits (a fork waits for the writer between passes). */
 static wt__icache labels;
-/* The last formatted label and its id: a label repeated span after span is one compare. */
-static struct {
-    uint32_t len, id;
-    char bytes[WT__TEXT_CAP];
-} last_label;
 
+/* No memo of the last label before the table: its compare and copy cost 1,000 labels in turn
+ * more (about 65 instructions a span) than they saved a repeated one (about 35). */
 static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
 {
     (void)s;
-    if (last_label.id && len == last_label.len && memcmp(str, last_label.bytes, len) == 0)
-        return last_label.id;
     /* after a crash the frame will not be written: leave the string table's lock to the
      * crash handler, which interns the same labels from the rings */
     if (atomic_load_explicit(&wt__g.crashed, memory_order_relaxed))
         return 0;
-    const uint32_t id = wt__intern_bytes(&labels, str, len);
-    if (len <= WT__TEXT_CAP) {
-        memcpy(last_label.bytes, str, len);
-        last_label.len = len;
-        last_label.id = id;
-    }
-    return id;
+    return wt__intern_bytes(&labels, str, len);
 }
 
 static atomic_int fail_once;
