@@ -9,3 +9,4 @@ add_test(NAME test_fleet_duckdb
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/fleet_duckdb)
 set_tests_properties(test_fleet_duckdb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 wt_add_test(test_fleet_trend SOURCES test_fleet_trend.c LABELS threads)
+wt_add_test(test_fleet_runsum SOURCES test_fleet_runsum.c)

@@ -176,6 +176,12 @@ void tb_mark(tb *b, uint64_t tid, int64_t ts, const char *category, const char *
     TB_EMIT(b, wt__enc_mark(&b->enc, tid, ts, c, l, d));
 }
 
+void tb_redefine(tb *b, const char *s)
+{
+    const uint32_t id = sid(b, s);
+    TB_EMIT(b, wt__enc_string(&b->enc, id, s, strlen(s)));
+}
+
 void tb_meta(tb *b, uint64_t tid, int64_t ts, const char *key, const char *value)
 {
     uint32_t k = sid(b, key), v = sid(b, value);

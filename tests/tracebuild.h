@@ -56,6 +56,9 @@ void tb_thread_name(tb *b, uint64_t tid, int64_t ts, const char *name);
 void tb_round(tb *b, uint64_t tid, int64_t start, int64_t end, const char *config, int64_t round);
 void tb_dropped(tb *b, uint64_t tid, int64_t ts, uint64_t count);
 void tb_sync(tb *b, int64_t ts);
+/* Defines `s` again (its id unchanged) in the current frame: what a reader that lost its first
+ * definition with a damaged frame then learns. */
+void tb_redefine(tb *b, const char *s);
 /* Ends the current frame; the next record starts a new one. */
 void tb_frame(tb *b);
 

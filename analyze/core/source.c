@@ -39,9 +39,10 @@ typedef struct progress {
     int shown;
 } progress;
 
-static void progress_tick(progress *p, const char *path, uint64_t events)
+/* `events` went up from `before`: a check each time it passes a multiple of 65536. */
+static void progress_tick(progress *p, const char *path, uint64_t before, uint64_t events)
 {
-    if (!p->on || (events & 0xFFFF))
+    if (!p->on || (before >> 16) == (events >> 16))
         return;
     double t = now_s();
     if (t - p->t0 < 1.0 || t - p->last < 0.25)
@@ -150,6 +151,112 @@ static void put_reader(wt_reader *r, wt_reader **keep)
         wt_reader_free(r);
 }
 
+/* Spans per batch: 7 KiB of stack, enough that the callback's per-batch work is noise. */
+#define SPAN_BATCH 128
+/* A batch of this many spans pays for trying (below it, the tries back off) */
+#define BATCH_PAYS 4
+
+/* The batches of one file (wt_source_ops.spans). They are tried after a batch or a span
+ * event. Where spans come one at a time (a counter after each), a batch of one costs more than
+ * the event, and trying costs too: after an empty or short batch the next tries wait for 1,
+ * 3, 7 ... up to 127 span events, until a batch of BATCH_PAYS spans or more. */
+typedef struct batcher {
+    wt_span_rec spans[SPAN_BATCH];
+    wt_span_batch b;
+    int64_t shift;     /* the file's clock shift (clocks.h) */
+    unsigned backoff;  /* span events to wait after the next empty or short batch */
+    unsigned skip;     /* span events still to wait before trying again */
+    int on;            /* try at the next event */
+} batcher;
+
+/* Delivers batches while they come full enough; then bt->on is 0. Returns 0 or the callback's
+ * value. Out of the event loop, so that the loop stays as tight as without batches. */
+static __attribute__((noinline)) int run_batches(batcher *bt, wt_reader *r,
+                                                 const wt_source_ops *ops, void *ctx, int fi,
+                                                 progress *pg, const char *path,
+                                                 uint64_t *events)
+{
+    for (;;) {
+        const size_t n = wt_reader_next_spans(r, bt->spans, SPAN_BATCH, &bt->b.tid);
+        if (n < BATCH_PAYS) {
+            bt->on = 0;
+            bt->backoff = bt->backoff < 64 ? 2 * bt->backoff + 1 : bt->backoff;
+            bt->skip = bt->backoff;
+        } else {
+            bt->backoff = 0;
+        }
+        if (n == 0)
+            return 0;
+        progress_tick(pg, path, *events, *events + n);
+        *events += n;
+        if (bt->shift)
+            for (size_t k = 0; k < n; k++)
+                bt->spans[k].ts += bt->shift;
+        bt->b.n = n;
+        bt->b.string_epoch = wt_reader_string_epoch(r);
+        const int rc = ops->spans(ctx, fi, &bt->b);
+        if (rc != 0 || !bt->on)
+            return rc;
+    }
+}
+
+/* Reads the file of r into `ops` to its end; returns 0, WT_ENOMEM or a callback's non-zero
+ * value. Sets *damaged when damage was met. `batching` (ops->spans != NULL) is a constant in
+ * each of the two copies the compiler makes, so that reading without batches costs what it
+ * did before them. */
+static inline __attribute__((always_inline)) int read_file(wt_reader *r, const wt_source_ops *ops,
+                                                           void *ctx, int fi, const char *path,
+                                                           int64_t shift, uint64_t pid,
+                                                           int *damaged, const int batching)
+{
+    progress pg = { isatty(2), now_s(), 0, 0 };
+    uint64_t events = 0;
+    wt_event ev;
+    int rc = 0;
+    batcher bt;
+    bt.on = batching;
+    if (batching) {
+        bt.shift = shift;
+        bt.backoff = bt.skip = 0;
+        bt.b = (wt_span_batch){ bt.spans, 0, pid, 0, r, 0 };
+    }
+    while (rc == 0) {
+        if (batching && bt.on && (rc = run_batches(&bt, r, ops, ctx, fi, &pg, path, &events)) != 0)
+            break;
+        int nrc = wt_reader_next(r, &ev);
+        if (nrc == 0)
+            break;
+        if (nrc == WT_ENOMEM) {
+            /* not damage: the file may be whole; the run cannot go on (exit 1) */
+            progress_clear(&pg);
+            wt_cli_error("%s", wt_reader_error(r));
+            rc = WT_ENOMEM;
+            break;
+        }
+        if (nrc < 0) {
+            progress_clear(&pg);
+            *damaged = 1;
+            wt_cli_error("%s", wt_reader_error(r));
+            if (ops->damage)
+                rc = ops->damage(ctx, fi, wt_reader_error_offset(r), wt_reader_error(r));
+            continue;
+        }
+        progress_tick(&pg, path, events, events + 1);
+        events++;
+        if (batching && ev.kind == WT_EV_SPAN && !bt.on) {
+            if (bt.skip)
+                bt.skip--;
+            else
+                bt.on = 1;
+        }
+        ev.ts += shift;
+        if (ops->event)
+            rc = ops->event(ctx, fi, &ev);
+    }
+    progress_clear(&pg);
+    return rc;
+}
+
 static int source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res, int raw_clocks, wt_reader **keep)
 {
@@ -211,36 +318,10 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
         }
         if (rc == 0 && ops->file_begin)
             rc = ops->file_begin(ctx, fi, paths[i], info);
-        progress pg = { isatty(2), now_s(), 0, 0 };
-        uint64_t events = 0;
-        wt_event ev;
         int damaged = 0;
-        while (rc == 0) {
-            int nrc = wt_reader_next(r, &ev);
-            if (nrc == 0)
-                break;
-            if (nrc == WT_ENOMEM) {
-                /* not damage: the file may be whole; the run cannot go on (exit 1) */
-                progress_clear(&pg);
-                wt_cli_error("%s", wt_reader_error(r));
-                rc = WT_ENOMEM;
-                break;
-            }
-            if (nrc < 0) {
-                progress_clear(&pg);
-                damaged = 1;
-                wt_cli_error("%s", wt_reader_error(r));
-                if (ops->damage)
-                    rc = ops->damage(ctx, fi, wt_reader_error_offset(r), wt_reader_error(r));
-                continue;
-            }
-            events++;
-            progress_tick(&pg, paths[i], events);
-            ev.ts += shift;
-            if (ops->event)
-                rc = ops->event(ctx, fi, &ev);
-        }
-        progress_clear(&pg);
+        if (rc == 0)
+            rc = ops->spans ? read_file(r, ops, ctx, fi, paths[i], shift, info->pid, &damaged, 1)
+                            : read_file(r, ops, ctx, fi, paths[i], shift, info->pid, &damaged, 0);
         wt_reader_stats st;
         wt_reader_get_stats(r, &st);
         if (st.strings_past_limit)

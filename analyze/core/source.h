@@ -31,6 +31,17 @@ void wt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether wt_cli_error() was called in this process (main says something on a silent exit 1). */
 int wt_cli_said(void);
 
+/* A batch of spans of one thread (wt_reader_next_spans()), times on the run's clock as the
+ * events' (shifted like them). Ids name strings through wt_reader_string(reader, id), valid
+ * until the file's file_end; a cache keyed by id holds while string_epoch does. */
+typedef struct wt_span_batch {
+    const wt_span_rec *spans;
+    size_t n;
+    uint64_t pid, tid;
+    const wt_reader *reader;
+    uint64_t string_epoch;
+} wt_span_batch;
+
 /* Callbacks of the source driver; any may be NULL. `ctx` is the caller's. A callback returning
  * non-zero stops the run (wt_source_run() then returns that value). */
 typedef struct wt_source_ops {
@@ -41,6 +52,10 @@ typedef struct wt_source_ops {
     int (*damage)(void *ctx, int file_index, int64_t offset, const char *message);
     /* The file is done; `stats` says how it ended and what was damaged. */
     int (*file_end)(void *ctx, int file_index, const wt_reader_stats *stats);
+    /* Optional: runs of plain spans as batches. With it, most spans come here and the rest
+     * (those the reader's batches leave to wt_reader_next()) still come to `event`, in file
+     * order either way; without it, every span comes to `event`. */
+    int (*spans)(void *ctx, int file_index, const wt_span_batch *batch);
 } wt_source_ops;
 
 typedef struct wt_source_result {

@@ -346,7 +346,7 @@ static int rescan(xrun *x, wt_export_report *rep)
 int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *out,
                      wt_export_report *rep)
 {
-    static const wt_source_ops ops = { on_file_begin, on_event, on_damage, on_file_end };
+    static const wt_source_ops ops = { on_file_begin, on_event, on_damage, on_file_end, NULL };
     xrun x = { 0 };
     int rc;
     memset(rep, 0, sizeof *rep);

@@ -13,6 +13,9 @@
 #define CACHE 64 /* category pointers (the reader's, stable within a file) -> index; 2^6 */
 #define FAST 64  /* categories of index below this: inclusive time in rs_level (one bit each) */
 #define NO_CAT UINT32_MAX /* what the nest is told of a span of a FAST category */
+/* String ids with a slot in by_id (4 MiB at most); larger ones, which only a file of a
+ * million strings has, are found by name each time */
+#define ID_SLOTS (1u << 20)
 
 /* One nesting level of a thread, for the span open at depth d - 1 (the parent of spans at d):
  * per FAST category the inclusive ns of its finished children's subtrees (bit set: present).
@@ -48,6 +51,11 @@ struct wt_runsum {
         const char *p;
         uint32_t idx;
     } cache[CACHE];
+    /* batches: string id -> 1 + category index (0 not known yet), for ids below ID_SLOTS;
+     * entries [0, used_by_id) may be set, cleared per file and when string_epoch changes */
+    uint32_t *by_id;
+    size_t cap_by_id, used_by_id;
+    uint64_t epoch;
     uint32_t other; /* 1 + index of WT_OTHER_CATEGORIES, 0 until needed */
     int nest_on;    /* the file has a category past FAST: every span goes to the nests too */
 };
@@ -74,6 +82,14 @@ void wt_runsum_finish(wt_runsum *s)
         wt_ledger_nest_flush(&s->threads[i].nest, add_incl, s);
 }
 
+/* Forgets the ids' categories (a new file, or strings that changed: string_epoch). */
+static void forget_ids(wt_runsum *s)
+{
+    if (s->used_by_id)
+        memset(s->by_id, 0, s->used_by_id * sizeof *s->by_id);
+    s->used_by_id = 0;
+}
+
 void wt_runsum_reset(wt_runsum *s)
 {
     for (size_t i = 0; i < s->n_threads; i++) { /* empty again, its memory kept */
@@ -93,6 +109,8 @@ void wt_runsum_reset(wt_runsum *s)
     memset(s->cache, 0, sizeof s->cache);
     s->other = 0;
     s->nest_on = 0;
+    forget_ids(s);
+    s->epoch = 0;
 }
 
 static int new_cat(wt_runsum *s, const char *name, uint32_t *idx)
@@ -181,7 +199,8 @@ static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
  * collects what its subtree counts per category, for the parent to do the same. A tree's
  * total so is the ledger's (each outermost span of c once) whenever its root comes, and a cut
  * file's orphans count as the ledger's flush counts them. */
-static int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d, uint32_t c, int64_t dur)
+static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d,
+                                                           uint32_t c, int64_t dur)
 {
     rs_cat *cat = &s->cats[c];
     rs_level *kids = &lv[d + 1], *here = &lv[d];
@@ -210,17 +229,13 @@ static int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d, uint32_t c, int64_t
     return 0;
 }
 
-int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
+/* One span of category ci on thread t. 0 or WT_ENOMEM. */
+static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_thread *t, uint32_t ci,
+                                                          uint32_t depth, int64_t dur_in)
 {
-    uint32_t ci;
-    int rc = cat_of(s, ev->category, &ci);
-    if (rc < 0)
-        return rc;
-    rs_thread *t = thread_of(s, ev->pid, ev->tid);
-    if (!t)
-        return WT_ENOMEM;
-    const uint32_t d = wt__self_depth(ev->depth);
-    if ((size_t)d + 2 > t->cap) {
+    int rc;
+    const uint32_t d = wt__self_depth(depth);
+    if (WT_UNLIKELY((size_t)d + 2 > t->cap)) {
         int64_t *ncs = wt__grow_array(t->cs, &t->cap, (size_t)d + 2, sizeof *ncs);
         if (ncs)
             t->cs = ncs;
@@ -229,7 +244,7 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
             return WT_ENOMEM;
         t->lv = nl;
     }
-    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+    const int64_t dur = dur_in > 0 ? dur_in : 0;
     rs_cat *c = &s->cats[ci];
     c->self = wt__sat_add_i64(c->self, wt__self_time(t->cs, d, dur));
     c->flat = wt__sat_add_i64(c->flat, dur);
@@ -240,7 +255,74 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
         s->nest_on = 1; /* from here on the nests see every span: no such category came before */
     }
     if (s->nest_on)
-        return wt_ledger_nest_span(&t->nest, ev->depth, ci < FAST ? NO_CAT : ci, dur, add_incl, s);
+        return wt_ledger_nest_span(&t->nest, depth, ci < FAST ? NO_CAT : ci, dur, add_incl, s);
+    return 0;
+}
+
+int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
+{
+    uint32_t ci;
+    int rc = cat_of(s, ev->category, &ci);
+    if (rc < 0)
+        return rc;
+    rs_thread *t = s->cur; /* the previous span's thread, checked without a call */
+    if (!t || t->tid != ev->tid || t->pid != ev->pid)
+        t = thread_of(s, ev->pid, ev->tid);
+    if (!t)
+        return WT_ENOMEM;
+    return add_span(s, t, ci, ev->depth, ev->dur);
+}
+
+/* The category index of string id `id` of the batch's reader, not in by_id yet: by its name,
+ * as cat_of() finds it, then kept in by_id when the id is within ID_SLOTS. */
+__attribute__((noinline)) static int cat_of_id_slow(wt_runsum *s, const wt_span_batch *b,
+                                                    uint32_t id, uint32_t *idx)
+{
+    int rc = cat_of(s, wt_reader_string(b->reader, id), idx);
+    if (rc < 0 || id >= ID_SLOTS)
+        return rc;
+    if (id >= s->cap_by_id) {
+        size_t cap = s->cap_by_id;
+        uint32_t *nb = wt__grow_array(s->by_id, &cap, (size_t)id + 1, sizeof *nb);
+        if (!nb)
+            return WT_ENOMEM;
+        memset(nb + s->cap_by_id, 0, (cap - s->cap_by_id) * sizeof *nb);
+        s->by_id = nb;
+        s->cap_by_id = cap;
+    }
+    s->by_id[id] = *idx + 1;
+    if (id >= s->used_by_id)
+        s->used_by_id = (size_t)id + 1;
+    return 0;
+}
+
+int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
+{
+    if (b->n == 0)
+        return 0;
+    if (WT_UNLIKELY(b->string_epoch != s->epoch)) {
+        forget_ids(s);
+        s->epoch = b->string_epoch;
+    }
+    /* the previous batch's thread, checked here: with a counter after each span, every
+     * batch is one span and thread_of()'s call would cost as much as the span */
+    rs_thread *t = s->cur;
+    if (!t || t->tid != b->tid || t->pid != b->pid)
+        t = thread_of(s, b->pid, b->tid);
+    if (!t)
+        return WT_ENOMEM;
+    for (size_t i = 0; i < b->n; i++) {
+        const wt_span_rec *sp = &b->spans[i];
+        const uint32_t id = sp->category;
+        uint32_t ci;
+        int rc;
+        if (id < s->used_by_id && s->by_id[id])
+            ci = s->by_id[id] - 1;
+        else if ((rc = cat_of_id_slow(s, b, id, &ci)) < 0)
+            return rc;
+        if ((rc = add_span(s, t, ci, sp->depth, sp->dur)) < 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -265,5 +347,6 @@ void wt_runsum_free(wt_runsum *s)
     }
     free(s->threads);
     free(s->cats);
+    free(s->by_id);
     free(s);
 }

@@ -7,13 +7,16 @@
  *
  * A worker keeps one and resets it per file, so the per-file cost is the file's own work.
  * Memory: categories, threads (folded past WT_MAX_THREADS, as the ledger folds them) x
- * nesting depth x 3 words, and 64 words per level of a thread that held a subtree's time. */
+ * nesting depth x 3 words, 64 words per level of a thread that held a subtree's time, and for
+ * batches 4 bytes per string id up to the largest category id seen (ids past 2^20 are found
+ * by name instead, so at most 4 MiB). */
 #ifndef WT_FLEET_RUNSUM_H
 #define WT_FLEET_RUNSUM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "source.h"
 #include "walltime/reader.h"
 
 typedef struct wt_runsum wt_runsum;
@@ -24,6 +27,10 @@ int wt_runsum_create(wt_runsum **out);
 void wt_runsum_reset(wt_runsum *s);
 /* A WT_EV_SPAN of the current file. 0 or WT_ENOMEM. */
 int wt_runsum_span(wt_runsum *s, const wt_event *ev);
+
+/* A batch of spans of the current file (the source driver's), the same as each of them given
+ * to wt_runsum_span() in turn. 0 or WT_ENOMEM. */
+int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b);
 
 /* The file ended: trees whose top-level span never came count as the ledger counts them. */
 void wt_runsum_finish(wt_runsum *s);

@@ -506,7 +506,7 @@ static int make_dir(const char *dir)
 
 int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report *rep)
 {
-    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end };
+    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, NULL };
     memset(rep, 0, sizeof *rep);
     int rc = make_dir(dir);
     if (rc < 0)

@@ -94,6 +94,12 @@ static int run_event(void *ctx, int fi, const wt_event *ev)
     return ev->kind == WT_EV_META && ev->name ? keep_value(m, ev) : 0;
 }
 
+static int run_spans(void *ctx, int fi, const wt_span_batch *b)
+{
+    (void)fi;
+    return wt_runsum_spans(((run_ctx *)ctx)->rs, b);
+}
+
 /* "k1=v1,k2=v2": a missing key reads "?"; `host` and `command` fall back to the header. */
 static char *group_name(const wt_trend_opts *o, const run_ctx *m)
 {
@@ -363,7 +369,7 @@ static int keep_run(wt_trend *t, run_ctx *m)
  * reader (*rd, reopened for each of its files). */
 static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs, wt_reader **rd)
 {
-    static const wt_source_ops ops = { run_begin, run_event, NULL, NULL };
+    static const wt_source_ops ops = { run_begin, run_event, NULL, NULL, run_spans };
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);

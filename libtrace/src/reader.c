@@ -113,6 +113,7 @@ struct wt_reader {
     const char **str;
     uint32_t str_cap;
     uint64_t ids_defined; /* the highest id defined, past the limit too */
+    uint64_t string_epoch; /* wt_reader_string_epoch() */
     arena_block *arena;
     size_t arena_bytes;
 
@@ -565,6 +566,7 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
     r->str[id] = s;
     r->stats.strings += old == UNDEFINED;
+    r->string_epoch += old != UNDEFINED; /* "(unknown string N)" replaced: ids' caches go */
     r->frame_pos = (size_t)(c->p - r->cur.p);
     return 0;
 }
@@ -606,59 +608,111 @@ static inline uint64_t varint_unchecked(const uint8_t **pp, unsigned *bad)
     return v;
 }
 
-/* Decodes the span record at the frame position when it is whole and valid: returns 1 with
- * *ev filled and the position moved on; returns 0 and changes nothing when the general
- * decoder must look at it (a record near the frame's end, or anything invalid, which the
- * general decoder then reports). Most records of a trace are spans: this is the reader's hot
- * loop, about half the instructions of the general path. Called in a frame, after its THREAD
- * record, with SPAN_FAST_MIN bytes left (fast_end's conditions). */
-static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_event *ev)
+/* A varint, read without an end check when `checked` is 0 (the caller guarantees 10 readable
+ * bytes), else with the general decoder's. Sets *bad for one that does not parse. */
+static inline __attribute__((always_inline)) uint64_t varint_in(const uint8_t **pp,
+                                                                const uint8_t *end,
+                                                                unsigned *bad, int checked)
 {
-    const uint8_t *p = r->cur.p + r->frame_pos;
+    if (!checked)
+        return varint_unchecked(pp, bad);
+    uint64_t v = 0;
+    if (wt__get_varint(pp, end, &v))
+        *bad = 1;
+    return v;
+}
+
+/* A span record's values, as the fast paths read them. */
+typedef struct span_vals {
+    int64_t end;   /* its end time: the thread's next base time */
+    uint64_t dur, depth, count, bytes; /* count and bytes zigzag */
+    uint64_t cat, lab, det;
+    unsigned flags;
+} span_vals;
+
+/* Reads the span record at *pp when it is whole and valid, into *v, and moves *pp past it:
+ * returns 1. Returns 0 when the general decoder must look at it (anything invalid or unusual,
+ * which that decoder then reports or reads its own way). `checked` 0: SPAN_FAST_MIN bytes
+ * are readable, so no varint needs an end check; 1: the record may reach `end`. Called in a
+ * frame, after its THREAD record. Most records of a trace are spans: this is the reader's hot
+ * loop, about half the instructions of the general path. */
+static inline __attribute__((always_inline)) int span_read(const char *const *str,
+                                                           uint32_t str_cap, int64_t prev,
+                                                           const uint8_t **pp,
+                                                           const uint8_t *end, int checked,
+                                                           span_vals *v)
+{
+    const uint8_t *p = *pp;
+    if (checked && end - p < 2)
+        return 0;
     const unsigned flags = p[1];
     if (p[0] != WT__R_SPAN || (flags & ~WT__SF_KNOWN) || (flags & WT__SF_CACHED_MASK) == 3)
         return 0;
     p += 2;
     unsigned bad = 0;
-    const uint64_t d_end = varint_unchecked(&p, &bad), dur = varint_unchecked(&p, &bad);
-    const uint64_t depth = varint_unchecked(&p, &bad), cat = varint_unchecked(&p, &bad);
-    const uint64_t lab = varint_unchecked(&p, &bad);
+    const uint64_t d_end = varint_in(&p, end, &bad, checked);
+    const uint64_t dur = varint_in(&p, end, &bad, checked);
+    const uint64_t depth = varint_in(&p, end, &bad, checked);
+    const uint64_t cat = varint_in(&p, end, &bad, checked);
+    const uint64_t lab = varint_in(&p, end, &bad, checked);
     uint64_t count = 2, bytes = 0, det = 0; /* count zigzag(1) */
     if (flags & WT__SF_COUNT)
-        count = varint_unchecked(&p, &bad);
+        count = varint_in(&p, end, &bad, checked);
     if (flags & WT__SF_BYTES)
-        bytes = varint_unchecked(&p, &bad);
+        bytes = varint_in(&p, end, &bad, checked);
     if (flags & WT__SF_DETAIL)
-        det = varint_unchecked(&p, &bad);
-    /* r->prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
+        det = varint_in(&p, end, &bad, checked);
+    /* prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
      * says whether prev + d_end stays within TIME_MAX */
-    if (bad || depth > UINT32_MAX || (cat | lab | det) >= r->str_cap ||
-        d_end > (uint64_t)(TIME_MAX - r->prev))
+    if (bad || depth > UINT32_MAX || (cat | lab | det) >= str_cap ||
+        d_end > (uint64_t)(TIME_MAX - prev))
         return 0;
-    const int64_t end = r->prev + (int64_t)d_end;
-    if (dur > (uint64_t)end)
+    const int64_t e = prev + (int64_t)d_end;
+    if (dur > (uint64_t)e)
         return 0;
-    const char *const cs = r->str[cat], *const ls = r->str[lab], *const ds = r->str[det];
-    if (cs == UNDEFINED || ls == UNDEFINED || ds == UNDEFINED)
+    if (str[cat] == UNDEFINED || str[lab] == UNDEFINED || str[det] == UNDEFINED)
         return 0; /* an id without a definition: the general path names it */
+    /* the values only once all are judged: the callers' copies stay in registers */
+    *v = (span_vals){ e, dur, depth, count, bytes, cat, lab, det, flags };
+    *pp = p;
+    return 1;
+}
+
+/* WT_EVF_* of a span record's flags. */
+static inline uint32_t span_ev_flags(unsigned flags)
+{
+    return (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
+           (flags & WT__SF_MEASURED ? WT_EVF_MEASURED : 0);
+}
+
+/* Decodes the span record at the frame position when it is whole and valid: returns 1 with
+ * *ev filled and the position moved on; returns 0 and changes nothing when the general
+ * decoder must look at it. Called with SPAN_FAST_MIN bytes left (fast_end's conditions). */
+static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_event *ev)
+{
+    const uint8_t *p = r->cur.p + r->frame_pos;
+    if (p[0] != WT__R_SPAN)
+        return 0; /* first: span_read()'s arguments are then loaded for spans only */
+    span_vals v;
+    if (!span_read(r->str, r->str_cap, r->prev, &p, NULL, 0, &v))
+        return 0;
     ev->kind = WT_EV_SPAN;
-    ev->flags = (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
-                (flags & WT__SF_MEASURED ? WT_EVF_MEASURED : 0);
+    ev->flags = span_ev_flags(v.flags);
     ev->pid = r->info.pid;
     ev->tid = r->tid;
-    ev->ts = end - (int64_t)dur;
-    ev->dur = (int64_t)dur;
-    ev->depth = (uint32_t)depth;
-    ev->cached = (wt_cached)(flags & WT__SF_CACHED_MASK);
-    ev->count = span_count(count);
-    ev->bytes = wt__unzigzag(bytes);
+    ev->ts = v.end - (int64_t)v.dur;
+    ev->dur = (int64_t)v.dur;
+    ev->depth = (uint32_t)v.depth;
+    ev->cached = (wt_cached)(v.flags & WT__SF_CACHED_MASK);
+    ev->count = span_count(v.count);
+    ev->bytes = wt__unzigzag(v.bytes);
     ev->value = 0;
     ev->end = WT_END_NONE;
-    ev->category = cs;
-    ev->label = ls;
+    ev->category = r->str[v.cat];
+    ev->label = r->str[v.lab];
     ev->name = NULL;
-    ev->detail = ds;
-    r->prev = end;
+    ev->detail = r->str[v.det];
+    r->prev = v.end;
     r->frame_pos = (size_t)(p - r->cur.p);
     return 1;
 }
@@ -1040,6 +1094,72 @@ int wt_reader_next(wt_reader *r, wt_event *ev)
     r->fast_end = fast_end_of(r);
     return rc;
 }
+
+/* Spans batch while the reader sits in a thread's records with nothing pending: the state
+ * fast_end_of() requires, but up to the frame's very end (the last spans of a frame are read
+ * with bounds checks). */
+static int batch_ok(const wt_reader *r)
+{
+    return r->in_frame && r->in_thread && !r->done && !r->pending_unknown &&
+           r->frame_pos < r->cur.len;
+}
+
+/* wt_reader_next_spans() once a span record is at the position. */
+static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *out, size_t cap,
+                                                   uint64_t *tid)
+{
+    /* in locals: the stores to out[] might alias the reader's fields for the compiler */
+    const char *const *const str = r->str;
+    const uint32_t str_cap = r->str_cap;
+    int64_t prev = r->prev;
+    const uint8_t *const base = r->cur.p, *const end = base + r->cur.len;
+    const uint8_t *p = base + r->frame_pos;
+    const uint8_t *const fast_end = base + r->fast_end; /* unchecked reads before it */
+    size_t n = 0;
+    span_vals v;
+    while (n < cap && p < end) {
+        if (!(p < fast_end ? span_read(str, str_cap, prev, &p, end, 0, &v)
+                           : span_read(str, str_cap, prev, &p, end, 1, &v)))
+            break;
+        wt_span_rec *const o = &out[n++];
+        o->ts = v.end - (int64_t)v.dur;
+        o->dur = (int64_t)v.dur;
+        /* most spans carry neither: their defaults without the zigzag arithmetic */
+        o->count = v.flags & WT__SF_COUNT ? span_count(v.count) : 1;
+        o->bytes = v.flags & WT__SF_BYTES ? wt__unzigzag(v.bytes) : 0;
+        o->category = (uint32_t)v.cat; /* below str_cap, at most MAX_STRINGS */
+        o->label = (uint32_t)v.lab;
+        o->detail = (uint32_t)v.det;
+        o->depth = (uint32_t)v.depth;
+        o->flags = (uint16_t)span_ev_flags(v.flags);
+        o->cached = (uint8_t)(v.flags & WT__SF_CACHED_MASK);
+        prev = v.end;
+    }
+    r->prev = prev;
+    r->frame_pos = (size_t)(p - base);
+    r->stats.events += n;
+    if (n && tid)
+        *tid = r->tid;
+    return n;
+}
+
+size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid)
+{
+    /* a caller tries a batch before every other event too (a counter after each span): the
+     * call that finds no span there costs a few instructions, not the batch loop's setup */
+    if (!r || !out || !batch_ok(r) || r->cur.p[r->frame_pos] != WT__R_SPAN)
+        return 0;
+    return next_spans(r, out, cap, tid);
+}
+
+const char *wt_reader_string(const wt_reader *r, uint32_t id)
+{
+    if (!r || id == 0 || id > r->str_cap || r->str[id] == UNDEFINED)
+        return NULL;
+    return r->str[id];
+}
+
+uint64_t wt_reader_string_epoch(const wt_reader *r) { return r ? r->string_epoch : 0; }
 
 const wt_trace_info *wt_reader_info(const wt_reader *r) { return &r->info; }
 

@@ -137,6 +137,49 @@ WT_API int wt_reader_reopen(wt_reader *r, const char *path);
  * error the caller may call again to go on past the damage. After 0, every call returns 0. */
 WT_API int wt_reader_next(wt_reader *r, wt_event *ev);
 
+/* ---- batches of spans ----
+ * Most records of a trace are spans of one thread in a row. wt_reader_next_spans() decodes
+ * such a run into a caller's array of compact records keyed by the reader's string ids, for
+ * analyses that cost per span: no string pointers to copy, ids that index the analysis's own
+ * arrays. It only ever takes plain spans; everything else (other records, frame and thread
+ * changes, damage, a span with an undefined id or an unusual value) stays with
+ * wt_reader_next(), which the caller calls whenever a batch comes back empty. The two mix
+ * freely: together they deliver every event of the file once, in file order, with the same
+ * checks, values, errors and stats as wt_reader_next() alone. */
+
+/* One span of a batch: the fields of a WT_EV_SPAN wt_event, strings as ids. */
+typedef struct wt_span_rec {
+    int64_t ts;        /* start, ns (as wt_event.ts) */
+    int64_t dur;       /* duration, ns, >= 0 */
+    int64_t count;     /* >= 1 */
+    int64_t bytes;     /* 0 none */
+    uint32_t category; /* string ids for wt_reader_string(); 0 reads as NULL */
+    uint32_t label;
+    uint32_t detail;
+    uint32_t depth;
+    uint16_t flags;    /* WT_EVF_* */
+    uint8_t cached;    /* a wt_cached */
+} wt_span_rec;
+
+/* Decodes the run of plain spans at the reader's position, at most `cap` of them, into
+ * out[0..n) and returns n. They are consecutive span records of one frame and one thread:
+ * process wt_reader_info()->pid, thread *tid (set when n > 0; `tid` may be NULL). It stops
+ * before any other record, at the frame's end, and before a span that wt_reader_next() must
+ * judge (a string id not defined, a value out of range, damage): a return of 0 means the next
+ * event is for wt_reader_next() (which also says the end of the file). A return of 0 costs a
+ * few instructions, so a caller may try a batch before every event. Counts in
+ * wt_reader_stats.events. Returns 0 for a NULL `r` or `out`, or `cap` 0. */
+WT_API size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid);
+
+/* The string of id `id` as a span of a batch names it: the same text wt_reader_next() gives
+ * for it (a definition lost with damage reads "(unknown string N)"). NULL for id 0 and for
+ * an id the file has not named yet. Valid until wt_reader_reopen() or wt_reader_free(). */
+WT_API const char *wt_reader_string(const wt_reader *r, uint32_t id);
+
+/* Changes whenever the string of an id changes within a file: an id that was read as
+ * "(unknown string N)" and is defined later. A cache keyed by id is valid while it holds. */
+WT_API uint64_t wt_reader_string_epoch(const wt_reader *r);
+
 /* The header. Never NULL for a reader returned by wt_reader_open(), even a failed one (then
  * with zeros and NULL strings). */
 WT_API const wt_trace_info *wt_reader_info(const wt_reader *r);

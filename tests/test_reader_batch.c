@@ -1,0 +1,531 @@
+/* The reader's span batches (wt_reader_next_spans) against traces built by hand: a batch holds
+ * the plain spans of one thread and one frame in a row and stops before anything else (a
+ * counter, a mark, a thread switch, a frame boundary, damage, an undefined id, a value the
+ * general decoder reads its own way); the array's capacity bounds it; wt_reader_string() names
+ * the ids. Reading with batches (and wt_reader_next() whenever a batch is empty) must deliver
+ * exactly what wt_reader_next() alone delivers: the same events, values, errors with their
+ * offsets, and stats. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "format.h"
+#include "tracebuild.h"
+#include "walltime/reader.h"
+
+#define MAX_ITEMS 4096
+
+/* One thing the reader delivered: an event, a batch's span, or an error (kind -1). */
+typedef struct item {
+    int kind;
+    int batch; /* 0: from wt_reader_next(); else the number of the batch, from 1 */
+    uint64_t tid;
+    int64_t ts, dur, count, bytes, value;
+    uint32_t depth, flags;
+    int cached;
+    char str[4][48]; /* category, label, name, detail; "" with has[k] 0 for NULL */
+    int has[4];
+    int64_t err_off;
+    char err[512];
+} item;
+
+typedef struct readlog {
+    item it[MAX_ITEMS];
+    int n;
+    int sizes[MAX_ITEMS]; /* of each batch */
+    int n_batches;
+    wt_reader_stats st;
+} readlog;
+
+static item *add_item(readlog *l, int kind)
+{
+    assert_true(l->n < MAX_ITEMS);
+    item *it = &l->it[l->n++];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    return it;
+}
+
+static void set_str(item *it, int k, const char *s)
+{
+    it->has[k] = s != NULL;
+    snprintf(it->str[k], sizeof it->str[k], "%s", s ? s : "");
+}
+
+/* Reads `path` to the end: with batches of `cap` spans when cap > 0 (wt_reader_next() when
+ * a batch is empty), with wt_reader_next() alone when cap is 0. */
+static void read_log(const char *path, size_t cap, readlog *l)
+{
+    memset(l, 0, sizeof *l);
+    wt_reader *r;
+    assert_int_equal(wt_reader_open(path, &r), 0);
+    wt_span_rec buf[256];
+    assert_true(cap <= 256);
+    for (;;) {
+        uint64_t tid = 0;
+        const size_t n = cap ? wt_reader_next_spans(r, buf, cap, &tid) : 0;
+        assert_true(n <= cap);
+        if (n > 0) {
+            l->sizes[l->n_batches++] = (int)n;
+            for (size_t i = 0; i < n; i++) {
+                item *it = add_item(l, WT_EV_SPAN);
+                it->batch = l->n_batches;
+                it->tid = tid;
+                it->ts = buf[i].ts;
+                it->dur = buf[i].dur;
+                it->count = buf[i].count;
+                it->bytes = buf[i].bytes;
+                it->depth = buf[i].depth;
+                it->flags = buf[i].flags;
+                it->cached = buf[i].cached;
+                set_str(it, 0, wt_reader_string(r, buf[i].category));
+                set_str(it, 1, wt_reader_string(r, buf[i].label));
+                set_str(it, 2, NULL);
+                set_str(it, 3, wt_reader_string(r, buf[i].detail));
+            }
+            continue;
+        }
+        wt_event ev;
+        const int rc = wt_reader_next(r, &ev);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            item *it = add_item(l, -1);
+            it->err_off = wt_reader_error_offset(r);
+            snprintf(it->err, sizeof it->err, "%s", wt_reader_error(r));
+            continue;
+        }
+        item *it = add_item(l, (int)ev.kind);
+        it->tid = ev.tid;
+        it->ts = ev.ts;
+        it->dur = ev.dur;
+        it->count = ev.count;
+        it->bytes = ev.bytes;
+        it->value = ev.value;
+        it->depth = ev.depth;
+        it->flags = ev.flags;
+        it->cached = (int)ev.cached;
+        set_str(it, 0, ev.category);
+        set_str(it, 1, ev.label);
+        set_str(it, 2, ev.name);
+        set_str(it, 3, ev.detail);
+    }
+    wt_reader_get_stats(r, &l->st);
+    wt_reader_free(r);
+}
+
+/* Batches and wt_reader_next() together deliver what wt_reader_next() alone does. */
+static void assert_same_as_plain(const readlog *b, const readlog *p)
+{
+    assert_int_equal(b->n, p->n);
+    for (int i = 0; i < b->n; i++) {
+        const item *x = &b->it[i], *y = &p->it[i];
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->tid, y->tid);
+        assert_int_equal(x->ts, y->ts);
+        assert_int_equal(x->dur, y->dur);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->bytes, y->bytes);
+        assert_int_equal(x->value, y->value);
+        assert_int_equal(x->depth, y->depth);
+        assert_int_equal(x->flags, y->flags);
+        assert_int_equal(x->cached, y->cached);
+        for (int k = 0; k < 4; k++) {
+            assert_int_equal(x->has[k], y->has[k]);
+            assert_string_equal(x->str[k], y->str[k]);
+        }
+        assert_int_equal(x->err_off, y->err_off);
+        assert_string_equal(x->err, y->err);
+    }
+    assert_memory_equal(&b->st, &p->st, sizeof b->st);
+}
+
+/* Reads `path` both ways (batches of `cap`) and checks they agree; *b keeps the batched log. */
+static void read_both(const char *path, size_t cap, readlog *b)
+{
+    readlog *p = malloc(sizeof *p);
+    assert_non_null(p);
+    read_log(path, 0, p);
+    read_log(path, cap, b);
+    assert_same_as_plain(b, p);
+    free(p);
+}
+
+/* The index of the item whose label is `label`, or -1. */
+static int find_label(const readlog *l, const char *label)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->it[i].has[1] && !strcmp(l->it[i].str[1], label))
+            return i;
+    return -1;
+}
+
+static char path_buf[256];
+
+static const char *tmp(const char *name)
+{
+    snprintf(path_buf, sizeof path_buf, "test_reader_batch_%d_%s.wtrace", (int)getpid(), name);
+    return path_buf;
+}
+
+/* s0..s4 on thread 1, a counter, s5 s6, a mark, s7, then thread 2: s8 s9, a frame boundary,
+ * s10 s11. No batch holds spans of two of those groups; s0..s4 come as one batch. The strings
+ * are defined before (metadata): a batch stops before a string's definition too. */
+static void test_batch_stops_before_counter_mark_thread_and_frame(void **state)
+{
+    (void)state;
+    const char *path = tmp("stops");
+    tb *b = tb_create(path, 7, 0, 0);
+    char label[8];
+    for (int i = 0; i < 12; i++) { /* the strings first: a batch stops before a definition */
+        snprintf(label, sizeof label, "s%d", i);
+        tb_meta(b, 1, 10, label, "cat");
+    }
+    for (int i = 0; i < 12; i++) {
+        if (i == 5)
+            tb_counter(b, 1, 1000 + 100 * i - 50, "rss", 42);
+        if (i == 7)
+            tb_mark(b, 1, 1000 + 100 * i - 50, "phase", "warm", NULL);
+        if (i == 10)
+            tb_frame(b);
+        snprintf(label, sizeof label, "s%d", i);
+        tb_span(b, i < 8 ? 1 : 2, 1000 + 100 * i, 1000 + 100 * i + 30 + i, 0, "cat", label);
+    }
+    tb_close(b, TB_END_CLEAN, 5000, 0);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    static const int group[12] = { 1, 1, 1, 1, 1, 2, 2, 3, 4, 4, 5, 5 };
+    for (int i = 0; i < 12; i++) {
+        snprintf(label, sizeof label, "s%d", i);
+        const int at = find_label(l, label);
+        assert_true(at >= 0);
+        const item *it = &l->it[at];
+        assert_int_equal(it->ts, 1000 + 100 * i);
+        assert_int_equal(it->dur, 30 + i);
+        assert_int_equal(it->tid, i < 8 ? 1 : 2);
+        assert_string_equal(it->str[0], "cat");
+        /* a batch's spans are all of one group */
+        for (int j = 0; j < l->n; j++)
+            if (it->batch && l->it[j].batch == it->batch) {
+                assert_int_equal(l->it[j].kind, WT_EV_SPAN);
+                assert_int_equal(group[atoi(l->it[j].str[1] + 1)], group[i]);
+            }
+    }
+    /* the first run, after the meta events: one batch of exactly s0..s4 */
+    const int s0 = find_label(l, "s0");
+    assert_true(l->it[s0].batch > 0);
+    assert_int_equal(l->sizes[l->it[s0].batch - 1], 5);
+    assert_int_equal(l->it[s0 + 5].kind, WT_EV_COUNTER);
+    assert_int_equal(l->it[s0 + 5].batch, 0);
+    assert_int_equal(l->it[s0 + 8].kind, WT_EV_MARK);
+    assert_int_equal(l->st.events, 27); /* 12 metas, 12 spans, counter, mark, end */
+    free(l);
+    unlink(path);
+}
+
+/* A run of 10 spans read with capacity 1 and 3: batches of at most that many, in order. */
+static void test_batch_capacity_one_and_smaller_than_a_run(void **state)
+{
+    (void)state;
+    const char *path = tmp("cap");
+    tb *b = tb_create(path, 7, 0, 0);
+    tb_meta(b, 1, 10, "c", "odd");
+    tb_meta(b, 1, 11, "even", "v");
+    for (int i = 0; i < 10; i++)
+        tb_span(b, 1, 100 + 20 * i, 110 + 20 * i, 0, "c", i % 2 ? "odd" : "even");
+    tb_close(b, TB_END_CLEAN, 1000, 0);
+    const size_t caps[2] = { 1, 3 };
+    static const int expect[2][11] = { { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+                                       { 3, 3, 3, 1, 0 } };
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    for (int c = 0; c < 2; c++) {
+        read_both(path, caps[c], l);
+        assert_int_equal(l->it[0].kind, WT_EV_META);
+        assert_int_equal(l->it[1].kind, WT_EV_META);
+        for (int k = 0; expect[c][k]; k++) {
+            assert_true(k < l->n_batches);
+            assert_int_equal(l->sizes[k], expect[c][k]);
+        }
+        for (int i = 0; i < 10; i++) {
+            assert_int_equal(l->it[2 + i].ts, 100 + 20 * i);
+            assert_int_equal(l->it[2 + i].dur, 10);
+            assert_true(l->it[2 + i].batch > 0);
+        }
+        assert_int_equal(l->it[12].kind, WT_EV_END);
+    }
+    free(l);
+    unlink(path);
+}
+
+/* Offsets of the zstd frames of a file (after the header), at most `max`. */
+static int frame_starts(const unsigned char *d, size_t len, size_t *at, int max)
+{
+    int n = 0;
+    for (size_t i = 8; i + 4 <= len && n < max; i++)
+        if (wt__get_le32(d + i) == WT__ZSTD_MAGIC)
+            at[n++] = i;
+    return n;
+}
+
+/* The index of the span that starts at `ts`, or -1. */
+static int find_ts(const readlog *l, int64_t ts)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->it[i].kind == WT_EV_SPAN && l->it[i].ts == ts)
+            return i;
+    return -1;
+}
+
+/* Three frames of 200 spans, the second damaged in the middle: the batches deliver frames 1
+ * and 3, the damage comes from wt_reader_next() with the second frame's offset, between them. */
+static void test_batch_damage_reported_with_offset_and_reading_goes_on(void **state)
+{
+    (void)state;
+    const char *path = tmp("damage");
+    tb *b = tb_create(path, 7, 0, 0);
+    char label[16];
+    static const char *const cats[3] = { "f0", "f1", "f2" };
+    for (int f = 0; f < 3; f++) {
+        for (int i = 0; i < 200; i++) {
+            snprintf(label, sizeof label, "l%d", i % 10);
+            tb_span(b, 1, 100000 * f + 100 * i, 100000 * f + 100 * i + 50, 1, cats[f], label);
+        }
+        tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, 1000000, 0);
+    size_t len, at[8];
+    unsigned char *d = tb_read_file(path, &len);
+    assert_true(frame_starts(d, len, at, 8) >= 3);
+    d[at[1] + (at[2] - at[1]) / 2] ^= 0x5A;
+    tb_write_file(path, d, len);
+    free(d);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 128, l);
+    int errors = 0, spans = 0, batched = 0, err_at = -1;
+    for (int i = 0; i < l->n; i++) {
+        if (l->it[i].kind == -1) {
+            errors++;
+            err_at = i;
+            assert_int_equal(l->it[i].err_off, (int64_t)at[1]);
+            assert_non_null(strstr(l->it[i].err, "at byte"));
+        }
+        spans += l->it[i].kind == WT_EV_SPAN;
+        batched += l->it[i].batch > 0;
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(spans, 400);
+    /* not batched: the first span of a frame (after its THREAD record) and the spans right
+     * after a string's definition (frame 1: the first ten, defining l0..l9; frame 3: the
+     * first, defining f2) */
+    assert_int_equal(batched, 400 - 10 - 1);
+    assert_int_equal(find_ts(l, 100000), -1);
+    assert_true(find_ts(l, 19900) < err_at && err_at < find_ts(l, 200000));
+    assert_string_equal(l->it[find_ts(l, 219900)].str[0], "f2");
+    assert_string_equal(l->it[find_ts(l, 219900)].str[1], "l9");
+    assert_int_equal(l->it[find_ts(l, 219900)].dur, 50);
+    assert_int_equal(l->st.frames_damaged, 1);
+    free(l);
+    unlink(path);
+}
+
+/* Spans whose string definitions were lost with a damaged frame: the batch stops before the
+ * first of them, wt_reader_next() reports the unknown id (once) and names it "(unknown string
+ * N)"; after that the id has a string and batches take it. */
+static void test_batch_undefined_ids_left_to_the_general_path(void **state)
+{
+    (void)state;
+    const char *path = tmp("undefined");
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_span(b, 1, 100, 200, 0, "cat", "first");
+    tb_frame(b);
+    tb_span(b, 1, 300, 400, 0, "lost-cat", "lost-label"); /* strings 3 and 4 */
+    tb_frame(b);
+    tb_span(b, 1, 450, 460, 0, "cat", "before");
+    tb_span(b, 1, 470, 480, 0, "cat", "before2");
+    for (int i = 0; i < 5; i++)
+        tb_span(b, 1, 500 + 10 * i, 505 + 10 * i, 0, "lost-cat", "lost-label");
+    tb_close(b, TB_END_CLEAN, 1000, 0);
+    size_t len, at[8];
+    unsigned char *d = tb_read_file(path, &len);
+    assert_true(frame_starts(d, len, at, 8) >= 3);
+    d[at[1] + 12] ^= 0xFF;
+    d[at[1] + 14] ^= 0xFF;
+    tb_write_file(path, d, len);
+    free(d);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    int errors = 0, unknown = 0;
+    for (int i = 0; i < l->n; i++) {
+        errors += l->it[i].kind == -1;
+        if (l->it[i].kind == WT_EV_SPAN && !strcmp(l->it[i].str[0], "(unknown string 3)")) {
+            assert_string_equal(l->it[i].str[1], "(unknown string 4)");
+            assert_int_equal(l->it[i].ts, 500 + 10 * unknown);
+            unknown++;
+        }
+    }
+    assert_int_equal(unknown, 5);
+    assert_int_equal(errors, 2); /* the damaged frame; the unknown ids, once */
+    assert_int_equal(l->st.unknown_strings, 1);
+    free(l);
+    unlink(path);
+}
+
+/* Every field of a span through a batch as written (count, bytes, detail, cached, flags,
+ * depth), and the spans old recorders wrote out of range (a duration past the clock's start,
+ * cached 3) as wt_reader_next() reads them. */
+static void test_batch_carries_every_span_field(void **state)
+{
+    (void)state;
+    const char *path = tmp("unusual");
+    tb *b = tb_create(path, 1, 0, 0);
+    static const char *const strs[8] = { "a", "x", "compile", "elsewhere", "load", "w", "d", "after" };
+    for (int i = 0; i < 8; i += 2)
+        tb_meta(b, 1, 10, strs[i], strs[i + 1]);
+    tb_span(b, 1, 500, 600, 2, "a", "x");
+    tb_span_desc longer = { .tid = 1, .start = -5000000000LL, .end = 1000, .category = "compile",
+                            .label = "elsewhere", .measured = 1 };
+    tb_span_ex(b, &longer);
+    tb_span_desc full = { .tid = 1, .start = 1050, .end = 1090, .category = "load",
+                          .label = "w", .detail = "d", .cached = WT_CACHED_HIT, .count = 3,
+                          .bytes = -7, .unclosed = 1 };
+    tb_span_ex(b, &full);
+    tb_span_desc cached3 = { .tid = 1, .start = 1100, .end = 1200, .category = "load",
+                             .label = "w", .cached = (wt_cached)3 };
+    tb_span_ex(b, &cached3);
+    tb_span(b, 1, 1300, 1400, 0, "after", "x");
+    tb_close(b, TB_END_CLEAN, 2000, 0);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    assert_int_equal(l->n, 10); /* 4 metas, 5 spans, the end */
+    const item *const it = &l->it[4];
+    assert_true(it[0].batch > 0);
+    assert_int_equal(it[0].depth, 2);
+    /* the long one (today's encoder writes it as starting at 0: batched or not, it reads so) */
+    assert_int_equal(it[1].ts, 0);
+    assert_int_equal(it[1].dur, 1000);
+    assert_int_equal(it[1].flags, WT_EVF_MEASURED);
+    assert_true(it[2].batch > 0);
+    assert_int_equal(it[2].ts, 1050);
+    assert_int_equal(it[2].dur, 40);
+    assert_int_equal(it[2].count, 3);
+    assert_int_equal(it[2].bytes, -7);
+    assert_int_equal(it[2].cached, WT_CACHED_HIT);
+    assert_int_equal(it[2].flags, WT_EVF_UNCLOSED);
+    assert_string_equal(it[2].str[3], "d");
+    assert_int_equal(it[3].cached, WT_CACHED_UNKNOWN);
+    assert_true(it[4].batch > 0);
+    assert_string_equal(it[4].str[0], "after");
+    free(l);
+    unlink(path);
+}
+
+/* A frame of 3,000 spans of varied sizes (durations of 1 to 5 varint bytes, counts, bytes,
+ * details, depths): read both with the unchecked reads and, near the frame's end, the
+ * checked ones; every span but those right after a string's definition in batches. */
+static void test_batch_long_frame_with_varied_records(void **state)
+{
+    (void)state;
+    const char *path = tmp("long");
+    tb *b = tb_create(path, 1, 0, 0);
+    int64_t t = 1000;
+    static const int64_t durs[5] = { 3, 300, 70000, 9000000, 2000000000 };
+    for (int i = 0; i < 3000; i++) {
+        tb_span_desc s = { .tid = 1, .start = t, .end = t + durs[i % 5], .depth = (uint32_t)(i % 7),
+                           .category = i % 3 ? "io" : "compute", .label = i % 2 ? "a" : "b",
+                           .detail = i % 11 ? NULL : "det", .count = i % 4, .bytes = (i % 5) * 1000,
+                           .cached = (wt_cached)(i % 3) };
+        tb_span_ex(b, &s);
+        t += durs[i % 5] + 1;
+    }
+    tb_close(b, TB_END_CLEAN, t + 10, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 100, l);
+    int batched = 0;
+    t = 1000;
+    for (int i = 0; i < 3000; i++) {
+        const item *it = &l->it[i];
+        assert_int_equal(it->ts, t);
+        assert_int_equal(it->dur, durs[i % 5]);
+        assert_int_equal(it->depth, i % 7);
+        assert_int_equal(it->count, i % 4 ? i % 4 : 1);
+        assert_int_equal(it->bytes, (i % 5) * 1000);
+        batched += it->batch > 0;
+        t += durs[i % 5] + 1;
+    }
+    assert_int_equal(batched, 2998); /* spans 0 and 1 come after strings' definitions */
+    free(l);
+    unlink(path);
+}
+
+/* wt_reader_string() on ids it has no string for, and the batch call's own guards. */
+static void test_batch_string_by_id_on_bad_ids(void **state)
+{
+    (void)state;
+    const char *path = tmp("ids");
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_meta(b, 1, 10, "cat", "lab");
+    tb_span(b, 1, 100, 200, 0, "cat", "lab");
+    tb_span(b, 1, 300, 400, 0, "cat", "lab");
+    tb_close(b, TB_END_CLEAN, 1000, 0);
+    wt_reader *r;
+    assert_int_equal(wt_reader_open(path, &r), 0);
+    wt_span_rec buf[4];
+    uint64_t tid = 99;
+    assert_int_equal(wt_reader_next_spans(r, buf, 4, &tid), 0); /* not in a frame yet */
+    assert_int_equal(tid, 99);
+    wt_event ev;
+    assert_int_equal(wt_reader_next(r, &ev), 1); /* the meta */
+    assert_int_equal(wt_reader_next_spans(r, buf, 0, &tid), 0);
+    assert_int_equal(wt_reader_next_spans(r, NULL, 4, &tid), 0);
+    assert_int_equal(wt_reader_next_spans(NULL, buf, 4, &tid), 0);
+    assert_int_equal(wt_reader_next_spans(r, buf, 4, &tid), 2);
+    assert_int_equal(tid, 1);
+    assert_string_equal(wt_reader_string(r, buf[0].category), "cat");
+    assert_string_equal(wt_reader_string(r, buf[1].label), "lab");
+    assert_null(wt_reader_string(r, buf[0].detail)); /* id 0 */
+    assert_null(wt_reader_string(r, 0));
+    assert_null(wt_reader_string(r, 200));        /* within the table, never defined */
+    assert_null(wt_reader_string(r, 1u << 30));   /* past the table */
+    assert_null(wt_reader_string(r, UINT32_MAX));
+    assert_null(wt_reader_string(NULL, 1));
+    assert_int_equal(wt_reader_string_epoch(r), 0);
+    assert_int_equal(wt_reader_string_epoch(NULL), 0);
+    assert_int_equal(wt_reader_next(r, &ev), 1);
+    assert_int_equal(ev.kind, WT_EV_END);
+    assert_int_equal(wt_reader_next_spans(r, buf, 4, &tid), 0);
+    assert_int_equal(wt_reader_next(r, &ev), 0);
+    assert_int_equal(wt_reader_next_spans(r, buf, 4, &tid), 0); /* after the end */
+    wt_reader_free(r);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_stops_before_counter_mark_thread_and_frame),
+        cmocka_unit_test(test_batch_capacity_one_and_smaller_than_a_run),
+        cmocka_unit_test(test_batch_damage_reported_with_offset_and_reading_goes_on),
+        cmocka_unit_test(test_batch_undefined_ids_left_to_the_general_path),
+        cmocka_unit_test(test_batch_carries_every_span_field),
+        cmocka_unit_test(test_batch_long_frame_with_varied_records),
+        cmocka_unit_test(test_batch_string_by_id_on_bad_ids),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
