@@ -9,8 +9,9 @@
  *   random  1,000 distinct labels in a random order (fixed seed);
  *   unique  a new label for every span;
  * each with labels as string literals (`lit`, 1,000 literals in .rodata) or formatted into a
- * reused stack buffer (`fmt`, "layer.%d.wq" by a hand formatter: snprintf costs ~60 ns and
- * would drown the figure being measured). A span's cost is the loop with wt_begin/wt_end minus
+ * reused stack buffer (`fmt`, "layer.%d.wq", 16 bytes, by a hand formatter: snprintf costs ~60
+ * ns and would drown the figure being measured; `long`, a real tensor name,
+ * "model.layers.%d.self_attn.q_proj.weight", 38-40 bytes for the 1,000-label patterns). A span's cost is the loop with wt_begin/wt_end minus
  * the same loop handing the label to an empty asm (choosing and formatting the label is the
  * caller's work, not the recorder's), on the recording thread's CPU clock; ratios are medians
  * of per-repetition ratios to the floor measured in the same repetition.
@@ -23,7 +24,7 @@
  * the caller's own two clock_gettime() reads included.
  * Lines starting "@ " are for bench/run: name, value, unit, target, verdict.
  * `bench_record busy` runs the busy-machine mode alone (the ring-full policy's figures).
- * `bench_record PATTERN lit|lit2|fmt [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
+ * `bench_record PATTERN lit|lit2|fmt|long [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
  * spans, default 1,000,000, in one_pattern()): for `perf stat` and for
  * `valgrind --tool=callgrind --toggle-collect=one_pattern`, whose instruction count over SPANS
  * is the recorder's instructions per span plus the loop's own few.
@@ -164,6 +165,28 @@ static inline const char *fmt_label(char *buf, uint64_t n)
     return buf;
 }
 
+/* "model.layers.<n>.self_attn.q_proj.weight" into buf (64 bytes). */
+static inline const char *fmt_long(char *buf, uint64_t n)
+{
+    char d[24];
+    int k = 0;
+    do {
+        d[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    memcpy(buf, "model.layers.", 13);
+    char *p = buf + 13;
+    while (k)
+        *p++ = d[--k];
+    memcpy(p, ".self_attn.q_proj.weight", 25);
+    return buf;
+}
+
+/* Label styles: literals, short formatted, long formatted (the table's rows), and the second
+ * literal layout (one-pattern mode only). */
+enum { S_LIT, S_FMT, S_LONG, S_TABLE, S_LIT2 = S_TABLE, N_STYLE };
+static const char *const style_name[N_STYLE] = { "lit", "fmt", "long", "lit2" };
+
 static inline uint64_t label_index(int pat, uint32_t i)
 {
     switch (pat) {
@@ -179,13 +202,13 @@ typedef struct run_res {
     long vcsw;
 } run_res;
 
-/* One repetition of n spans of pattern `pat`, labels `lit` (fmt 0), formatted (1) or `lit2`
- * (2); record = 0 runs the same loop without the
+/* One repetition of n spans of pattern `pat`, labels of style `fmt` (S_*); record = 0 runs the
+ * same loop without the
  * recorder (the label goes to an empty asm). A wt_flush() before and after: the process CPU
  * includes the writer's work for these spans. */
 static __attribute__((noinline)) run_res loop_once(int pat, int fmt, int record, uint32_t n)
 {
-    char buf[32];
+    char buf[64];
     run_res r;
     if (record)
         wt_flush();
@@ -194,8 +217,10 @@ static __attribute__((noinline)) run_res loop_once(int pat, int fmt, int record,
                  c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t k = label_index(pat, i % N_SPANS);
-        const char *label = fmt == 1 ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000)
-                            : fmt ? lit2[k] : lit[k];
+        const char *label = fmt == S_LONG ? fmt_long(buf, k)
+                            : fmt == S_FMT ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000)
+                            : fmt == S_LIT2 ? lit2[k]
+                                            : lit[k];
         if (record) {
             const wt_span h = wt_begin("weight_load", label);
             wt_end(h, WT_CACHED_HIT, 0, NULL);
@@ -313,15 +338,17 @@ static __attribute__((noinline)) run_res one_pattern(int pat, int fmt, uint32_t 
     return loop_once(pat, fmt, 1, n);
 }
 
-/* `bench_record PATTERN lit|lit2|fmt [SPANS]`: 0, or 2 for an unknown pattern. */
+/* `bench_record PATTERN lit|lit2|fmt|long [SPANS]`: 0, or 2 for an unknown pattern. */
 static int one_pattern_main(const char *pname, const char *style, const char *spans)
 {
     int pat = 0;
     while (pat < N_PAT && strcmp(pat_name[pat], pname) != 0)
         pat++;
-    const int fmt = strcmp(style, "fmt") == 0 ? 1 : strcmp(style, "lit2") == 0 ? 2 : 0;
-    if (pat == N_PAT || (!fmt && strcmp(style, "lit") != 0) || (pat == P_UNIQUE && fmt != 1)) {
-        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|lit2|fmt [SPANS]]\n");
+    int fmt = 0;
+    while (fmt < N_STYLE && strcmp(style_name[fmt], style) != 0)
+        fmt++;
+    if (pat == N_PAT || fmt == N_STYLE || (pat == P_UNIQUE && (fmt == S_LIT || fmt == S_LIT2))) {
+        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|lit2|fmt|long [SPANS]]\n");
         return 2;
     }
     const long n = spans ? atol(spans) : 1000000;
@@ -371,7 +398,7 @@ int main(int argc, char **argv)
      * patterns are measured (their rows then measure 1,000 labels among 201,000; `unique`
      * itself runs last) */
     for (int pat = 0; pat < P_UNIQUE; pat++)
-        for (int fmt = 0; fmt < 2; fmt++)
+        for (int fmt = 0; fmt < S_TABLE; fmt++)
             loop_once(pat, fmt, 1, N_SPANS);
 
     double fl[REPS];
@@ -385,8 +412,8 @@ int main(int argc, char **argv)
            "wall ns", "proc ns", "proc/fl", "vcsw", "B/span", "lost");
     double q_const = 0;
     for (int pat = 0; pat < N_PAT; pat++) {
-        for (int fmt = 0; fmt < 2; fmt++) {
-            if (pat == P_UNIQUE && !fmt)
+        for (int fmt = 0; fmt < S_TABLE; fmt++) {
+            if (pat == P_UNIQUE && fmt == S_LIT)
                 continue; /* a new literal per span does not exist */
             double c[REPS], w[REPS], p[REPS], q[REPS], pq[REPS];
             long vc = 0;
@@ -407,7 +434,7 @@ int main(int argc, char **argv)
             unlink(path);
             wt_open(path);
             char name[64];
-            snprintf(name, sizeof name, "%s %s", pat_name[pat], fmt ? "fmt" : "lit");
+            snprintf(name, sizeof name, "%s %s", pat_name[pat], style_name[fmt]);
             const double qm = median(q, REPS);
             if (pat == P_CONST && !fmt)
                 q_const = qm;
@@ -416,15 +443,15 @@ int main(int argc, char **argv)
                    vc / REPS, bytes, lost);
             char key[96];
             const int targeted = pat != P_UNIQUE;
-            snprintf(key, sizeof key, "record.%s.%s.cpu_x_floor", pat_name[pat], fmt ? "fmt" : "lit");
+            snprintf(key, sizeof key, "record.%s.%s.cpu_x_floor", pat_name[pat], style_name[fmt]);
             fig(key, qm, "x", targeted ? "<= 1.5" : "", targeted ? qm <= 1.5 : -1);
-            snprintf(key, sizeof key, "record.%s.%s.proc_x_floor", pat_name[pat], fmt ? "fmt" : "lit");
+            snprintf(key, sizeof key, "record.%s.%s.proc_x_floor", pat_name[pat], style_name[fmt]);
             fig(key, median(pq, REPS), "x", targeted ? "<= 3" : "", targeted ? median(pq, REPS) <= 3 : -1);
-            snprintf(key, sizeof key, "record.%s.%s.vcsw_per_rep", pat_name[pat], fmt ? "fmt" : "lit");
+            snprintf(key, sizeof key, "record.%s.%s.vcsw_per_rep", pat_name[pat], style_name[fmt]);
             fig(key, (double)vc / REPS, "", "", -1);
-            snprintf(key, sizeof key, "record.%s.%s.bytes_per_span", pat_name[pat], fmt ? "fmt" : "lit");
+            snprintf(key, sizeof key, "record.%s.%s.bytes_per_span", pat_name[pat], style_name[fmt]);
             fig(key, bytes, "B", "", -1);
-            snprintf(key, sizeof key, "record.%s.%s.spans_lost_of_1M", pat_name[pat], fmt ? "fmt" : "lit");
+            snprintf(key, sizeof key, "record.%s.%s.spans_lost_of_1M", pat_name[pat], style_name[fmt]);
             fig(key, (double)lost, "", "", -1);
         }
     }

@@ -23,20 +23,6 @@
 #define MAXLEN 64
 #define PATTERN "The quick brown fox jumps over the lazy dog; 0123456789 ABCDEFGHIJKLMNOP"
 
-/* Two pages, the second PROT_NONE: a string placed to end (its NUL) at the first page's
- * last byte is next to memory whose reading faults. */
-static char *guarded_page(long *page)
-{
-    *page = sysconf(_SC_PAGESIZE);
-    char *p = mmap(NULL, (size_t)*page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    if (mprotect(p + *page, (size_t)*page, PROT_NONE) != 0)
-        return NULL;
-    return p;
-}
-
 /* The first n bytes of PATTERN, NUL-terminated, ending at the page's last byte. */
 static const char *at_page_end(char *page_start, long page, size_t n)
 {
@@ -51,7 +37,7 @@ static int page_end_spans(void *arg)
     if (wt_open(arg) != 0)
         return 1;
     long page;
-    char *p = guarded_page(&page);
+    char *p = rt_guarded_page(&page);
     if (!p)
         return 2;
     /* twice each: the first call adds the string, the second finds it in the content table */
@@ -328,7 +314,7 @@ static void test_a_reused_buffer_always_gets_the_id_of_its_bytes(void **state)
 {
     (void)state;
     long page;
-    char *p = guarded_page(&page);
+    char *p = rt_guarded_page(&page);
     assert_non_null(p);
     uint64_t x = 88172645463325252ull;
     for (unsigned align = 0; align < 8; align++) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,6 +182,20 @@ static inline long rt_steps_once(const rt_trace *t, int n, uint64_t tid)
     }
     free(seen);
     return seen ? steps : -1;
+}
+
+/* Two pages, the second PROT_NONE: a string placed to end (its NUL) at the first page's
+ * last byte is next to memory whose reading faults. NULL when they cannot be made. */
+static inline char *rt_guarded_page(long *page)
+{
+    *page = sysconf(_SC_PAGESIZE);
+    char *p = mmap(NULL, (size_t)*page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (mprotect(p + *page, (size_t)*page, PROT_NONE) != 0)
+        return NULL;
+    return p;
 }
 
 /* The whole of a small file, NUL-terminated (static buffer). */

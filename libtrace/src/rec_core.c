@@ -36,6 +36,26 @@ static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat
  * as walltime.h says; a plain mask would make 3 invalid in the file and 5 a HIT. */
 static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHED_MISS ? (unsigned)c : 0u; }
 
+/* The label of slot o, given level 1's answer `lab` for it: that id when trusted (a literal),
+ * else its words copied into the slot (a formatted label up to the cap: the writer interns
+ * it, rec_state.h), else its id by content. A pointer level 1 has not seen goes by content
+ * once, which teaches level 1 whether it is a literal. The placeholder a crash dump may need
+ * exists before the first copied label (one lookup per process). */
+static inline uint32_t slot_label(wt__tstate *ts, wt__open *o, const char *label, uint32_t lab)
+{
+    if (__builtin_expect(lab != WT__ICACHE_MISS, 1))
+        return lab;
+    if (!label)
+        return 0;
+    const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
+    if (__builtin_expect(set[0].ptr != label && set[1].ptr != label, 0))
+        return wt__intern_slow(&ts->icache, label);
+    const uint32_t w = wt__text_take(o->text, label);
+    if (__builtin_expect(w != 0, 1) && (wt__text_placeholder_get() || wt__text_placeholder()))
+        return w;
+    return wt__intern_slow(&ts->icache, label);
+}
+
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
 static __attribute__((noinline)) wt_span begin_slow(const char *category, const char *label)
 {
@@ -59,7 +79,7 @@ static __attribute__((noinline)) wt_span begin_slow(const char *category, const 
     }
     wt__open *o = &ts->stack[d];
     o->cat = wt__intern(&ts->icache, category);
-    o->label = wt__intern(&ts->icache, label);
+    o->label = slot_label(ts, o, label, label ? wt__icache_ro(&ts->icache, label) : 0);
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->tag = tag;
     ts->depth = d + 1;
@@ -72,9 +92,10 @@ out:
 }
 
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
- * for (writable memory, or not cached yet): levels 2 and 3 of rec_intern.h for those only
- * (cat or lab WT__ICACHE_MISS), without going through begin_slow()'s checks again. Called
- * with the busy flag set (rec_state.h), which it clears. */
+ * for (writable memory, or not cached yet): the label's words copied into the slot, or
+ * levels 2 and 3 of rec_intern.h (a category, a label over the cap), for those only (cat or
+ * lab WT__ICACHE_MISS), without going through begin_slow()'s checks again. Called with the
+ * busy flag set (rec_state.h), which it clears. */
 static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d, uint32_t cat,
                                                       uint32_t lab, const char *category,
                                                       const char *label)
@@ -83,8 +104,7 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     /* a miss is a string level 1 has no trusted entry for, or NULL with its set full */
     if (cat == WT__ICACHE_MISS)
         cat = category ? wt__intern_slow(&ts->icache, category) : 0;
-    if (lab == WT__ICACHE_MISS)
-        lab = label ? wt__intern_slow(&ts->icache, label) : 0;
+    lab = slot_label(ts, o, label, lab);
     o->cat = cat;
     o->label = lab;
     const uint64_t tag = ts->tag_base | ++ts->gen;
@@ -95,10 +115,35 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     return tag << 16 | (uint64_t)(d + 1);
 }
 
+/* wt_begin() past the checks of its fast path, for a category its pointer cache vouched for
+ * and a label it did not: a pointer it knows as writable memory (a reused buffer) holding a
+ * label up to the cap has its words copied into the slot (rec_intern.h), with no lookup;
+ * anything else goes to begin_intern(). Not sanitized, for the inlined scan; it writes only
+ * this thread's slot and counters. Called with the busy flag set, which it clears. */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN wt_span
+begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const char *label)
+{
+    wt__open *o = &ts->stack[d];
+    const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
+    uint32_t w;
+    if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
+        __builtin_expect(!(w = wt__text_scan(o->text, label)), 0) ||
+        __builtin_expect(!wt__text_placeholder_get(), 0))
+        return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
+    o->cat = cat;
+    o->label = w;
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->tag = tag;
+    ts->depth = d + 1;
+    o->t0 = wt__rdtsc();
+    wt__busy_off();
+    return tag << 16 | (uint64_t)(d + 1);
+}
+
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
  * unusual (recording off, a new thread, the monotonic clock, a deep stack) goes to
- * begin_slow(), which also runs the first call; a string not in read-only memory or not
- * cached yet, to begin_intern(). */
+ * begin_slow(), which also runs the first call; a label not in read-only memory or not cached
+ * yet, to begin_text(); a category in the same case, to begin_intern(). */
 wt_span wt_begin(const char *category, const char *label)
 {
     wt__tstate *ts = wt__tls;
@@ -113,8 +158,12 @@ wt_span wt_begin(const char *category, const char *label)
     /* NULL needs no test of its own: its set's empty way answers 0, else it misses */
     const uint32_t cat = wt__icache_ro(&ts->icache, category);
     const uint32_t lab = wt__icache_ro(&ts->icache, label);
-    if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0))
-        return begin_intern(ts, d, cat, lab, category, label); /* it clears the busy flag */
+    if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0)) {
+        /* they clear the busy flag */
+        if (cat != WT__ICACHE_MISS)
+            return begin_text(ts, d, cat, category, label);
+        return begin_intern(ts, d, cat, lab, category, label);
+    }
     wt__open *o = &ts->stack[d];
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->cat = cat;
@@ -144,13 +193,15 @@ static __attribute__((noinline)) void end_slow(uint64_t t, wt_span h, wt_cached 
     const wt__open *o = &ts->stack[idx];
     const uint32_t did = detail ? wt__intern(&ts->icache, detail) : 0;
     const int ext = (count != 0 && count != 1) || bytes != 0 || did != 0 || o->cat >= WT__B_CAT_BIG;
+    const unsigned n = 1 + (unsigned)ext + WT__TEXT_ENTRIES(o->label);
     ts->depth = idx;
-    wt__ent *e = wt__reserve(ts, 1 + ext);
+    wt__ent *e = wt__reserve(ts, n);
     if (e) {
         e->t0 = o->t0;
         e->t1 = t;
         e->a = o->label;
-        e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), ext, idx, cat_bits(o->cat));
+        e->b = WT__B_MAKE(WT__K_SPAN, cached_bits(cached), ext, idx, cat_bits(o->cat)) |
+               (o->label & WT__TEXT_FLAG); /* the kind's TEXT bit */
         if (ext) {
             wt__ext *x = ext_at(ts);
             x->count = count;
@@ -158,9 +209,36 @@ static __attribute__((noinline)) void end_slow(uint64_t t, wt_span h, wt_cached 
             x->detail = did;
             x->cat = o->cat;
         }
-        wt__publish(ts, 1 + ext);
+        wt__text_put(ts, o, 1 + (unsigned)ext);
+        wt__publish(ts, n);
     }
 out:
+    wt__busy_off();
+}
+
+/* The fast path of wt_end() for the innermost span o (checked) whose label's words are in its
+ * slot: the entry and the words, published together, when they fit the ring's fast window.
+ * Out of line, so the literal path keeps no stack frame. Called with the busy flag set, which
+ * it clears. */
+static __attribute__((noinline)) void end_text(wt__tstate *ts, const wt__open *o, uint64_t t,
+                                               wt_span h, wt_cached cached)
+{
+    const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
+    const uint32_t lab = o->label, d = ts->depth;
+    const unsigned n = 1 + WT__TEXT_ENTRIES(lab);
+    if (__builtin_expect(head + n > ts->limit, 0)) {
+        wt__busy_off();
+        end_slow(t, h, cached, 0, 0, NULL);
+        return;
+    }
+    wt__ent *e = wt__ring_at(ts, head);
+    e->t0 = o->t0;
+    e->t1 = t;
+    e->a = lab;
+    e->b = WT__B_MAKE(WT__K_SPAN_TEXT, cached_bits(cached), 0, d - 1, o->cat);
+    wt__text_put(ts, o, 1);
+    ts->depth = d - 1;
+    atomic_store_explicit(&ts->head, head + n, memory_order_release);
     wt__busy_off();
 }
 
@@ -194,14 +272,23 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
     wt__busy_on(); /* before reading anything a handler's call could change */
     const uint32_t d = ts->depth;
     const uint64_t head = atomic_load_explicit(&ts->head, memory_order_relaxed);
-    /* h's depth is d (the innermost span; h = 0 never matches a d > 0), room for one entry */
-    if (__builtin_expect((h & 0xffffu) != d || d == 0 || head + 1 > ts->limit || !ON(), 0)) {
+    /* h's depth is d (the innermost span; h = 0 never matches a d > 0) */
+    if (__builtin_expect((h & 0xffffu) != d || d == 0 || !ON(), 0)) {
         wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;
     }
     const wt__open *o = &ts->stack[d - 1];
     if (__builtin_expect(o->tag != h >> 16 || o->cat >= WT__B_CAT_BIG, 0)) {
+        wt__busy_off();
+        end_slow(t, h, cached, count, bytes, detail);
+        return;
+    }
+    if (o->label & WT__TEXT_FLAG) {
+        end_text(ts, o, t, h, cached); /* it clears the busy flag */
+        return;
+    }
+    if (__builtin_expect(head + 1 > ts->limit, 0)) {
         wt__busy_off();
         end_slow(t, h, cached, count, bytes, detail);
         return;

@@ -40,14 +40,17 @@ static uint32_t max3(uint32_t a, uint32_t b, uint32_t c)
     return m > c ? m : c;
 }
 
-static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *x,
+/* One event: entry e, its extension x (or NULL) and `a`, the id of its label, name or key
+ * (e->a, or the id its formatted label's bytes were given). */
+static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, uint32_t a, const wt__ext *x,
                     const wt__calib *c)
 {
     const uint32_t b = e->b;
-    const unsigned kind = WT__B_KIND(b);
+    /* a span with its label's words is the span */
+    const unsigned kind = WT__B_TEXT(b) ? WT__B_KIND(b) & 7u : WT__B_KIND(b);
     const uint32_t cat = (WT__B_CATID(b) == WT__B_CAT_BIG && x) ? x->cat : WT__B_CATID(b);
     const uint32_t detail = x ? x->detail : 0;
-    const uint32_t need = max3(e->a, cat, detail);
+    const uint32_t need = max3(a, cat, detail);
     if (need > s->strings_done && wt__emit_strings(s, need))
         return -1;
 
@@ -66,7 +69,7 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
             .end = end,
             .depth = WT__B_DEPTH(b),
             .category = cat,
-            .label = e->a,
+            .label = a,
             .detail = detail,
             .cached = (wt_cached)WT__B_CACHED(b),
             .count = x && x->count > 0 ? x->count : 1, /* the API: a count below 1 is 1 */
@@ -86,19 +89,19 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
         return 0;
     }
     case WT__K_COUNTER:
-        TRY(s, wt__enc_counter(&s->enc, tid, wt__tick_ns(c, e->t0), e->a, (int64_t)e->t1));
+        TRY(s, wt__enc_counter(&s->enc, tid, wt__tick_ns(c, e->t0), a, (int64_t)e->t1));
         return 0;
     case WT__K_MARK:
-        TRY(s, wt__enc_mark(&s->enc, tid, wt__tick_ns(c, e->t0), cat, e->a, detail));
+        TRY(s, wt__enc_mark(&s->enc, tid, wt__tick_ns(c, e->t0), cat, a, detail));
         return 0;
     case WT__K_META:
-        TRY(s, wt__enc_meta(&s->enc, tid, wt__tick_ns(c, e->t0), e->a, detail));
+        TRY(s, wt__enc_meta(&s->enc, tid, wt__tick_ns(c, e->t0), a, detail));
         return 0;
     case WT__K_THREAD_NAME:
-        TRY(s, wt__enc_thread_name(&s->enc, tid, wt__tick_ns(c, e->t0), e->a));
+        TRY(s, wt__enc_thread_name(&s->enc, tid, wt__tick_ns(c, e->t0), a));
         return 0;
     case WT__K_ROUND:
-        TRY(s, wt__enc_round(&s->enc, tid, wt__tick_ns(c, e->t0), wt__tick_ns(c, e->t1), e->a,
+        TRY(s, wt__enc_round(&s->enc, tid, wt__tick_ns(c, e->t0), wt__tick_ns(c, e->t1), a,
                              x ? x->count : 0));
         return 0;
     default:
@@ -106,8 +109,28 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
     }
 }
 
+/* The id of a formatted label: the bytes of text word w, from the raw entries at `at` (its
+ * words as wt_begin copied them, rec_state.h), to the sink's table. */
+static uint32_t text_id(wt__sink *s, const wt__tstate *ts, uint64_t at, uint32_t w)
+{
+    char buf[WT__TEXT_MAX_ENTRIES * sizeof(wt__ent)];
+    const unsigned k = WT__TEXT_ENTRIES(w), off = WT__TEXT_OFF(w), len = WT__TEXT_LEN(w);
+    if (k > WT__TEXT_MAX_ENTRIES || off + len > k * sizeof(wt__ent))
+        return 0; /* cannot happen: words made by wt__text_take() */
+    const char *words = (const char *)(const void *)wt__ring_at(ts, at);
+    if ((at & ts->mask) + k > ts->mask + 1) { /* they wrap to the ring's start: joined here */
+        for (unsigned i = 0; i < k; i++)
+            memcpy(buf + i * sizeof(wt__ent), wt__ring_at(ts, at + i), sizeof(wt__ent));
+        words = buf;
+    }
+    return s->label(s, words + off, len);
+}
+
 /* A plain span: kind SPAN and no extension (the top 7 bits of b are kind:4 cached:2 ext:1). */
 #define IS_PLAIN(b) ((((b) >> 25) & 0x79u) == (WT__K_SPAN << 3))
+/* The same with its formatted label's words after it (no extension): the plain loop takes it
+ * too, its label interned on the way (the common span of a load with formatted labels). */
+#define IS_PLAIN_TEXT(b) ((((b) >> 25) & 0x79u) == (WT__K_SPAN_TEXT << 3))
 
 /* The largest record of a plain span: type, flags, end delta and duration (10 bytes each at
  * most), depth (< 256: 2 bytes), category (< 2^17: 3 bytes), label (5 bytes). */
@@ -115,19 +138,18 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, const wt__ext *
 
 /* The ledger sums of a run of spans of one category, added in one call when the category
  * changes or the run ends (a call and a row lookup per span were a fifth of the writer's
- * own work). The run's spans are the entries [from, pos): its count is their number, and its
- * first end that of entry `from`, since a thread's ends do not decrease within one drain (one
- * calibration, ticks of one thread). A MISS is also listed, by wt__agg_miss(). */
+ * own work). Its count is counted (a span with a formatted label takes more than one entry),
+ * and its first end is that of its first span, since a thread's ends do not decrease within
+ * one drain (one calibration, ticks of one thread). A MISS is also listed, by wt__agg_miss(). */
 typedef struct run_agg {
     uint32_t cat;
-    uint64_t from;
-    int64_t first_end, ns, hits;
+    int64_t n, first_end, ns, hits;
 } run_agg;
 
-static void agg_flush(const wt__sink *s, const run_agg *g, uint64_t pos)
+static void agg_flush(const wt__sink *s, const run_agg *g)
 {
-    if (pos > g->from && s->agg)
-        wt__agg_run(g->cat, g->first_end, g->ns, (int64_t)(pos - g->from), g->hits);
+    if (g->n && s->agg)
+        wt__agg_run(g->cat, g->first_end, g->ns, g->n, g->hits);
 }
 
 /* The reconciled exit ledger needs each span (depth, times), in order: the plain loop
@@ -160,7 +182,7 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
     const uint64_t tick0 = c->tick0;
     const double npt = c->ns_per_tick;
     uint64_t pos = *pos_io;
-    run_agg g = { UINT32_MAX, pos, 0, 0, 0 }; /* no category: the first span starts a run */
+    run_agg g = { UINT32_MAX, 0, 0, 0, 0 }; /* no category: the first span starts a run */
     nest_batch nb;
     nb.n = 0;
     /* WALLTIME_SUMMARY=0: no exit ledger, no per-span collection either */
@@ -169,9 +191,12 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
     while (pos < to) {
         const wt__ent *e = wt__ring_at(ts, pos);
         const uint32_t b0 = e->b;
-        if (!IS_PLAIN(b0))
+        uint32_t lab0 = e->a;
+        if (IS_PLAIN_TEXT(b0))
+            lab0 = text_id(s, ts, pos + 1, lab0);
+        else if (!IS_PLAIN(b0))
             break;
-        const uint32_t need = e->a > WT__B_CATID(b0) ? e->a : WT__B_CATID(b0);
+        const uint32_t need = lab0 > WT__B_CATID(b0) ? lab0 : WT__B_CATID(b0);
         if (need > s->strings_done) {
             *progress = pos;
             if (wt__emit_strings(s, need)) {
@@ -216,10 +241,18 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
         uint8_t *p = enc->buf + enc->len;
         int64_t prev = enc->prev;
         run_agg a = g;
-        for (; pos < lim; pos++) {
+        while (pos < lim) {
             e = &ring[pos & mask];
-            const uint32_t b = e->b, cat = WT__B_CATID(b), label = e->a;
-            if (!IS_PLAIN(b) || (label > cat ? label : cat) > sdone)
+            const uint32_t b = e->b, cat = WT__B_CATID(b);
+            uint32_t label = e->a;
+            uint64_t step = 1;
+            if (IS_PLAIN_TEXT(b)) {
+                label = text_id(s, ts, pos + 1, label);
+                step += WT__TEXT_ENTRIES(e->a);
+            } else if (!IS_PLAIN(b)) {
+                break;
+            }
+            if ((label > cat ? label : cat) > sdone)
                 break;
             const int64_t end = ns0 + (int64_t)((double)(int64_t)(e->t1 - tick0) * npt);
             const int64_t ticks = (int64_t)(e->t1 - e->t0);
@@ -248,9 +281,10 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
             p += n;
             prev = clamped;
             if (__builtin_expect(cat != a.cat, 0)) {
-                agg_flush(s, &a, pos);
-                a = (run_agg){ cat, pos, end, 0, 0 };
+                agg_flush(s, &a);
+                a = (run_agg){ cat, 0, end, 0, 0 };
             }
+            a.n++;
             a.ns += dur;
             a.hits += cached == WT_CACHED_HIT;
             if (__builtin_expect(cached == WT_CACHED_MISS, 0) && s->agg)
@@ -260,12 +294,13 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
                 if (__builtin_expect(nb.n == NEST_BATCH, 0))
                     nest_flush(s, tid, &nb);
             }
+            pos += step;
         }
         g = a;
         enc->len = (size_t)(p - enc->buf);
         enc->prev = prev;
     }
-    agg_flush(s, &g, pos);
+    agg_flush(s, &g);
     nest_flush(s, tid, &nb);
     *pos_io = pos;
     return rc;
@@ -279,7 +314,7 @@ uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_
     while (pos < to) {
         const wt__ent *e = wt__ring_at(ts, pos);
         const uint32_t b = e->b;
-        if (__builtin_expect(IS_PLAIN(b), 1)) {
+        if (__builtin_expect(IS_PLAIN(b) || IS_PLAIN_TEXT(b), 1)) {
             const int rc = emit_plain_run(s, tid, ts, &pos, to, c, progress);
             *progress = pos;
             if (rc)
@@ -290,9 +325,15 @@ uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_
         const int has_ext = WT__B_EXT(b);
         if (has_ext)
             memcpy(&x, wt__ring_at(ts, pos + 1), sizeof x);
-        if (emit_one(s, tid, e, has_ext ? &x : NULL, c))
+        uint64_t n = 1 + (uint64_t)has_ext;
+        uint32_t a = e->a;
+        if (WT__B_TEXT(b)) {
+            a = text_id(s, ts, pos + n, a);
+            n += WT__TEXT_ENTRIES(e->a);
+        }
+        if (emit_one(s, tid, e, a, has_ext ? &x : NULL, c))
             break;
-        pos += 1 + (uint64_t)has_ext;
+        pos += n;
         *progress = pos;
     }
     return pos;

@@ -461,17 +461,62 @@ static int ctab_add(wt__icache *c, const wt__skey *k, uint32_t id)
 
 /* Level 3: the global table (under its lock), adding s when new, and the content table.
  * Out of line: only a string new to the thread comes here. */
-static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s)
+static uint32_t intern_key(wt__icache *c, const char *s, const wt__skey *k)
 {
     const int saved = errno; /* kept: this may run in a signal handler */
-    wt__skey k;
-    str_key(s, &k);
     pthread_mutex_lock(&lock);
-    const uint32_t id = lookup_add(s, k.len, k.hash);
+    const uint32_t id = lookup_add(s, k->len, k->hash);
     pthread_mutex_unlock(&lock);
     /* out of memory: recording turns off with the one message. The overflow marker (whose
      * bytes are not this string's) stays out of the content table. */
-    if (!id || (c && ent_of(id)->len == k.len && ctab_add(c, &k, id) < 0))
+    if (!id || (c && ent_of(id)->len == k->len && ctab_add(c, k, id) < 0))
+        wt__fail(atomic_load(&wt__g.path), ENOMEM);
+    errno = saved;
+    return id;
+}
+
+static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const char *s)
+{
+    wt__skey k;
+    str_key(s, &k);
+    return intern_key(c, s, &k);
+}
+
+uint32_t wt__intern_bytes(wt__icache *c, const char *s, uint32_t len)
+{
+    wt__skey k;
+    k.len = len;
+    k.head[0] = chunk(s, len, 0);
+    k.head[1] = chunk(s, len, 1);
+    k.hash = hash_key(s, len, k.head[0], k.head[1]);
+    const uint32_t id = ctab_find(c, s, &k);
+    return id ? id : intern_key(c, s, &k);
+}
+
+uint32_t wt__intern_bytes_try(const char *s, uint32_t len)
+{
+    if (pthread_mutex_trylock(&lock) != 0)
+        return 0;
+    const uint32_t id = lookup_add(s, len, wt__str_hash(s, len));
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
+_Atomic uint32_t wt__placeholder_id;
+
+uint32_t wt__text_placeholder(void)
+{
+    uint32_t id = wt__text_placeholder_get();
+    if (__builtin_expect(id != 0, 1))
+        return id;
+    const int saved = errno;
+    pthread_mutex_lock(&lock);
+    id = lookup_add(WT__TEXT_LOST, sizeof WT__TEXT_LOST - 1,
+                    wt__str_hash(WT__TEXT_LOST, sizeof WT__TEXT_LOST - 1));
+    pthread_mutex_unlock(&lock);
+    if (id)
+        atomic_store_explicit(&wt__placeholder_id, id, memory_order_release);
+    else
         wt__fail(atomic_load(&wt__g.path), ENOMEM);
     errno = saved;
     return id;
@@ -535,6 +580,11 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
             return id;
     }
     return lookup_content(c, s);
+}
+
+WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
+{
+    return wt__text_scan(dst, s);
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

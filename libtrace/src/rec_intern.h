@@ -22,11 +22,78 @@
 #ifndef WT_REC_INTERN_H
 #define WT_REC_INTERN_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #define WT__ICACHE_SET_BITS 11
 #define WT__ICACHE_SETS (1u << WT__ICACHE_SET_BITS)
+
+/* Formatted labels: a label in writable memory is not looked up by the recording thread.
+ * wt_begin copies the aligned 8-byte words holding it (from the word at or below its start
+ * to the word holding its NUL: page-safe, see rec_intern.h) into the open-span slot; wt_end
+ * stores them into the ring right after the span entry (and its extension), as
+ * WT__TEXT_ENTRIES() raw entries published with it; the writer (or the crash handler) finds
+ * the label's bytes at offset WT__TEXT_OFF() of them and interns them before encoding, so the
+ * file holds ordinary ids. A label longer than WT__TEXT_CAP bytes is interned by content on
+ * the recording thread, as before. The cap: Hugging Face tensor names run to 40-75 bytes
+ * ("model.layers.17.self_attn.q_proj.weight" is 39, vision towers' 60-75); 88 is the most
+ * whose words fit 4 entries and a 128-byte slot (two cache lines). */
+#define WT__TEXT_CAP 88
+#define WT__TEXT_WORDS 12 /* 7 bytes before the label at most + 88 + its NUL = 96 bytes */
+_Static_assert(WT__TEXT_WORDS * 8 >= 7 + WT__TEXT_CAP + 1, "the slot holds any label up to the cap");
+/* The text word (wt__open.label, wt__ent.a): flag:1 | entries:7 | 0:13 | off:3 | len:8.
+ * Ids are below 2^22 (format.h), so WT__TEXT_ENTRIES() of an id is 0. */
+#define WT__TEXT_FLAG 0x80000000u
+#define WT__TEXT_MAKE(off, len)                                                             \
+    (WT__TEXT_FLAG | (uint32_t)(((off) + (len) + 23) / 24) << 24 | (uint32_t)(off) << 8 |   \
+     (uint32_t)(len))
+#define WT__TEXT_ENTRIES(w) (((w) >> 24) & 0x7fu)
+#define WT__TEXT_OFF(w) (((w) >> 8) & 7u)
+#define WT__TEXT_LEN(w) ((w) & 0xffu)
+#define WT__TEXT_MAX_ENTRIES ((7 + WT__TEXT_CAP + 23) / 24)
+_Static_assert(WT__TEXT_MAX_ENTRIES * 3 <= WT__TEXT_WORDS, "whole entries are copied out of the slot");
+
+
+/* The scan of wt__text_take(), inlined into wt_begin's path for formatted labels (which
+ * carries the same no_sanitize: the first and last words' bytes outside the string are read
+ * and never used, as rec_intern.c's length scan). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WT__NO_SANITIZE_SCAN __attribute__((no_sanitize("address", "thread", "object-size")))
+typedef uint64_t __attribute__((may_alias, aligned(8))) wt__aligned_word;
+
+static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
+wt__text_scan(uint64_t *dst, const char *s)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    const unsigned off = (unsigned)((uintptr_t)s & 7);
+    const wt__aligned_word *p = (const wt__aligned_word *)(const void *)(s - off);
+    uint64_t w = p[0];
+    dst[0] = w;
+    /* the first word's bytes before s count as non-zero; then 0x80 in each byte that may be
+     * zero, the lowest one exactly the first zero byte */
+    w |= (1ull << (8 * off)) - 1;
+    uint64_t z = (w - ones) & ~w & highs;
+    unsigned i = 0;
+    while (!z) {
+        if (++i == WT__TEXT_WORDS)
+            return 0; /* no NUL within the cap's words: longer than the cap */
+        w = p[i];
+        dst[i] = w;
+        z = (w - ones) & ~w & highs;
+    }
+    const unsigned len = 8 * i + (unsigned)__builtin_ctzll(z) / 8 - off;
+    return len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
+}
+#else
+#define WT__NO_SANITIZE_SCAN
+static inline uint32_t wt__text_scan(uint64_t *dst, const char *s)
+{
+    (void)dst;
+    (void)s;
+    return 0; /* no aligned scan: the content path, as for a label over the cap */
+}
+#endif
 
 /* What wt__icache_ro() answers when level 1 cannot vouch for the string: ids are below
  * WT__STRINGS_MAX (format.h), far from this bit. */
@@ -85,6 +152,36 @@ uint32_t wt__str_hash(const char *s, size_t n);
  * new, and fills the pointer cache. Returns its id, or 0 when memory runs out (the string is
  * then recorded as none). */
 uint32_t wt__intern_slow(wt__icache *c, const char *s);
+
+/* Formatted labels (rec_state.h, WT__TEXT_*): copies the aligned 8-byte words holding the
+ * NUL-terminated `s` into dst (WT__TEXT_WORDS of room), from the word at or below s to the
+ * one holding its NUL, by aligned loads that never cross a page, and returns the text word
+ * WT__TEXT_MAKE(s & 7, its length); 0 when it is longer than WT__TEXT_CAP (then dst holds
+ * garbage) or on a machine without the aligned scan (big-endian). The caller's id lookups
+ * are not involved: no table is read. */
+uint32_t wt__text_take(uint64_t *dst, const char *s);
+
+/* The id of the `len` bytes at s (no NUL needed; len <= WT__STRING_MAX), for the one writer
+ * thread: its content table `c` (levels 2 and 3 of wt__intern, without the pointer cache),
+ * the global table for bytes new to it. 0 when memory runs out (recording then turns off). */
+uint32_t wt__intern_bytes(wt__icache *c, const char *s, uint32_t len);
+
+/* The same from a signal handler (the crash dump): the global table only, and only when its
+ * lock is free at once (the thread holding it may be the one that crashed); else 0. */
+uint32_t wt__intern_bytes_try(const char *s, uint32_t len);
+
+#define WT__TEXT_LOST "(walltime: label lost in a crash)"
+
+/* The id of the placeholder label (WT__TEXT_LOST) a crash dump gives a formatted label it cannot intern,
+ * adding it the first time (under the table's lock): a thread calls it before its first
+ * formatted label, so a dump that finds one in a ring has the id. 0 when memory ran out. */
+uint32_t wt__text_placeholder(void);
+extern _Atomic uint32_t wt__placeholder_id __attribute__((visibility("hidden")));
+/* The placeholder's id if it exists, else 0; lock-free, async-signal-safe. */
+static inline uint32_t wt__text_placeholder_get(void)
+{
+    return atomic_load_explicit(&wt__placeholder_id, memory_order_acquire);
+}
 
 /* The interned bytes of `id` (NUL-terminated) and their length; NULL for an unknown id.
  * Lock-free and async-signal-safe. */

@@ -50,12 +50,35 @@ static int64_t now_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Until when the dump tries again for the string table's lock (below). */
+static int64_t lock_tries_end;
+
+/* A formatted label's id in the dump: its bytes interned in the string table when its lock is
+ * free. The lock may be held by a thread that goes on (the writer stops taking it once it
+ * sees the crash; the dump tries again for at most 100 ms in all, not per label: a ring holds
+ * thousands) or by this very thread, interrupted inside the table; then the placeholder,
+ * which exists whenever a formatted label does (rec_intern.h). Each span given it is one
+ * label lost: the file counts them as the spans that carry it. */
+static uint32_t clabel(wt__sink *s, const char *str, uint32_t len)
+{
+    (void)s;
+    do {
+        const uint32_t id = wt__intern_bytes_try(str, len);
+        if (id)
+            return id;
+    } while (now_ns() < lock_tries_end);
+    return wt__text_placeholder_get();
+}
+
 /* The crashing thread's open spans, innermost first (the order their ends would have come). */
 static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int64_t end)
 {
     for (uint32_t d = ts->depth; d-- > 0;) {
         const wt__open *o = &ts->stack[d];
-        const uint32_t need = o->cat > o->label ? o->cat : o->label;
+        uint32_t label = o->label;
+        if (label & WT__TEXT_FLAG) /* its words are in the slot */
+            label = clabel(s, (const char *)o->text + WT__TEXT_OFF(label), WT__TEXT_LEN(label));
+        const uint32_t need = o->cat > label ? o->cat : label;
         if (wt__emit_strings(s, need))
             return;
         wt__span_rec r;
@@ -64,7 +87,7 @@ static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int
         r.end = end > r.start ? end : r.start;
         r.depth = d;
         r.category = o->cat;
-        r.label = o->label;
+        r.label = label;
         r.count = 1;
         r.unclosed = 1;
         int rc = wt__enc_span(&s->enc, ts->tid, &r);
@@ -96,11 +119,13 @@ static void dump(int sig)
     while (atomic_exchange_explicit(&wt__g.io_busy, 1, memory_order_acquire) && now_ns() < give_up)
         ;
     const wt__calib c = *wt__clock_calib();
+    lock_tries_end = now_ns() + 100000000;
     wt__sink s;
     memset(&s, 0, sizeof s);
     wt__enc_reset(&s.enc, cbuf, CBUF_CAP);
     s.strings_done = atomic_load_explicit(&wt__g.strings_written, memory_order_acquire);
     s.flush = cflush;
+    s.label = clabel;
     const int64_t end = wt__tick_ns(&c, wt__ticks());
     const wt__tstate *me = wt__tls;
     if (me) {

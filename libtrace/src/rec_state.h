@@ -22,6 +22,7 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rec_clock.h"
 #include "rec_intern.h"
@@ -36,7 +37,12 @@ enum {
     WT__K_MARK = 5,          /* t0 tick, a label, cat category, ext detail */
     WT__K_META = 6,          /* t0 tick, a key, ext detail = value */
     WT__K_THREAD_NAME = 7,   /* t0 tick, a name */
-    WT__K_ROUND = 8          /* t0, t1 ticks, a config, ext count = round */
+    WT__K_ROUND = 8,         /* t0, t1 ticks, a config, ext count = round */
+    /* SPAN and SPAN_UNCLOSED whose label's words follow (formatted labels, below): `a` is a
+     * text word (WT__TEXT_*), not an id. The kind's top bit is the text word's flag, so an
+     * end stores b | (a & WT__TEXT_FLAG). */
+    WT__K_SPAN_TEXT = 9,
+    WT__K_SPAN_UNCLOSED_TEXT = 11
 };
 
 /* b = kind:4 | cached:2 | ext:1 | depth:8 | cat:17 */
@@ -50,6 +56,7 @@ enum {
 #define WT__B_EXT(b) (((b) >> 25) & 1u)
 #define WT__B_DEPTH(b) (((b) >> 17) & 0xffu)
 #define WT__B_CATID(b) ((b) & WT__B_CAT_BIG)
+#define WT__B_TEXT(b) ((WT__B_KIND(b) | 2u) == WT__K_SPAN_UNCLOSED_TEXT) /* 9 or 11 */
 
 typedef struct wt__ent {
     uint64_t t0, t1;
@@ -70,9 +77,11 @@ _Static_assert(sizeof(wt__ext) == 24, "an extension takes one entry slot");
 
 typedef struct wt__open {
     uint64_t t0;
-    uint32_t cat, label;
+    uint32_t cat, label; /* label: an id, or a text word whose words are in `text` */
     uint64_t tag; /* serial:16 | generation:32, the handle without its depth: one compare */
+    uint64_t text[WT__TEXT_WORDS + 1]; /* the label's words; one spare: 128 bytes */
 } wt__open;
+_Static_assert(sizeof(wt__open) == 128, "an open-span slot is two cache lines");
 
 enum { WT__TS_LIVE = 1, WT__TS_DEAD = 2, WT__TS_FREE = 3 };
 
@@ -207,6 +216,19 @@ static inline wt__ent *wt__reserve(wt__tstate *ts, unsigned n)
     return wt__ring_at(ts, h);
 }
 
+/* Stores the words of slot o's formatted label (WT__TEXT_ENTRIES() of its text word, maybe
+ * none) as the raw entries `at`, `at` + 1, ... past head: whole entries, each of which may be
+ * the ring's last (the ring wraps between entries, never inside one). */
+static inline void wt__text_put(wt__tstate *ts, const wt__open *o, unsigned at)
+{
+    const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed) + at;
+    const unsigned k = WT__TEXT_ENTRIES(o->label);
+    wt__ent *const ring = ts->ring; /* locals: the stores may alias the state */
+    const uint64_t mask = ts->mask;
+    for (unsigned i = 0; i < k; i++)
+        memcpy(&ring[(h + i) & mask], &o->text[3 * i], sizeof(wt__ent));
+}
+
 static inline void wt__publish(wt__tstate *ts, unsigned n)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
@@ -283,6 +305,10 @@ struct wt__sink {
     wt__enc enc;
     uint32_t strings_done;  /* ids 1..n are defined in written or pending frames */
     int (*flush)(wt__sink *); /* makes a frame of enc's records; 0 or negative: give up */
+    /* the id of a formatted label's len bytes at s (the writer's table, or the crash
+     * handler's try-lock and placeholder); never 0 for a label that has bytes unless memory
+     * ran out */
+    uint32_t (*label)(wt__sink *, const char *s, uint32_t len);
     int agg;                  /* feed the ledger aggregates (writer only) */
 };
 /* Encodes the entries [from, to) of ts; returns the position reached (to, or less when the

@@ -208,18 +208,21 @@ void wt__close_spans(wt__tstate *ts, uint64_t t, uint32_t to_depth)
         const uint32_t d = ts->depth - 1;
         const wt__open *o = &ts->stack[d];
         const int big = o->cat >= WT__B_CAT_BIG;
-        wt__ent *e = wt__reserve(ts, 1 + big);
+        const unsigned n = 1 + (unsigned)big + WT__TEXT_ENTRIES(o->label); /* a formatted label's words */
+        wt__ent *e = wt__reserve(ts, n);
         if (e) {
             e->t0 = o->t0;
             e->t1 = t;
             e->a = o->label;
-            e->b = WT__B_MAKE(WT__K_SPAN_UNCLOSED, 0, big, d, big ? WT__B_CAT_BIG : o->cat);
+            e->b = WT__B_MAKE(WT__K_SPAN_UNCLOSED, 0, big, d, big ? WT__B_CAT_BIG : o->cat) |
+                   (o->label & WT__TEXT_FLAG);
             if (big) {
                 wt__ext *x = (wt__ext *)(void *)wt__ring_at(ts, atomic_load_explicit(&ts->head, memory_order_relaxed) + 1);
                 memset(x, 0, sizeof *x);
                 x->cat = o->cat;
             }
-            wt__publish(ts, 1 + big);
+            wt__text_put(ts, o, 1 + (unsigned)big);
+            wt__publish(ts, n);
         }
         ts->depth = d;
     }

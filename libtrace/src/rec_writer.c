@@ -41,6 +41,24 @@ static struct {
     wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
 } W;
 
+/* The writer's own content table for formatted labels (rec_state.h): their bytes -> ids,
+ * kept across files (ids are the process's). Only its content-table part is used; the
+ * pointer cache's pages are never touched. In a forked child it is the parent's, which
+ * matches the string table the child inherits (a fork waits for the writer between passes). */
+static wt__icache labels;
+
+/* No memo of the last label before the table: its compare and copy cost 1,000 labels in turn
+ * more (about 65 instructions a span) than they saved a repeated one (about 35). */
+static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
+{
+    (void)s;
+    /* after a crash the frame will not be written: leave the string table's lock to the
+     * crash handler, which interns the same labels from the rings */
+    if (atomic_load_explicit(&wt__g.crashed, memory_order_relaxed))
+        return 0;
+    return wt__intern_bytes(&labels, str, len);
+}
+
 static atomic_int fail_once;
 /* Held by the writer while it drains, compresses and writes: fork() takes it (through
  * wt__writer_pause) so a child never inherits the writer stopped inside an allocator or zstd
@@ -336,6 +354,7 @@ int wt__writer_start(void)
     memset(&W.sink, 0, sizeof W.sink);
     wt__enc_reset(&W.sink.enc, W.buf, WT__FRAME_TARGET);
     W.sink.flush = wflush;
+    W.sink.label = wlabel;
     W.sink.agg = 1;
     W.n_touched = 0;
     atomic_store(&wt__g.stop, 0);

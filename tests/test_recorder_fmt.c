@@ -1,0 +1,488 @@
+/* Formatted labels (issue 11): a label in writable memory is copied into the open-span slot at
+ * wt_begin and stored after its span at wt_end; the writer (or the crash handler) interns it.
+ * Every scenario runs in a forked child and is read back through the reader, each label
+ * compared with the one the test formats again itself: a buffer reused across nested spans,
+ * the length cap and every alignment, a label ending at a page followed by an unmapped one,
+ * 5,000 distinct labels with their counts, two threads, crashes (with the string table's lock
+ * free, and held so the dump must use its placeholder), and the exit ledger. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#define RT_DIR_PREFIX "fm" /* this file's temporary directories */
+#include "test_recorder_util.h"
+
+#include "rec_intern.h"
+
+static int exited_0(int st) { return WIFEXITED(st) && WEXITSTATUS(st) == 0; }
+
+/* An empty label reads back as no label or an empty one, as a literal "" does. */
+static int label_is(const char *got, const char *want)
+{
+    if (!want[0])
+        return !got || !got[0];
+    return got && strcmp(got, want) == 0;
+}
+
+/* ---- one buffer, nested spans ------------------------------------------------------------ */
+
+static int child_nested(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    char buf[32];
+    strcpy(buf, "a");
+    const wt_span outer = wt_begin("load", buf);
+    strcpy(buf, "b"); /* the outer span's label must not follow the buffer */
+    const wt_span inner = wt_begin("load", buf);
+    strcpy(buf, "c");
+    wt_end(inner, WT_CACHED_HIT, 0, NULL);
+    wt_end(outer, WT_CACHED_MISS, 0, NULL);
+    /* an outer span ended while its child is open: the child ends unclosed with its label */
+    strcpy(buf, "parent.0");
+    const wt_span p = wt_begin("load", buf);
+    strcpy(buf, "child.1");
+    (void)wt_begin("load", buf);
+    strcpy(buf, "zzz");
+    wt_end(p, WT_CACHED_UNKNOWN, 0, NULL);
+    return wt_close() != 0;
+}
+
+static void test_fmt_a_reused_buffer_keeps_each_nested_spans_label(void **state)
+{
+    (void)state;
+    assert_true(exited_0(rt_run(child_nested, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    /* spans in the order they ended: b (depth 1), a (depth 0), child.1 (unclosed), parent.0 */
+    static const char *const want[] = { "b", "a", "child.1", "parent.0" };
+    static const uint32_t depth[] = { 1, 0, 1, 0 };
+    static const uint32_t flags[] = { 0, 0, WT_EVF_UNCLOSED, 0 };
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        assert_true(k < 4);
+        assert_string_equal(e->label, want[k]);
+        assert_int_equal(e->depth, depth[k]);
+        assert_int_equal(e->flags & WT_EVF_UNCLOSED, flags[k]);
+        k++;
+    }
+    assert_int_equal(k, 4);
+    assert_int_equal(rt_find(t, WT_EV_SPAN, "c", 0), -1);
+    rt_free(t);
+}
+
+/* ---- the cap, every alignment ------------------------------------------------------------ */
+
+/* Lengths around the entries' and the cap's edges: 0, one word, one entry, the cap, one over
+ * (the content path), far over. */
+static const size_t lens[] = { 0, 1, 7, 8, 9, 16, 17, 23, 24, 25, 47, 48, 49,
+                               WT__TEXT_CAP - 1, WT__TEXT_CAP, WT__TEXT_CAP + 1, 200 };
+#define N_LENS (sizeof lens / sizeof lens[0])
+
+/* Label (len, off, salt): len bytes, distinct per length and salt. */
+static void make_label(char *out, size_t len, unsigned salt)
+{
+    for (size_t i = 0; i < len; i++)
+        out[i] = (char)('a' + (i * 7 + len + salt) % 26);
+    out[len] = '\0';
+}
+
+static int child_lengths(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    char buf[256 + 8];
+    for (unsigned off = 0; off < 8; off++)
+        for (size_t k = 0; k < N_LENS; k++) {
+            char *s = buf + off;
+            make_label(s, lens[k], off);
+            const wt_span h = wt_begin("len", s);
+            memset(buf, '#', sizeof buf - 1); /* the label is taken at wt_begin */
+            /* every other one with a count: the extension entry before the label's words */
+            wt_end(h, WT_CACHED_HIT, (k & 1) ? (int64_t)(off * 100 + k + 2) : 0, NULL);
+        }
+    return wt_close() != 0;
+}
+
+static void test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly(void **state)
+{
+    (void)state;
+    assert_true(exited_0(rt_run(child_lengths, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        const unsigned off = (unsigned)(n / N_LENS);
+        const size_t k = n % N_LENS;
+        char want[256];
+        make_label(want, lens[k], off);
+        assert_true(label_is(e->label, want));
+        assert_int_equal(e->count, (k & 1) ? (int64_t)(off * 100 + k + 2) : 1);
+        n++;
+    }
+    assert_int_equal(n, 8 * N_LENS);
+    rt_free(t);
+}
+
+/* ---- a label that ends at an unmapped page ----------------------------------------------- */
+
+#define MAX_PAGE_LEN (WT__TEXT_CAP + 16)
+
+static int child_page_end(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    long page;
+    char *p = rt_guarded_page(&page);
+    if (!p)
+        return 11;
+    for (size_t len = 0; len <= MAX_PAGE_LEN; len++) {
+        char *s = p + page - 1 - len; /* its NUL is the page's last byte */
+        make_label(s, len, 3);
+        const wt_span h = wt_begin("page", s);
+        wt_end(h, WT_CACHED_MISS, 0, NULL);
+    }
+    return wt_close() != 0;
+}
+
+static void test_fmt_a_label_ending_before_an_unmapped_page_never_faults(void **state)
+{
+    (void)state;
+    assert_true(exited_0(rt_run(child_page_end, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    size_t len = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        char want[MAX_PAGE_LEN + 1];
+        make_label(want, len, 3);
+        assert_true(label_is(e->label, want));
+        len++;
+    }
+    assert_int_equal(len, MAX_PAGE_LEN + 1);
+    rt_free(t);
+}
+
+/* ---- 5,000 distinct labels with their counts --------------------------------------------- */
+
+#define N_DISTINCT 5000
+
+/* Label k is recorded k % 3 + 1 times, in rounds: all labels of round 0, then those with
+ * k % 3 >= 1, then k % 3 == 2. */
+static int child_many(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < N_DISTINCT; k++) {
+            if (k % 3 < round)
+                continue;
+            char buf[64];
+            snprintf(buf, sizeof buf, "model.layers.%d.self_attn.q_proj.weight", k);
+            const wt_span h = wt_begin("weight_load", buf);
+            wt_end(h, WT_CACHED_HIT, 0, NULL);
+        }
+    return wt_close() != 0;
+}
+
+static void test_fmt_five_thousand_distinct_labels_keep_their_counts(void **state)
+{
+    (void)state;
+    assert_true(exited_0(rt_run(child_many, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    static unsigned seen[N_DISTINCT];
+    memset(seen, 0, sizeof seen);
+    size_t spans = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        int k = -1, used = 0;
+        assert_non_null(e->label);
+        assert_int_equal(sscanf(e->label, "model.layers.%d.self_attn.q_proj.weight%n", &k, &used), 1);
+        assert_true(k >= 0 && k < N_DISTINCT && (size_t)used == strlen(e->label));
+        seen[k]++;
+        spans++;
+    }
+    /* by hand: 5,000 labels once, 3,333 (k % 3 >= 1) a second time, 1,666 a third */
+    assert_int_equal(spans, 5000 + 3333 + 1666);
+    for (int k = 0; k < N_DISTINCT; k++)
+        assert_int_equal(seen[k], (unsigned)(k % 3 + 1));
+    rt_free(t);
+}
+
+/* ---- two threads ------------------------------------------------------------------------- */
+
+#define N_THREAD_SPANS 20000
+
+static void *fmt_thread(void *arg)
+{
+    const int me = (int)(intptr_t)arg;
+    char buf[48]; /* this thread's own buffer, rewritten per span */
+    for (int i = 0; i < N_THREAD_SPANS; i++) {
+        snprintf(buf, sizeof buf, "t%d.layers.%d.mlp", me, i);
+        const wt_span outer = wt_begin("load", buf);
+        snprintf(buf, sizeof buf, "t%d.inner.%d", me, i % 97);
+        const wt_span inner = wt_begin("load", buf);
+        wt_end(inner, WT_CACHED_UNKNOWN, 0, NULL);
+        wt_end(outer, WT_CACHED_HIT, 0, NULL);
+    }
+    return NULL;
+}
+
+static int child_threads(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++)
+        if (pthread_create(&th[k], NULL, fmt_thread, (void *)(intptr_t)k) != 0)
+            return 11;
+    for (int k = 0; k < 2; k++)
+        pthread_join(th[k], NULL);
+    return wt_close() != 0;
+}
+
+static void test_fmt_two_threads_formatting_into_their_own_buffers(void **state)
+{
+    (void)state;
+    assert_true(exited_0(rt_run(child_threads, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    uint64_t tids[2] = { 0, 0 };
+    size_t next[2] = { 0, 0 }; /* spans seen per thread, in end order: inner, outer, ... */
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        assert_non_null(e->label);
+        const int me = e->label[1] - '0';
+        assert_true(e->label[0] == 't' && (me == 0 || me == 1));
+        if (!tids[me])
+            tids[me] = e->tid;
+        assert_int_equal(e->tid, tids[me]);
+        const size_t n = next[me]++;
+        const int span = (int)(n / 2);
+        char want[48];
+        if (n % 2 == 0)
+            snprintf(want, sizeof want, "t%d.inner.%d", me, span % 97);
+        else
+            snprintf(want, sizeof want, "t%d.layers.%d.mlp", me, span);
+        assert_string_equal(e->label, want);
+    }
+    assert_int_equal(next[0], 2 * N_THREAD_SPANS);
+    assert_int_equal(next[1], 2 * N_THREAD_SPANS);
+    assert_true(tids[0] != tids[1]);
+    rt_free(t);
+}
+
+/* ---- crashes ----------------------------------------------------------------------------- */
+
+#define N_CRASH 12000 /* 3 entries each: more than a ring, so the writer wrote part of them */
+
+static int child_crash(void *arg)
+{
+    (void)arg;
+    /* a sanitizer's SEGV handler, installed before ours, would end the process without our
+     * dump: the default disposition is what walltime saves and dies by */
+    signal(SIGSEGV, SIG_DFL);
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    char buf[64];
+    for (int i = 0; i < N_CRASH; i++) {
+        snprintf(buf, sizeof buf, "blk.%d.attn_q.weight", i);
+        const wt_span h = wt_begin("load", buf);
+        wt_end(h, WT_CACHED_HIT, i + 1, NULL); /* the count numbers it */
+    }
+    for (int d = 0; d < 3; d++) {
+        snprintf(buf, sizeof buf, "open.%d", d);
+        (void)wt_begin("load", buf);
+    }
+    memset(buf, 'x', sizeof buf - 1); /* the buffer no longer holds any of them */
+    buf[sizeof buf - 1] = '\0';
+    raise(SIGSEGV);
+    return 20;
+}
+
+static void test_fmt_a_crash_writes_ended_and_open_formatted_labels(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_crash, NULL, NULL, NULL);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGSEGV);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(t->stats.end, WT_END_SIGNAL);
+    assert_int_equal(t->stats.end_signal, SIGSEGV);
+    static unsigned char seen[N_CRASH + 1];
+    memset(seen, 0, sizeof seen);
+    size_t open = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        assert_non_null(e->label);
+        char want[64];
+        if (e->flags & WT_EVF_UNCLOSED) {
+            /* innermost first: open.2, open.1, open.0 (the table's lock was free) */
+            snprintf(want, sizeof want, "open.%d", 2 - (int)open);
+            assert_string_equal(e->label, want);
+            assert_int_equal(e->depth, 2 - open);
+            open++;
+            continue;
+        }
+        assert_true(e->count >= 1 && e->count <= N_CRASH && !seen[e->count]);
+        seen[e->count] = 1;
+        snprintf(want, sizeof want, "blk.%d.attn_q.weight", (int)e->count - 1);
+        assert_string_equal(e->label, want);
+    }
+    assert_int_equal(open, 3);
+    for (int i = 1; i <= N_CRASH; i++)
+        assert_true(seen[i]); /* each exactly once */
+    rt_free(t);
+}
+
+#define N_LOCKED 50
+
+/* The string table's lock held by the crashing thread itself (as when a crash interrupts it
+ * inside the table): the dump cannot intern the labels still in the ring and gives them the
+ * placeholder. The writer, meanwhile, waits for the lock on the first of them. */
+static int child_crash_locked(void *arg)
+{
+    (void)arg;
+    signal(SIGSEGV, SIG_DFL);
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    char buf[64];
+    /* twice: a buffer's first label is looked up by content (which tells the pointer cache
+     * it is writable memory); the second is copied, and makes the placeholder */
+    for (int i = 0; i < 2; i++) {
+        strcpy(buf, "written.before");
+        const wt_span h = wt_begin("load", buf);
+        wt_end(h, WT_CACHED_HIT, 0, NULL);
+    }
+    if (wt_flush() != 0)
+        return 11;
+    wt__intern_lock();
+    for (int i = 0; i < N_LOCKED; i++) {
+        snprintf(buf, sizeof buf, "new.%d", i); /* new to every table */
+        const wt_span s = wt_begin("load", buf);
+        wt_end(s, WT_CACHED_HIT, i + 1, NULL);
+    }
+    raise(SIGSEGV);
+    return 20;
+}
+
+static void test_fmt_a_crash_with_the_table_locked_writes_the_placeholder(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_crash_locked, NULL, NULL, NULL);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGSEGV);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(t->stats.end, WT_END_SIGNAL);
+    assert_true(rt_find(t, WT_EV_SPAN, "written.before", 0) >= 0);
+    size_t lost = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN || rt_streq(e->label, "written.before"))
+            continue;
+        assert_string_equal(e->label, WT__TEXT_LOST);
+        assert_int_equal(e->count, (int64_t)lost + 1); /* in order, none missing */
+        lost++;
+    }
+    assert_int_equal(lost, N_LOCKED);
+    rt_free(t);
+}
+
+/* ---- the exit ledger --------------------------------------------------------------------- */
+
+static int child_ledger(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_TRACE", path, 1);
+    setenv("WALLTIME_SUMMARY", "flat", 1);
+    char buf[64];
+    for (int i = 0; i < 6; i++) {
+        snprintf(buf, sizeof buf, "layer.%d.wq", i);
+        const wt_span h = wt_begin("load", buf);
+        wt_end(h, i % 3 == 2 ? WT_CACHED_MISS : WT_CACHED_HIT, 0, NULL);
+    }
+    for (int i = 0; i < 4; i++) {
+        snprintf(buf, sizeof buf, "graph.%d", i);
+        const wt_span h = wt_begin("compile", buf);
+        wt_end(h, WT_CACHED_UNKNOWN, 0, NULL);
+    }
+    return 0; /* the ledger prints at exit */
+}
+
+static void test_fmt_exit_ledger_counts_and_names_formatted_labels(void **state)
+{
+    (void)state;
+    char err[600];
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    assert_true(exited_0(rt_run(child_ledger, NULL, err, NULL)));
+    const char *out = rt_slurp(err);
+    /* load: 6 spans, 4 HIT / 2 MISS (i = 2, 5); compile: 4 spans, no cache outcome */
+    const char *load = strstr(out, "\nload ");
+    const char *compile = strstr(out, "\ncompile ");
+    assert_non_null(load);
+    assert_non_null(compile);
+    assert_non_null(strstr(load, "       6   4 HIT / 2 MISS\n"));
+    assert_non_null(strstr(compile, "       4   \n"));
+    /* one CACHE MISS line per miss, naming the formatted label */
+    const char *m2 = strstr(out, "  - CACHE MISS: load layer.2.wq (");
+    const char *m5 = strstr(out, "  - CACHE MISS: load layer.5.wq (");
+    assert_non_null(m2);
+    assert_non_null(m5);
+    assert_null(strstr(out, "CACHE MISS: load layer.0.wq"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_fmt_a_reused_buffer_keeps_each_nested_spans_label, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_a_label_ending_before_an_unmapped_page_never_faults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_five_thousand_distinct_labels_keep_their_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_two_threads_formatting_into_their_own_buffers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_a_crash_writes_ended_and_open_formatted_labels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_a_crash_with_the_table_locked_writes_the_placeholder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_exit_ledger_counts_and_names_formatted_labels, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
