@@ -121,7 +121,8 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
  * anything else goes to begin_intern(). Not sanitized, for the inlined scan; it writes only
  * this thread's slot and counters. Called with the busy flag set, which it clears. */
 static __attribute__((noinline)) WT__NO_SANITIZE_SCAN wt_span
-begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const char *label)
+begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const char *label,
+           uint64_t t0)
 {
     wt__open *o = &ts->stack[d];
     const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
@@ -135,7 +136,7 @@ begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const
     const uint64_t tag = ts->tag_base | ++ts->gen;
     o->tag = tag;
     ts->depth = d + 1;
-    o->t0 = wt__rdtsc();
+    o->t0 = t0;
     wt__busy_off();
     return tag << 16 | (uint64_t)(d + 1);
 }
@@ -155,13 +156,19 @@ wt_span wt_begin(const char *category, const char *label)
         wt__busy_off();
         return begin_slow(category, label);
     }
+    /* The clock before the lookups: it then does not wait behind the chain that yields the
+     * label's id (the caller's load of the pointer, the hash, the set's load), which cost
+     * 0.1x the floor on 1,000 labels (perf/RECORDING.md, session 5). The span then includes
+     * a few ns of label handling (a literal's lookups, a formatted label's copy); a lookup
+     * by content (a new string, a label over the cap) reads the clock again after it. */
+    const uint64_t t0 = wt__rdtsc();
     /* NULL needs no test of its own: its set's empty way answers 0, else it misses */
     const uint32_t cat = wt__icache_ro(&ts->icache, category);
     const uint32_t lab = wt__icache_ro(&ts->icache, label);
     if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0)) {
         /* they clear the busy flag */
         if (cat != WT__ICACHE_MISS)
-            return begin_text(ts, d, cat, category, label);
+            return begin_text(ts, d, cat, category, label, t0);
         return begin_intern(ts, d, cat, lab, category, label);
     }
     wt__open *o = &ts->stack[d];
@@ -170,7 +177,7 @@ wt_span wt_begin(const char *category, const char *label)
     o->label = lab;
     o->tag = tag;
     ts->depth = d + 1;
-    o->t0 = wt__rdtsc();
+    o->t0 = t0;
     wt__busy_off();
     return tag << 16 | (uint64_t)(d + 1);
 }
