@@ -1089,6 +1089,49 @@ static void test_ledger_text_lists_the_longest_processes_and_every_unclean_one(v
     }
 }
 
+/* One label per tensor: the by-label table's label column widens to the longest label shown
+ * (a real tensor name, 39 characters), so every row's numbers stay in their columns; a label
+ * past the widest column (64) keeps its head and tail around "..."; a UTF-8 label counts its
+ * characters, not its bytes. Rows written out by hand. */
+static void test_ledger_by_label_column_fits_tensor_names(void **state)
+{
+    (void)state;
+    static const char tensor[] = "model.layers.17.self_attn.q_proj.weight"; /* 39 */
+    char huge[101];
+    for (int i = 0; i < 100; i++)
+        huge[i] = (char)('a' + i % 26);
+    huge[100] = 0;
+    wt_event evs[] = { span(1, 1, 0, 1, 0, "W", tensor, 0), span(1, 1, 1, 3, 0, "W", huge, 0),
+                       span(1, 1, 3, 6, 0, "W", "\xc3\xa9t\xc3\xa9", 0), end_ev(1, 6) };
+    wt_ledger_opts o = { .title = "t", .by_label = 1 };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 4);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    char *text = render(lc);
+    /* the widest label, 100 characters, is past the widest column (64): "  ", 61 characters
+     * (29 of its head, "...", 29 of its tail) and a space; then the numbers as ever. Rows by
+     * total, descending. The UTF-8 label is 3 characters in 5 bytes: 59 spaces after it. */
+    char fitted[64];
+    snprintf(fitted, sizeof fitted, "%.29s...%s", huge, huge + 100 - 29);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%-64s%10s%8s%10s%10s%10s\n"
+             "W\n"
+             "  \xc3\xa9t\xc3\xa9%59s%10s%8d%10s%10s%10s\n"
+             "  %-62s%10s%8d%10s%10s%10s\n"
+             "  %-62s%10s%8d%10s%10s%10s\n",
+             "category / label", "total", "count", "min", "median", "max",
+             "", "3.00 s", 1, "3.00 s", "3.00 s", "3.00 s",
+             fitted, "2.00 s", 1, "2.00 s", "2.00 s", "2.00 s",
+             tensor, "1.00 s", 1, "1.00 s", "1.00 s", "1.00 s");
+    const char *at = strstr(text, "category / label");
+    assert_non_null(at);
+    assert_memory_equal(at, want, strlen(want));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1114,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_ledger_late_events_are_counted_not_fatal),
         cmocka_unit_test(test_ledger_hostile_depth_and_negative_duration_do_not_crash),
         cmocka_unit_test(test_ledger_bandwidth_and_by_label_top_n),
+        cmocka_unit_test(test_ledger_by_label_column_fits_tensor_names),
         cmocka_unit_test(test_ledger_many_spans_keep_interval_set_bounded),
         cmocka_unit_test(test_ledger_thread_with_a_name_and_no_spans),
         cmocka_unit_test(test_ledger_sums_of_hostile_values_saturate),

@@ -681,7 +681,9 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
 {
     (void)state;
     /* a FIFO nobody reads for a second: the writer blocks in write() and the 1 Ki-entry ring
-     * fills. Each recording call is timed in the child: none may wait longer than
+     * fills. The FIFO's buffer is cut to 4 KiB: with the default 64 KiB, the 100,000 repeated
+     * spans (about 0.8 bytes each) nearly fit, and in runs where the writer made fewer frames
+     * nothing ever waited (3 runs in 30 under load). Each recording call is timed in the child: none may wait longer than
      * WALLTIME_RING_WAIT_MS (plus scheduling slack), one must have waited about that long
      * (the wait happened), and once it ran out the calls drop without waiting again while the
      * writer stays stuck. Every span is in the file or counted, and the exit ledger shows the
@@ -691,6 +693,7 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
     snprintf(err, sizeof err, "%s/stderr.txt", dir);
     snprintf(times, sizeof times, "%s/times.txt", dir);
     const int rd = fifo_make(fifo);
+    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {

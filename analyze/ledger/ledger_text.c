@@ -289,6 +289,56 @@ static int proc_unclean(const wt_ledger_process *p)
     return p->end != WT_END_CLEAN || p->no_end || p->damaged;
 }
 
+/* The label column of the by-label table: wide enough for the widest label shown (one per
+ * tensor: "model.layers.17.self_attn.q_proj.weight" is 39 characters), at least the table's
+ * usual 18, at most LABEL_COL_MAX; a wider label keeps its head and tail around "...". */
+#define LABEL_COL_MIN 18
+#define LABEL_COL_MAX 64
+
+/* Characters of UTF-8 text (bytes that do not continue a sequence). */
+static int text_width(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0u) != 0x80u;
+    return n;
+}
+
+/* The byte offset in s after its first `chars` characters. */
+static size_t chars_bytes(const char *s, int chars)
+{
+    size_t i = 0;
+    for (; s[i] && chars > 0; chars--)
+        do
+            i++;
+        while (((unsigned char)s[i] & 0xC0u) == 0x80u);
+    return i;
+}
+
+/* s in at most `w` characters into buf (cap bytes): itself, or its head, "..." and its tail. */
+static const char *fit_width(const char *s, int w, char *buf, size_t cap)
+{
+    const int n = text_width(s);
+    if (n <= w)
+        return s;
+    const int keep = w - 3, head = keep / 2, tail = keep - head;
+    const size_t hb = chars_bytes(s, head), tb = chars_bytes(s, n - tail);
+    snprintf(buf, cap, "%.*s...%s", (int)hb, s, s + tb);
+    return buf;
+}
+
+static int label_col_width(const wt_ledger_result *r, char *s1, size_t cap)
+{
+    int w = LABEL_COL_MIN;
+    for (size_t i = 0; i < r->n_cats; i++)
+        for (size_t k = 0; k < r->cats[i].n_labels; k++) {
+            const char *name = r->cats[i].labels[k].name;
+            const int lw = name ? 2 + text_width(wt_text_safe(name, s1, cap)) + 1 : 0;
+            w = lw > w ? lw : w;
+        }
+    return w < LABEL_COL_MAX ? w : LABEL_COL_MAX;
+}
+
 static void print_sections(FILE *out, void *ctx)
 {
     const wt_ledger_calc *lc = ctx;
@@ -396,17 +446,21 @@ static void print_sections(FILE *out, void *ctx)
     }
     if (lc->opts.by_label) {
         section_rule(out);
-        fprintf(out, "%-18s%10s%8s%10s%10s%10s\n", "category / label", "total", "count", "min",
+        const int w = label_col_width(r, s1, sizeof s1);
+        fprintf(out, "%-*s%10s%8s%10s%10s%10s\n", w, "category / label", "total", "count", "min",
                 "median", "max");
         for (size_t i = 0; i < r->n_cats; i++) {
             const wt_ledger_cat *c = &r->cats[i];
             fprintf(out, "%s\n", WT_TEXT_SAFE(s1, c->name));
             for (size_t k = 0; k < c->n_labels; k++) {
                 const wt_ledger_label *l = &c->labels[k];
-                char name[64];
-                snprintf(name, sizeof name, "  %s", l->name ? WT_TEXT_SAFE(s1, l->name) : "(other)");
+                char name[WT_TEXT_SAFE_MAX + 2];
+                snprintf(name, sizeof name, "  %s",
+                         l->name ? fit_width(WT_TEXT_SAFE(s1, l->name), w - 3, s2, sizeof s2) : "(other)");
+                /* printf pads by bytes: add the bytes that continue UTF-8 characters */
+                const int pad = w + (int)strlen(name) - text_width(name);
                 /* the rest's median is not kept: NaN, shown as "-" */
-                fprintf(out, "%-18s%10s%8lld%10s%10s%10s\n", name, SEC(a, l->st.total),
+                fprintf(out, "%-*s%10s%8lld%10s%10s%10s\n", pad, name, SEC(a, l->st.total),
                         (long long)l->st.n, SEC(b, l->st.min), SEC(c3, l->st.median),
                         SEC(d, l->st.max));
             }
