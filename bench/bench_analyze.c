@@ -311,7 +311,7 @@ static double analyse_laps(const wt_trace_info *info, const wt_event *evs, size_
                            long long *spans, double *finish_s)
 {
     const wt_source_ops *ops = wt_analysis_pair_ops();
-    wt_analysis_pair pair = { NULL, NULL, NULL, NULL };
+    wt_analysis_pair pair = { NULL, NULL, NULL, NULL, NULL };
     double secs = -1;
     if (wt_ledger_calc_create(NULL, &pair.lc) < 0 || wt_anomalies_create(NULL, &pair.an) < 0)
         goto out;

@@ -50,7 +50,7 @@ static void go(run *r, const wt_anomaly_opts *o, const wt_event *evs, size_t n, 
     memset(&info, 0, sizeof info);
     info.pid = 9;
     info.process_start_ns = S(0);
-    wt_analysis_pair pair = { r->lc, r->an, NULL, NULL };
+    wt_analysis_pair pair = { r->lc, r->an, NULL, NULL, NULL };
     const wt_source_ops *ops = wt_analysis_pair_ops();
     assert_int_equal(ops->file_begin(&pair, 0, "t.wtrace", &info), 0);
     for (size_t i = 0; i < n; i++)
@@ -222,7 +222,7 @@ static void go_files(run *r, const wt_anomaly_opts *o, const file_desc *f, size_
     memset(r, 0, sizeof *r);
     assert_int_equal(wt_ledger_calc_create(NULL, &r->lc), 0);
     assert_int_equal(wt_anomalies_create(o, &r->an), 0);
-    wt_analysis_pair pair = { r->lc, r->an, NULL, NULL };
+    wt_analysis_pair pair = { r->lc, r->an, NULL, NULL, NULL };
     const wt_source_ops *ops = wt_analysis_pair_ops();
     for (size_t i = 0; i < nf; i++) {
         wt_trace_info info;

@@ -287,3 +287,12 @@ int tb_count_files(const char *part)
     closedir(d);
     return n;
 }
+
+int tb_frame_starts(const unsigned char *d, size_t len, size_t *at, int max)
+{
+    int n = 0;
+    for (size_t i = 8; i + 4 <= len && n < max; i++)
+        if (d[i] == 0x28 && d[i + 1] == 0xB5 && d[i + 2] == 0x2F && d[i + 3] == 0xFD)
+            at[n++] = i;
+    return n;
+}

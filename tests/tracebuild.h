@@ -81,5 +81,8 @@ int tb_count_files(const char *part);
 /* File helpers for damage tests: the file's bytes (caller frees) and writing bytes back. */
 unsigned char *tb_read_file(const char *path, size_t *len);
 void tb_write_file(const char *path, const unsigned char *data, size_t len);
+/* The offsets of the zstd frames in a file's bytes (after the header), at most `max`, in at[];
+ * returns how many. */
+int tb_frame_starts(const unsigned char *d, size_t len, size_t *at, int max);
 
 #endif

@@ -47,9 +47,67 @@ int wt_anomaly_config_status(const wt_anomaly_config *c, const wt_anomalies *an)
 
 /* ---- both analyses (and the caller's callbacks) from one source run ---- */
 
+/* String ids with a slot in the pair's id table: 16 bytes each, 4 MiB at most; spans of
+ * larger ids (only a file of that many strings has them) take the event path. */
+#define PAIR_ID_SLOTS (1u << 18)
+
+/* What a span's label id resolves to in the current file (and string epoch): valid when cat1
+ * is its category id + 1 (a label id names one string, but a label may come with several
+ * categories: the one seen last is kept). */
+typedef struct wt__pair_id {
+    uint32_t cat1; /* category id + 1; 0: not known */
+    uint32_t ci;   /* the ledger's category index of the pair (a pair with keys of its own) */
+    uint32_t akey; /* the anomalies' key word of the pair (wt__anomalies_span()) */
+    uint32_t pad;
+} wt__pair_id;
+
+struct wt__pair_ids {
+    wt__pair_id *v;
+    size_t cap, used; /* v[0..used) may be set */
+    uint64_t epoch;
+};
+
+/* Forgets every id (a new file, or strings that changed: string_epoch). */
+static void ids_forget(wt__pair_ids *t)
+{
+    if (t && t->used)
+        memset(t->v, 0, t->used * sizeof *t->v);
+    if (t)
+        t->used = 0;
+}
+
+void wt_analysis_pair_release(wt_analysis_pair *p)
+{
+    if (p && p->ids) {
+        free(p->ids->v);
+        free(p->ids);
+        p->ids = NULL;
+    }
+}
+
+/* The slot of label id `id` to fill, the table grown for it; NULL past PAIR_ID_SLOTS or out of
+ * memory (the span then takes the event path, which gives the same results). */
+static wt__pair_id *ids_room(wt__pair_ids *t, uint32_t id)
+{
+    if (id >= PAIR_ID_SLOTS)
+        return NULL;
+    if (id >= t->cap) {
+        size_t cap = t->cap;
+        wt__pair_id *nv = wt__grow_array(t->v, &cap, (size_t)id + 1, sizeof *nv);
+        if (!nv)
+            return NULL;
+        t->v = nv;
+        t->cap = cap;
+    }
+    if (id >= t->used)
+        t->used = (size_t)id + 1;
+    return &t->v[id];
+}
+
 static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
 {
     wt_analysis_pair *p = ctx;
+    ids_forget(p->ids);
     int rc = p->lc ? wt_ledger_calc_file_begin(p->lc, path, info) : 0;
     if (rc == 0 && p->an)
         rc = wt_anomalies_file_begin(p->an, path, info);
@@ -59,13 +117,12 @@ static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *
 }
 
 /* The direct span path: the ledger resolves the (category, label) key once and its cache slot
- * keeps the anomalies' key next to its own. */
+ * keeps the anomalies' key next to its own (in *slot, for the caller). */
 static __attribute__((noinline)) int pair_span(wt_ledger_calc *lc, wt_anomalies *an,
-                                               const wt_event *ev)
+                                               const wt_event *ev, wt__pair_slot **slot)
 {
-    uint32_t *peer;
-    int rc = wt__ledger_calc_span(lc, ev, &peer);
-    return rc != 0 ? rc : wt__anomalies_span(an, ev, peer);
+    int rc = wt__ledger_calc_span(lc, ev, slot);
+    return rc != 0 || !an ? rc : wt__anomalies_span(an, ev, &(*slot)->z);
 }
 
 static __attribute__((noinline)) int pair_general(wt_analysis_pair *p, int fi,
@@ -82,53 +139,110 @@ static __attribute__((noinline)) int pair_general(wt_analysis_pair *p, int fi,
 static int pair_event(void *ctx, int fi, const wt_event *ev)
 {
     wt_analysis_pair *p = ctx;
+    wt__pair_slot *slot;
     if (ev->kind == WT_EV_SPAN && p->lc && p->an && !(p->also && p->also->event))
-        return pair_span(p->lc, p->an, ev);
+        return pair_span(p->lc, p->an, ev, &slot);
     return pair_general(p, fi, ev);
 }
 
-/* The string of id `id` through a one-entry cache (*last_id, *last): spans in a row mostly
+/* The strings of a batch's spans, through one-entry caches per field: spans in a row mostly
  * repeat their ids, and the reader's look-up is a call. */
-static inline const char *batch_string(const wt_span_batch *b, uint32_t id, uint32_t *last_id,
-                                       const char **last)
+typedef struct batch_strs {
+    uint32_t ids[3]; /* id 0 is NULL: the caches start right */
+    const char *strs[3];
+} batch_strs;
+
+static inline const char *batch_string(const wt_span_batch *b, batch_strs *c, int f, uint32_t id)
 {
-    if (id != *last_id) {
-        *last_id = id;
-        *last = wt_reader_string(b->reader, id);
+    if (id != c->ids[f]) {
+        c->ids[f] = id;
+        c->strs[f] = wt_reader_string(b->reader, id);
     }
-    return *last;
+    return c->strs[f];
 }
 
-/* A batch of spans as the events wt_reader_next() would have given (the same values, the same
- * string pointers), each down the path pair_event() would take: the batch saves the reader's
- * per-event work, and the analyses see exactly what they saw event by event. */
+/* The event wt_reader_next() would have given for span s of batch b (the same values, the same
+ * string pointers) in *ev, whose kind, pid, tid and unused fields are set already. */
+static void rec_event(const wt_span_batch *b, batch_strs *c, const wt_span_rec *s, wt_event *ev)
+{
+    ev->flags = s->flags;
+    ev->ts = s->ts;
+    ev->dur = s->dur;
+    ev->depth = s->depth;
+    ev->cached = (wt_cached)s->cached;
+    ev->count = s->count;
+    ev->bytes = s->bytes;
+    ev->category = batch_string(b, c, 0, s->category);
+    ev->label = batch_string(b, c, 1, s->label);
+    ev->detail = batch_string(b, c, 2, s->detail);
+}
+
+/* One span of a batch on the id path: when its label id is known with its category id, the
+ * analyses' common cases on the record itself (no strings, no pointer caches); else, and when
+ * a common case declines, the span as an event down pair_span()'s path, which teaches the
+ * table the pair. */
+static inline int pair_rec(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
+                           const wt_span_rec *s, wt_event *ev)
+{
+    wt__pair_ids *t = p->ids;
+    wt__pair_id *e = s->label < t->used ? &t->v[s->label] : NULL;
+    const int known = e && e->cat1 == s->category + 1;
+    int rc = known ? wt__ledger_calc_rec(p->lc, s, e->ci) : 1;
+    int have_ev = 0;
+    if (rc == 1) {
+        rec_event(b, c, s, ev);
+        have_ev = 1;
+        wt__pair_slot *slot;
+        if ((rc = wt__ledger_calc_span(p->lc, ev, &slot)) != 0)
+            return rc;
+        if (!known && slot->valid == 1 && (e = ids_room(t, s->label)) != NULL)
+            *e = (wt__pair_id){ s->category + 1, slot->x, 0, 0 };
+        else if (!known) /* no table slot: the pointer cache's word, as the event path */
+            return p->an ? wt__anomalies_span(p->an, ev, &slot->z) : 0;
+    } else if (rc < 0) {
+        return rc;
+    }
+    if (!p->an || (rc = wt__anomalies_rec(p->an, s, e->akey)) != 1)
+        return rc;
+    if (!have_ev)
+        rec_event(b, c, s, ev);
+    return wt__anomalies_span(p->an, ev, &e->akey);
+}
+
+/* A batch of spans. With the ledger and no caller's event callback (export has one), the
+ * batch's thread is looked up once and each span goes through pair_rec(), keyed by the ids of
+ * a per-file table (reset at each file and when the string epoch changes). Otherwise each span
+ * goes, as the event wt_reader_next() would have given, down the path pair_event() would take:
+ * the analyses see exactly what they saw event by event. */
 static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
 {
     wt_analysis_pair *p = ctx;
-    const int direct = p->lc && p->an && !(p->also && p->also->event);
     wt_event ev;
+    memset(&ev, 0, sizeof ev);
     ev.kind = WT_EV_SPAN;
     ev.pid = b->pid;
     ev.tid = b->tid;
-    ev.value = 0;
     ev.end = WT_END_NONE;
-    ev.name = NULL;
-    uint32_t ids[3] = { 0, 0, 0 }; /* id 0 is NULL: the caches start right */
-    const char *strs[3] = { NULL, NULL, NULL };
+    batch_strs c = { { 0, 0, 0 }, { NULL, NULL, NULL } };
     int rc = 0;
+    const int direct = p->lc && !(p->also && p->also->event);
+    if (direct && !p->ids && (p->ids = calloc(1, sizeof *p->ids)) == NULL)
+        return WT_ENOMEM;
+    if (direct && (rc = wt__ledger_calc_thread(p->lc, b->pid, b->tid)) == 0) {
+        if (WT_UNLIKELY(b->string_epoch != p->ids->epoch)) {
+            ids_forget(p->ids);
+            p->ids->epoch = b->string_epoch;
+        }
+        for (size_t i = 0; i < b->n && rc == 0; i++)
+            rc = pair_rec(p, b, &c, &b->spans[i], &ev);
+        return rc;
+    }
+    if (rc < 0)
+        return rc;
+    wt__pair_slot *slot;
     for (size_t i = 0; i < b->n && rc == 0; i++) {
-        const wt_span_rec *s = &b->spans[i];
-        ev.flags = s->flags;
-        ev.ts = s->ts;
-        ev.dur = s->dur;
-        ev.depth = s->depth;
-        ev.cached = (wt_cached)s->cached;
-        ev.count = s->count;
-        ev.bytes = s->bytes;
-        ev.category = batch_string(b, s->category, &ids[0], &strs[0]);
-        ev.label = batch_string(b, s->label, &ids[1], &strs[1]);
-        ev.detail = batch_string(b, s->detail, &ids[2], &strs[2]);
-        rc = direct ? pair_span(p->lc, p->an, &ev) : pair_general(p, fi, &ev);
+        rec_event(b, &c, &b->spans[i], &ev);
+        rc = direct && p->an ? pair_span(p->lc, p->an, &ev, &slot) : pair_general(p, fi, &ev);
     }
     return rc;
 }
@@ -146,6 +260,7 @@ static int pair_damage(void *ctx, int fi, int64_t off, const char *msg)
 static int pair_end(void *ctx, int fi, const wt_reader_stats *st)
 {
     wt_analysis_pair *p = ctx;
+    wt_analysis_pair_release(p); /* the ids were the file's */
     int rc = p->lc ? wt_ledger_calc_file_end(p->lc, st) : 0;
     if (rc == 0 && p->an)
         rc = wt_anomalies_file_end(p->an, st);
@@ -164,12 +279,13 @@ const wt_source_ops *wt_analysis_pair_ops(void)
 
 int wt_analysis_baseline(const char *path, wt_ledger_calc **out)
 {
-    wt_analysis_pair pair = { NULL, NULL, NULL, NULL };
+    wt_analysis_pair pair = { NULL, NULL, NULL, NULL, NULL };
     wt_source_result res;
     char *paths[1] = { (char *)path };
     int rc = wt_ledger_calc_create(NULL, &pair.lc);
     if (rc == 0)
         rc = wt_source_run(paths, 1, wt_analysis_pair_ops(), &pair, &res);
+    wt_analysis_pair_release(&pair);
     if (rc == 0 && res.files_ok + res.files_damaged == 0)
         rc = WT_EOPEN;
     if (rc == 0)
@@ -195,8 +311,10 @@ int wt_analysis_run(char *const *paths, int n, const wt_analysis_opts *o, wt_ana
     if ((rc = wt_ledger_calc_create(o->ledger, &a->lc)) < 0 ||
         (rc = wt_anomalies_create(o->anomalies, &a->an)) < 0)
         return rc;
-    wt_analysis_pair pair = { a->lc, a->an, o->also, o->also_ctx };
-    if ((rc = wt_source_run(paths, n, wt_analysis_pair_ops(), &pair, &a->res)) != 0)
+    wt_analysis_pair pair = { a->lc, a->an, o->also, o->also_ctx, NULL };
+    rc = wt_source_run(paths, n, wt_analysis_pair_ops(), &pair, &a->res);
+    wt_analysis_pair_release(&pair);
+    if (rc != 0)
         return rc;
     if (a->res.files_ok + a->res.files_damaged == 0)
         return WT_EOPEN;

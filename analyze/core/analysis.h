@@ -17,14 +17,21 @@
  * pass wt_analysis_pair_ops() with ctx = a wt_analysis_pair. `also` (may be NULL, as may any of
  * its callbacks) gets every callback too, with ctx `also_ctx`, after the two analyses: a
  * command that streams the files for its own output (export) analyses them on the same pass.
- * The first non-zero return of any of them stops the run. */
+ * The first non-zero return of any of them stops the run. `ids` is the pair's own (NULL at
+ * first): a table keyed by the current file's string ids (analysis.c) through which batches of
+ * spans reach the analyses, made on the first batch and freed at each file's end; a run that
+ * stopped inside a file leaves it, for wt_analysis_pair_release(). */
+typedef struct wt__pair_ids wt__pair_ids;
 typedef struct wt_analysis_pair {
     wt_ledger_calc *lc;
     wt_anomalies *an;
     const wt_source_ops *also;
     void *also_ctx;
+    wt__pair_ids *ids;
 } wt_analysis_pair;
 const wt_source_ops *wt_analysis_pair_ops(void);
+/* Frees what the pair's run left in it (ids); the analyses are the caller's. NULL is a no-op. */
+void wt_analysis_pair_release(wt_analysis_pair *p);
 
 typedef struct wt_analysis_opts {
     const wt_ledger_opts *ledger;     /* NULL: defaults */

@@ -398,33 +398,30 @@ static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_even
     return key_span(a, &a->keys[*key - 1], ev);
 }
 
-int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
+/* The common case of a span of key ki (> 0), from its fields (an event's or a batch record's),
+ * decided before anything changes: a known key, no sample replaced, not among the slowest,
+ * not a MISS to list, not left open, not the key's earliest load in this file. It only
+ * counts; 1 when it does not hold (nothing changed: the caller takes span_general(), the same
+ * work as wt_anomalies_event()). Kept free of calls so that it needs no stack frame. */
+static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t dur_in,
+                              wt_cached cached, uint32_t flags)
 {
-    /* The common case, decided before anything changes: a known key, no sample replaced, not
-     * among the slowest, not a MISS to list, not left open, not the key's earliest load in
-     * this file. It only counts; everything else is
-     * span_general() (the same work as wt_anomalies_event()). Kept free of calls so that it
-     * needs no stack frame. */
-    const uint32_t ki = *key;
-    if (WT_UNLIKELY(ki == 0))
-        return span_general(a, ev, key);
     an_key *k = &a->keys[ki - 1];
-    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
-    const wt_cached cached = ev->cached;
+    const int64_t dur = dur_in > 0 ? dur_in : 0;
     wt__reservoir *ch = &a->cat_hits[k->cat];
     int common = k->all.n + 1 < k->all.next && dur <= k->floor_slow &&
-                 !(ev->flags & WT_EVF_UNCLOSED);
+                 !(flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
         common = common && (k->hits_twin || k->hits.n + 1 < k->hits.next) &&
-                 ch->n + 1 < ch->next && dur <= k->floor_slow_hits && ev->ts >= k->load_ts_file;
+                 ch->n + 1 < ch->next && dur <= k->floor_slow_hits && ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
         common = common && !k->hits_twin && k->misses.n + 1 < k->misses.next &&
-                 a->n_misses >= WT_ANOMALY_MAX_LIST && ev->ts >= k->load_ts_file;
+                 a->n_misses >= WT_ANOMALY_MAX_LIST && ts >= k->load_ts_file;
     else
         common = common && !k->hits_twin; /* the key's first span not a HIT: untwin_hits() */
     if (WT_UNLIKELY(!common))
-        return span_general(a, ev, key);
-    const int64_t ref = ev->ts + dur;
+        return 1;
+    const int64_t ref = ts + dur;
     if (ref > a->last_ts)
         a->last_ts = ref;
     k->all.n++;
@@ -443,6 +440,21 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
         a->omitted++;
     }
     return 0;
+}
+
+int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
+{
+    const uint32_t ki = *key;
+    if (WT_UNLIKELY(ki == 0) || span_common(a, ki, ev->ts, ev->dur, ev->cached, ev->flags) != 0)
+        return span_general(a, ev, key);
+    return 0;
+}
+
+int wt__anomalies_rec(wt_anomalies *a, const wt_span_rec *s, uint32_t key)
+{
+    if (WT_UNLIKELY(key == 0))
+        return 1;
+    return span_common(a, key, s->ts, s->dur, (wt_cached)s->cached, s->flags);
 }
 
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)

@@ -133,10 +133,16 @@ int wt_anomalies_create(const wt_anomaly_opts *opts, wt_anomalies **out);
 int wt_anomalies_file_begin(wt_anomalies *a, const char *path, const wt_trace_info *info);
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev);
 /* The same for an event known to be a WT_EV_SPAN, for the direct span path of analysis.c: *key
- * is a word the caller keeps per (category, label) pointer pair of the current file, 0 at
- * first, which this call fills with the pair's key (index + 1) so that later spans of the pair
- * skip the look-up (wt__ledger_calc_span()'s peer word). */
+ * is a word the caller keeps per (category, label) of the current file (the z of the ledger's
+ * slot from wt__ledger_calc_span(), or analysis.c's id table), 0 at first, which this call
+ * fills with the pair's key (index + 1) so that later spans of the pair skip the look-up. */
 int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key);
+/* The batch path of analysis.c: one span of a batch whose (category, label) has key `key` (what
+ * wt__anomalies_span() stored in *key for an earlier span of the pair in this file): its common
+ * case, the same work as wt__anomalies_span() on the span as an event. 1 when the span is not
+ * the common case or key is 0 (nothing changed: the caller passes it to wt__anomalies_span()),
+ * else 0. */
+int wt__anomalies_rec(wt_anomalies *a, const wt_span_rec *s, uint32_t key);
 void wt_anomalies_damage(wt_anomalies *a, int64_t offset, const char *message);
 int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st);
 /* Applies the end-of-run rules. `ledger` is the run's ledger result (required); `baseline` the

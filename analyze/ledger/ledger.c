@@ -330,7 +330,7 @@ static int grow_depth(lc_thread *t, uint32_t d)
  * path for all but the common case). pc is the span's (category, label) cache slot, looked up
  * once by the caller (a second look-up would undo the first's move in the set). */
 static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_event *ev,
-                                                  wt__pair_slot *pc, uint32_t **peer)
+                                                  wt__pair_slot *pc)
 {
     lc_proc *p = lc->cur;
     if (WT_UNLIKELY(!p))
@@ -350,7 +350,6 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
     int rc;
     if (WT_UNLIKELY(!(pc->valid && pc->a == ca && pc->b == la)) && (rc = span_keys(lc, ev, pc)) < 0)
         return rc;
-    *peer = &pc->z;
     const uint32_t ci = pc->x, li = pc->y;
     if (WT_UNLIKELY(pc->valid != LC_SLOT_KEPT)) {
         lc->folded_cat_spans += (pc->valid & LC_SLOT_CAT_FOLDED) != 0;
@@ -462,39 +461,41 @@ static __attribute__((noinline)) int lone_top(wt_ledger_calc *lc, lc_thread *t, 
  * label. It
  * does the same arithmetic as span_general() in fewer instructions and without calls, except
  * the tail call that covers a finished top-level tree; any other span goes to span_general(). */
-int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer)
+/* The fields of a span that the common case reads: a wt_event's (event path) or a
+ * wt_span_rec's (batch path), so that both take one body. */
+typedef struct lc_fields {
+    int64_t ts, dur, count, bytes;
+    uint32_t depth, flags;
+    wt_cached cached;
+} lc_fields;
+
+/* The common case of one span of category ci on thread t (lc->last_t, the span's own),
+ * decided before anything changes: 1 when it does not hold (nothing changed; the caller takes
+ * span_general()), else what the span's work returns (0 or WT_ENOMEM). */
+static inline int span_common(wt_ledger_calc *lc, lc_thread *t, uint32_t ci, const lc_fields *f)
 {
     lc_proc *p = lc->cur;
-    const int64_t dur = ev->dur > 0 ? ev->dur : 0;
-    const int64_t ts = ev->ts, end = ts + dur;
-    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
-    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
-    if (WT_UNLIKELY(!p || pc->valid != LC_SLOT_KEPT || pc->a != ca || pc->b != la || !lc->last_t ||
-                    lc->opts.by_label))
-        return span_general(lc, ev, pc, peer);
-    lc_thread *t = lc->last_t;
-    lc_cat *c = &lc->cats[pc->x];
-    const uint32_t ci = pc->x;
-    const uint32_t d = wt__self_depth(ev->depth);
-    const int miss = ev->cached == WT_CACHED_MISS;
-    if (WT_UNLIKELY(t->pid != ev->pid || t->tid != ev->tid ||
-                    (miss && lc->n_misses < WT_LEDGER_MAX_MISSES) ||
-                    (ev->flags & WT_EVF_UNCLOSED) || end < p->sync_wm ||
+    const int64_t dur = f->dur > 0 ? f->dur : 0;
+    const int64_t ts = f->ts, end = ts + dur;
+    lc_cat *c = &lc->cats[ci];
+    const uint32_t d = wt__self_depth(f->depth);
+    const int miss = f->cached == WT_CACHED_MISS;
+    if (WT_UNLIKELY((miss && lc->n_misses < WT_LEDGER_MAX_MISSES) ||
+                    (f->flags & WT_EVF_UNCLOSED) || end < p->sync_wm ||
                     c->st.n + 1 >= c->st.next || d + 2 > t->cap_depth || ci >= t->cap_pend))
-        return span_general(lc, ev, pc, peer);
+        return 1;
 
-    *peer = &pc->z;
     if (end > p->last_ts)
         p->last_ts = end;
     if (ts < p->first_ts)
         p->first_ts = ts;
     if (end < c->first_end)
         c->first_end = end;
-    c->count = wt__sat_add_i64(c->count, ev->count);
-    const int64_t bytes = ev->bytes > 0 ? ev->bytes : 0;
+    c->count = wt__sat_add_i64(c->count, f->count);
+    const int64_t bytes = f->bytes > 0 ? f->bytes : 0;
     c->bytes = wt__sat_add_i64(c->bytes, bytes);
     c->bytes_ns = wt__sat_add_i64(c->bytes_ns, bytes ? dur : 0);
-    c->hits += ev->cached == WT_CACHED_HIT;
+    c->hits += f->cached == WT_CACHED_HIT;
     c->misses += miss; /* past the listed ones: only counted */
     lc->n_misses_total += miss;
     /* wt__reservoir_add() when no sample is replaced */
@@ -509,7 +510,7 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     const int64_t self = wt__self_time(t->child_sum, d, dur);
     t->spans++;
     wt_ledger_nest_level *lv = t->nest.levels;
-    if (ev->depth == 0 && t->n_touched == 0 && lv && lv[0].n == 0 && lv[1].n == 0)
+    if (f->depth == 0 && t->n_touched == 0 && lv && lv[0].n == 0 && lv[1].n == 0)
         return lone_top(lc, t, p, ci, ts, end, dur, self);
     lc_pend *pe = &t->pend[ci];
     if (!pe->on) {
@@ -522,11 +523,11 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
      * level (no level open under it) whose category is the last its level holds, the loads
      * of one phase: a sum into that item (nested: 9 spans in 10, some 60 instructions each) */
     const uint32_t nd =
-        ev->depth < WT_LEDGER_NEST_LEVELS - 2 ? ev->depth : WT_LEDGER_NEST_LEVELS - 2;
+        f->depth < WT_LEDGER_NEST_LEVELS - 2 ? f->depth : WT_LEDGER_NEST_LEVELS - 2;
     wt_ledger_nest_level *here = lv ? &lv[nd] : NULL;
     if (nd > 0 && here && lv[nd + 1].n == 0 && here->n && here->v[here->n - 1].cat == ci)
         here->v[here->n - 1].ns = wt__sat_add_i64(here->v[here->n - 1].ns, dur);
-    else if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, ev->depth, ci, dur, add_inclusive, lc) < 0))
+    else if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, f->depth, ci, dur, add_inclusive, lc) < 0))
         return WT_ENOMEM;
     if (ts < t->env_start)
         t->env_start = ts;
@@ -539,11 +540,46 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer
     return 0;
 }
 
+int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot **slot)
+{
+    const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
+    wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
+    *slot = pc;
+    lc_thread *t = lc->last_t;
+    if (WT_UNLIKELY(!lc->cur || pc->valid != LC_SLOT_KEPT || pc->a != ca || pc->b != la || !t ||
+                    lc->opts.by_label || t->pid != ev->pid || t->tid != ev->tid))
+        return span_general(lc, ev, pc);
+    const lc_fields f = { ev->ts, ev->dur, ev->count, ev->bytes, ev->depth, ev->flags,
+                          ev->cached };
+    const int rc = span_common(lc, t, pc->x, &f);
+    return rc == 1 ? span_general(lc, ev, pc) : rc;
+}
+
+int wt__ledger_calc_rec(wt_ledger_calc *lc, const wt_span_rec *s, uint32_t ci)
+{
+    lc_thread *t = lc->last_t;
+    if (WT_UNLIKELY(!lc->cur || !t || lc->opts.by_label))
+        return 1;
+    const lc_fields f = { s->ts, s->dur, s->count, s->bytes, s->depth, s->flags,
+                          (wt_cached)s->cached };
+    return span_common(lc, t, ci, &f);
+}
+
+int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
+{
+    if (!lc->cur)
+        return WT_ESTATE;
+    const lc_thread *t = thread_of(lc, pid, tid);
+    if (!t)
+        return WT_ENOMEM;
+    return t->pid == pid && t->tid == tid ? 0 : 1;
+}
+
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
 {
     if (ev->kind == WT_EV_SPAN) {
-        uint32_t *peer;
-        return wt__ledger_calc_span(lc, ev, &peer);
+        wt__pair_slot *slot;
+        return wt__ledger_calc_span(lc, ev, &slot);
     }
     lc_proc *p = lc->cur;
     if (!p)

@@ -166,10 +166,23 @@ int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_tra
 /* One event of the current file. Strings are copied when kept. Returns 0 or WT_ENOMEM. */
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev);
 /* The same for an event known to be a WT_EV_SPAN, for the direct span path of analysis.c; also
- * points *peer at a word of this span's (category, label) pointer-cache slot that the caller may
- * keep its own per-key index in: 0 whenever the slot is (re)filled and at each file, else what
- * the caller stored after an earlier span of the same (category, label) pointers. */
-int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, uint32_t **peer);
+ * points *slot at this span's (category, label) pointer-cache slot: after a return of 0 its
+ * x is the span's category index, its valid is 1 when the pair has keys of its own (not
+ * folded: wt__ledger_calc_rec() may take its spans), and its z is a word the caller may keep
+ * its own per-key index in (0 whenever the slot is (re)filled and at each file). The slot is
+ * good until the next call on lc. */
+int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot **slot);
+/* The batch path of analysis.c: the thread of a batch of spans, (pid, tid), looked up (made on
+ * first sight) once for the batch. 0 when wt__ledger_calc_rec() may take the batch's spans; 1
+ * when they go through wt__ledger_calc_span() (the thread is folded into "(other threads)");
+ * WT_ENOMEM; WT_ESTATE outside a file. */
+int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid);
+/* One span of that batch, of category index ci (the x of the slot that an earlier span of the
+ * same (category, label) got from wt__ledger_calc_span() in this file, with valid 1): its common
+ * case, the same work as wt__ledger_calc_span() on the span as an event. 1 when the span is
+ * not the common case (nothing changed: the caller passes it to wt__ledger_calc_span()), else
+ * 0 or WT_ENOMEM. */
+int wt__ledger_calc_rec(wt_ledger_calc *lc, const wt_span_rec *s, uint32_t ci);
 /* The current file is damaged at `offset` (already reported on stderr). */
 void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message);
 /* The current file ended; `st` as from wt_reader_get_stats(). */
