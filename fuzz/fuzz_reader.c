@@ -88,17 +88,28 @@ static void check_span(uint64_t *h, uint64_t tid, int64_t ts, int64_t dur, uint3
     *h = mix_str(mix_str(mix_str(*h, cat), label), detail);
 }
 
-/* Reads the opened r to its end with every invariant checked; its stats in *st and a hash of
- * every event in *hash. With `batches`, spans come through wt_reader_next_spans() (of
- * capacities 1 to 8 in turn) wherever it gives some, which must change nothing. */
-static void read_through(wt_reader *r, size_t size, int batches, wt_reader_stats *st,
-                         uint64_t *hash)
+/* The fields of a span that a lean batch fills (WT_SPANF_LEAN), added to the hash *h. */
+static void mix_lean(uint64_t *h, uint64_t tid, int64_t dur, uint32_t depth, const char *cat)
+{
+    EXPECT(dur >= 0, "span duration", dur, 0);
+    check_string(cat);
+    const int64_t v[3] = { (int64_t)tid, dur, depth };
+    *h = mix_str(mix(*h, v, sizeof v), cat);
+}
+
+/* Reads the opened r to its end with every invariant checked; its stats in *st, a hash of
+ * every event in *hash and of the spans' lean fields (tid, duration, depth, category) and the
+ * errors in *hash_lean. With `batches`, spans come through wt_reader_next_spans() (of
+ * capacities 1 to 8 in turn) wherever it gives some, which must change nothing; `lean`: the
+ * reader was told to fill WT_SPANF_LEAN only, and only *hash_lean covers its batches. */
+static void read_through(wt_reader *r, size_t size, int batches, int lean, wt_reader_stats *st,
+                         uint64_t *hash, uint64_t *hash_lean)
 {
     /* each event takes a byte of a frame of at most 4 MiB, which needs 4 bytes of the file */
     const long long bound = (long long)(size / 4 + 1) * (4 << 20) / 2 + (long long)size + 2000;
     long long calls = 0, events = 0, errors = 0;
     char last[512] = "";
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = 0xcbf29ce484222325ULL, hl = h;
     wt_span_rec spans[8];
     wt_event ev;
     int n;
@@ -111,9 +122,12 @@ static void read_through(wt_reader *r, size_t size, int batches, wt_reader_stats
             for (size_t i = 0; i < nb; i++) {
                 const wt_span_rec *sp = &spans[i];
                 const char *cat = wt_reader_string(r, sp->category);
+                EXPECT((cat != NULL) == (sp->category != 0), "batch category id", sp->category, 0);
+                mix_lean(&hl, tid, sp->dur, sp->depth, cat);
+                if (lean)
+                    continue;
                 const char *label = wt_reader_string(r, sp->label);
                 const char *detail = wt_reader_string(r, sp->detail);
-                EXPECT((cat != NULL) == (sp->category != 0), "batch category id", sp->category, 0);
                 EXPECT((label != NULL) == (sp->label != 0), "batch label id", sp->label, 0);
                 EXPECT((detail != NULL) == (sp->detail != 0), "batch detail id", sp->detail, 0);
                 const int kind = WT_EV_SPAN;
@@ -135,6 +149,7 @@ static void read_through(wt_reader *r, size_t size, int batches, wt_reader_stats
             EXPECT(strcmp(last, wt_reader_error(r)) != 0, "the same error twice (BUG-6)", off, 0);
             snprintf(last, sizeof last, "%s", wt_reader_error(r));
             h = mix_str(mix(h, &off, sizeof off), wt_reader_error(r));
+            hl = mix(hl, &off, sizeof off);
             continue;
         }
         events++;
@@ -142,6 +157,7 @@ static void read_through(wt_reader *r, size_t size, int batches, wt_reader_stats
         const int kind = (int)ev.kind;
         h = mix(h, &kind, sizeof kind);
         if (ev.kind == WT_EV_SPAN) {
+            mix_lean(&hl, ev.tid, ev.dur, ev.depth, ev.category);
             check_span(&h, ev.tid, ev.ts, ev.dur, ev.depth, (int)ev.cached, ev.flags, ev.count,
                        ev.bytes, ev.category, ev.label, ev.detail);
             continue;
@@ -169,6 +185,7 @@ static void read_through(wt_reader *r, size_t size, int batches, wt_reader_stats
     EXPECT(errors <= 1000, "errors past the limit of 1000 (BUG-7)", errors, 1000);
     EXPECT(st->bytes_skipped <= size, "bytes skipped past the file", st->bytes_skipped, size);
     *hash = h;
+    *hash_lean = hl;
 }
 
 /* The input through a fresh reader, then through one reader reopened for every input (as
@@ -191,18 +208,22 @@ static void run_reader(size_t size)
      * stats; the kept one (with batches) the same stats (its messages may differ: zstd's
      * words for a frame can depend on the buffers an earlier input left) */
     wt_reader_stats st, st_b, st_kept;
-    uint64_t h, h_b, h_kept;
-    read_through(r, size, 0, &st, &h);
+    uint64_t h, h_b, h_kept, hl, hl_b, hl_kept;
+    read_through(r, size, 0, 0, &st, &h, &hl);
     wt_reader *rb = NULL;
     EXPECT(wt_reader_open(trace_path, &rb) == rc, "a second open differs", rc, 0);
-    read_through(rb, size, 1, &st_b, &h_b);
+    read_through(rb, size, 1, 0, &st_b, &h_b, &hl_b);
     wt_reader_free(rb);
     EXPECT(!memcmp(&st, &st_b, sizeof st), "batches and events count differently", st.events,
            st_b.events);
     EXPECT(h == h_b, "batches and events read differently", st.events, st_b.events);
-    read_through(kept, size, 1, &st_kept, &h_kept);
+    EXPECT(hl == hl_b, "batches and events read differently", st.events, st_b.events);
+    /* the kept one's batches are lean (as trend's): the same spans and stats */
+    wt_reader_span_fields(kept, WT_SPANF_LEAN);
+    read_through(kept, size, 1, 1, &st_kept, &h_kept, &hl_kept);
     EXPECT(!memcmp(&st, &st_kept, sizeof st), "a reopened reader reads differently", st.events,
            st_kept.events);
+    EXPECT(hl == hl_kept, "lean batches read differently", st.events, st_kept.events);
     wt_reader_free(r);
 }
 

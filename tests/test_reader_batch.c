@@ -340,6 +340,19 @@ static void test_batch_damage_reported_with_offset_and_reading_goes_on(void **st
     unlink(path);
 }
 
+/* Flips two bytes inside the second of at least three frames of `path`: that frame is
+ * damaged, with the string definitions it held. */
+static void damage_second_frame(const char *path)
+{
+    size_t len, at[8];
+    unsigned char *d = tb_read_file(path, &len);
+    assert_true(frame_starts(d, len, at, 8) >= 3);
+    d[at[1] + 12] ^= 0xFF;
+    d[at[1] + 14] ^= 0xFF;
+    tb_write_file(path, d, len);
+    free(d);
+}
+
 /* Spans whose string definitions were lost with a damaged frame: the batch stops before the
  * first of them, wt_reader_next() reports the unknown id (once) and names it "(unknown string
  * N)"; after that the id has a string and batches take it. */
@@ -357,13 +370,7 @@ static void test_batch_undefined_ids_left_to_the_general_path(void **state)
     for (int i = 0; i < 5; i++)
         tb_span(b, 1, 500 + 10 * i, 505 + 10 * i, 0, "lost-cat", "lost-label");
     tb_close(b, TB_END_CLEAN, 1000, 0);
-    size_t len, at[8];
-    unsigned char *d = tb_read_file(path, &len);
-    assert_true(frame_starts(d, len, at, 8) >= 3);
-    d[at[1] + 12] ^= 0xFF;
-    d[at[1] + 14] ^= 0xFF;
-    tb_write_file(path, d, len);
-    free(d);
+    damage_second_frame(path);
 
     readlog *l = malloc(sizeof *l);
     assert_non_null(l);
@@ -435,6 +442,26 @@ static void test_batch_carries_every_span_field(void **state)
     unlink(path);
 }
 
+/* A frame of `n` spans on thread 1 with varied fields: durations of 1 to 5 varint bytes
+ * (varied_durs), depths, counts, bytes, details, cached; span i + 1 starts 1 ns after span i
+ * ends, the first at 1000. */
+static const int64_t varied_durs[5] = { 3, 300, 70000, 9000000, 2000000000 };
+
+static void write_varied(const char *path, int n)
+{
+    tb *b = tb_create(path, 1, 0, 0);
+    int64_t t = 1000;
+    for (int i = 0; i < n; i++) {
+        tb_span_desc s = { .tid = 1, .start = t, .end = t + varied_durs[i % 5],
+                           .depth = (uint32_t)(i % 7), .category = i % 3 ? "io" : "compute",
+                           .label = i % 2 ? "a" : "b", .detail = i % 11 ? NULL : "det",
+                           .count = i % 4, .bytes = (i % 5) * 1000, .cached = (wt_cached)(i % 3) };
+        tb_span_ex(b, &s);
+        t += varied_durs[i % 5] + 1;
+    }
+    tb_close(b, TB_END_CLEAN, t + 10, 0);
+}
+
 /* A frame of 3,000 spans of varied sizes (durations of 1 to 5 varint bytes, counts, bytes,
  * details, depths): read both with the unchecked reads and, near the frame's end, the
  * checked ones; every span but those right after a string's definition in batches. */
@@ -442,23 +469,13 @@ static void test_batch_long_frame_with_varied_records(void **state)
 {
     (void)state;
     const char *path = tmp("long");
-    tb *b = tb_create(path, 1, 0, 0);
-    int64_t t = 1000;
-    static const int64_t durs[5] = { 3, 300, 70000, 9000000, 2000000000 };
-    for (int i = 0; i < 3000; i++) {
-        tb_span_desc s = { .tid = 1, .start = t, .end = t + durs[i % 5], .depth = (uint32_t)(i % 7),
-                           .category = i % 3 ? "io" : "compute", .label = i % 2 ? "a" : "b",
-                           .detail = i % 11 ? NULL : "det", .count = i % 4, .bytes = (i % 5) * 1000,
-                           .cached = (wt_cached)(i % 3) };
-        tb_span_ex(b, &s);
-        t += durs[i % 5] + 1;
-    }
-    tb_close(b, TB_END_CLEAN, t + 10, 0);
+    write_varied(path, 3000);
+    const int64_t *const durs = varied_durs;
     readlog *l = malloc(sizeof *l);
     assert_non_null(l);
     read_both(path, 100, l);
     int batched = 0;
-    t = 1000;
+    int64_t t = 1000;
     for (int i = 0; i < 3000; i++) {
         const item *it = &l->it[i];
         assert_int_equal(it->ts, t);
@@ -516,6 +533,132 @@ static void test_batch_string_by_id_on_bad_ids(void **state)
     unlink(path);
 }
 
+/* Reads r's file to its end with batches of 100 in lean mode: each batched span's duration,
+ * depth and category must equal the plain reading's item at its place, and every other field
+ * must still hold the 0xA5 bytes the buffer was filled with. Returns the spans batched. */
+static int read_lean_against(wt_reader *r, const readlog *plain)
+{
+    wt_span_rec buf[100], fill;
+    memset(&fill, 0xA5, sizeof fill);
+    int at = 0, batched = 0;
+    for (;;) {
+        for (size_t i = 0; i < 100; i++)
+            buf[i] = fill;
+        uint64_t tid = 0;
+        const size_t n = wt_reader_next_spans(r, buf, 100, &tid);
+        for (size_t i = 0; i < n; i++, at++) {
+            const item *y = &plain->it[at];
+            assert_int_equal(y->kind, WT_EV_SPAN);
+            assert_int_equal(tid, y->tid);
+            assert_int_equal(buf[i].dur, y->dur);
+            assert_int_equal(buf[i].depth, y->depth);
+            assert_string_equal(wt_reader_string(r, buf[i].category), y->str[0]);
+            assert_memory_equal(&buf[i].ts, &fill.ts, sizeof fill.ts);
+            assert_memory_equal(&buf[i].count, &fill.count, sizeof fill.count);
+            assert_memory_equal(&buf[i].bytes, &fill.bytes, sizeof fill.bytes);
+            assert_memory_equal(&buf[i].label, &fill.label, sizeof fill.label);
+            assert_memory_equal(&buf[i].detail, &fill.detail, sizeof fill.detail);
+            assert_memory_equal(&buf[i].flags, &fill.flags, sizeof fill.flags);
+            assert_memory_equal(&buf[i].cached, &fill.cached, sizeof fill.cached);
+        }
+        batched += (int)n;
+        if (n)
+            continue;
+        wt_event ev;
+        const int rc = wt_reader_next(r, &ev);
+        if (rc == 0)
+            break;
+        assert_true(rc > 0);
+        assert_int_equal((int)ev.kind, plain->it[at].kind);
+        assert_int_equal(ev.dur, plain->it[at].dur);
+        at++;
+    }
+    assert_int_equal(at, plain->n);
+    return batched;
+}
+
+/* wt_reader_span_fields(): with WT_SPANF_LEAN's fields asked for, a batch stores only those
+ * and takes the same spans (2,998 of 3,000 of the varied frame, as with every field); the
+ * choice outlives a reopen; asking for one field more fills every field again. */
+static void test_batch_lean_fields(void **state)
+{
+    (void)state;
+    const char *path = tmp("lean");
+    write_varied(path, 3000);
+    readlog *p = malloc(sizeof *p);
+    assert_non_null(p);
+    read_log(path, 0, p);
+    wt_reader *r;
+    assert_int_equal(wt_reader_open(path, &r), 0);
+    wt_reader_span_fields(r, WT_SPANF_LEAN);
+    assert_int_equal(read_lean_against(r, p), 2998);
+    wt_reader_stats st;
+    wt_reader_get_stats(r, &st);
+    assert_memory_equal(&st, &p->st, sizeof st);
+    assert_int_equal(wt_reader_reopen(r, path), 0);
+    assert_int_equal(read_lean_against(r, p), 2998); /* kept across the reopen */
+
+    assert_int_equal(wt_reader_reopen(r, path), 0);
+    wt_reader_span_fields(r, WT_SPANF_LEAN | WT_SPANF_TS);
+    wt_span_rec buf[4];
+    memset(buf, 0xA5, sizeof buf);
+    uint64_t tid;
+    size_t n;
+    int at = 0;
+    wt_event ev;
+    while ((n = wt_reader_next_spans(r, buf, 4, &tid)) == 0) {
+        assert_int_equal(wt_reader_next(r, &ev), 1);
+        at++;
+    }
+    assert_int_equal(n, 4);
+    for (int i = 0; i < 4; i++) { /* every field again */
+        const item *y = &p->it[at + i];
+        assert_int_equal(buf[i].ts, y->ts);
+        assert_int_equal(buf[i].count, y->count);
+        assert_int_equal(buf[i].bytes, y->bytes);
+        assert_int_equal(buf[i].flags, y->flags);
+        assert_int_equal(buf[i].cached, y->cached);
+        assert_string_equal(wt_reader_string(r, buf[i].label), y->str[1]);
+    }
+    wt_reader_span_fields(NULL, WT_SPANF_LEAN); /* does nothing */
+    wt_reader_free(r);
+    free(p);
+    unlink(path);
+}
+
+/* Spans whose ids come after an id whose definition was lost still come in batches (ids past
+ * the first undefined one are checked slot by slot): strings 1 and 2 defined, string 3 lost
+ * with a damaged frame, strings 4 and 5 defined after it; ten spans of 1/2 and 4/5 are one
+ * batch, read as wt_reader_next() reads them. */
+static void test_batch_ids_past_a_lost_definition(void **state)
+{
+    (void)state;
+    const char *path = tmp("gap");
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_span(b, 1, 100, 200, 0, "cat", "lab");
+    tb_frame(b);
+    tb_span(b, 1, 300, 400, 0, "gone", "lab"); /* string 3 */
+    tb_frame(b);
+    tb_meta(b, 1, 410, "late-cat", "late-lab"); /* strings 4 and 5 */
+    for (int i = 0; i < 10; i++)
+        tb_span(b, 1, 500 + 10 * i, 505 + 10 * i, 0, i % 2 ? "late-cat" : "cat",
+                i % 2 ? "late-lab" : "lab");
+    tb_close(b, TB_END_CLEAN, 1000, 0);
+    damage_second_frame(path);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    const int k = find_label(l, "late-lab");
+    assert_true(k > 0);
+    assert_int_equal(l->it[k - 1].ts, 500);
+    assert_true(l->it[k - 1].batch > 0);
+    assert_int_equal(l->sizes[l->it[k - 1].batch - 1], 10);
+    assert_string_equal(l->it[k].str[0], "late-cat");
+    free(l);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +669,8 @@ int main(void)
         cmocka_unit_test(test_batch_carries_every_span_field),
         cmocka_unit_test(test_batch_long_frame_with_varied_records),
         cmocka_unit_test(test_batch_string_by_id_on_bad_ids),
+        cmocka_unit_test(test_batch_lean_fields),
+        cmocka_unit_test(test_batch_ids_past_a_lost_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

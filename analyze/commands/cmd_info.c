@@ -104,10 +104,19 @@ static int on_begin(void *ctx, int fi, const char *path, const wt_trace_info *in
 /* The thread `tid` of file f, made on first sight. Events come in runs of one thread (a chunk
  * per thread per drain), so the previous event's thread is checked first: the map's key is
  * text, and formatting it per event was a third of `info`'s instructions. */
-static info_thread *thread_of(info_file *f, uint64_t tid)
+static info_thread *thread_find(info_file *f, uint64_t tid);
+
+static inline info_thread *thread_of(info_file *f, uint64_t tid)
 {
     if (f->n_threads && f->threads[f->last].tid == tid)
         return &f->threads[f->last];
+    return thread_find(f, tid);
+}
+
+/* thread_of() past its check of the previous thread: out of line, so that its two callers
+ * keep only that check inline. */
+static __attribute__((noinline)) info_thread *thread_find(info_file *f, uint64_t tid)
+{
     char key[24];
     int n = snprintf(key, sizeof key, "%llu", (unsigned long long)tid);
     uint32_t idx;
@@ -224,6 +233,39 @@ static int on_event(void *ctx, int fi, const wt_event *ev)
         free(t->name);
         t->name = strdup(ev->name);
     }
+    return 0;
+}
+
+/* A batch of spans (wt_source_ops.spans): what on_event() counts of each of them, with their
+ * thread found once and the extents taken over the batch. */
+static int on_spans(void *ctx, int fi, const wt_span_batch *b)
+{
+    info_ctx *c = ctx;
+    info_file *f = &c->files[c->n - 1];
+    info_thread *t = thread_of(f, b->tid);
+    if (!t)
+        return WT_ENOMEM;
+    int64_t first = INT64_MAX, last = INT64_MIN, unclosed = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const wt_span_rec *sp = &b->spans[i];
+        const int64_t ref = sp->ts + sp->dur;
+        first = sp->ts < first ? sp->ts : first;
+        last = ref > last ? ref : last;
+        unclosed += (sp->flags & WT_EVF_UNCLOSED) != 0;
+    }
+    const int64_t n = (int64_t)b->n;
+    f->kinds[WT_EV_SPAN] += n;
+    f->unclosed += unclosed;
+    t->events += n;
+    t->spans += n;
+    if (first < f->first_ts)
+        f->first_ts = first;
+    if (last > f->last_ts)
+        f->last_ts = last;
+    if (first < t->first_ts)
+        t->first_ts = first;
+    if (last > t->last_ts)
+        t->last_ts = last;
     return 0;
 }
 
@@ -491,7 +533,7 @@ int cmd_info(int argc, char **argv)
     }
     if ((status = wt_args_json_files(argc, argv, "info", usage, &json, files, &nfiles)) >= 0)
         goto out;
-    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, NULL };
+    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, on_spans };
     wt_source_result res;
     status = WT_EXIT_FAIL;
     if (wt_source_run_raw(files, nfiles, &ops, &c, &res) != 0) {

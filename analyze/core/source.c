@@ -169,6 +169,7 @@ typedef struct batcher {
     wt_span_rec spans[SPAN_BATCH];
     wt_span_batch b;
     int64_t shift;     /* the file's clock shift (clocks.h) */
+    int shift_ts;      /* the batches carry ts (wt_reader_span_fields()): it is shifted */
     unsigned backoff;  /* span events to wait after the next empty or short batch */
     unsigned skip;     /* span events still to wait before trying again */
     int on;            /* try at the next event */
@@ -194,7 +195,7 @@ static __attribute__((noinline)) int run_batches(batcher *bt, wt_reader *r,
             return 0;
         progress_tick(pg, path, *events, *events + n);
         *events += n;
-        if (bt->shift)
+        if (bt->shift && bt->shift_ts)
             for (size_t k = 0; k < n; k++)
                 bt->spans[k].ts += bt->shift;
         bt->b.n = n;
@@ -212,7 +213,8 @@ static __attribute__((noinline)) int run_batches(batcher *bt, wt_reader *r,
 static inline __attribute__((always_inline)) int read_file(wt_reader *r, const wt_source_ops *ops,
                                                            void *ctx, int fi, const char *path,
                                                            int64_t shift, uint64_t pid,
-                                                           int *damaged, const int batching)
+                                                           unsigned span_fields, int *damaged,
+                                                           const int batching)
 {
     progress pg = { isatty(2), now_s(), 0, 0 };
     uint64_t events = 0;
@@ -222,6 +224,7 @@ static inline __attribute__((always_inline)) int read_file(wt_reader *r, const w
     bt.on = batching;
     if (batching) {
         bt.shift = shift;
+        bt.shift_ts = span_fields == 0 || (span_fields & WT_SPANF_TS);
         bt.backoff = bt.skip = 0;
         bt.b = (wt_span_batch){ bt.spans, 0, pid, 0, r, 0 };
     }
@@ -263,7 +266,8 @@ static inline __attribute__((always_inline)) int read_file(wt_reader *r, const w
 }
 
 static int source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                      wt_source_result *res, int raw_clocks, wt_reader **keep)
+                      wt_source_result *res, int raw_clocks, wt_reader **keep,
+                      unsigned span_fields)
 {
     int rc = 0, index = 0, n_seen = 0;
     wt_clocks clk = { 0 };
@@ -276,6 +280,7 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
     for (int i = 0; i < n && rc == 0; i++) {
         wt_reader *r = keep ? *keep : NULL;
         int orc = r ? wt_reader_reopen(r, paths[i]) : wt_reader_open(paths[i], &r);
+        wt_reader_span_fields(r, span_fields); /* r may be NULL: does nothing */
         if (orc == WT_ENOMEM) {
             wt_cli_error("%s", r && *wt_reader_error(r) ? wt_reader_error(r) : "out of memory");
             put_reader(r, keep);
@@ -325,8 +330,10 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
             rc = ops->file_begin(ctx, fi, paths[i], info);
         int damaged = 0;
         if (rc == 0)
-            rc = ops->spans ? read_file(r, ops, ctx, fi, paths[i], shift, info->pid, &damaged, 1)
-                            : read_file(r, ops, ctx, fi, paths[i], shift, info->pid, &damaged, 0);
+            rc = ops->spans ? read_file(r, ops, ctx, fi, paths[i], shift, info->pid, span_fields,
+                                        &damaged, 1)
+                            : read_file(r, ops, ctx, fi, paths[i], shift, info->pid, 0, &damaged,
+                                        0);
         wt_reader_stats st;
         wt_reader_get_stats(r, &st);
         if (st.strings_past_limit)
@@ -371,19 +378,19 @@ static int source_run(char *const *paths, int n, const wt_source_ops *ops, void 
 int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                   wt_source_result *res)
 {
-    return source_run(paths, n, ops, ctx, res, 0, NULL);
+    return source_run(paths, n, ops, ctx, res, 0, NULL, 0);
 }
 
 int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                          wt_source_result *res, wt_reader **reader)
+                          wt_source_result *res, wt_reader **reader, unsigned span_fields)
 {
-    return source_run(paths, n, ops, ctx, res, 0, reader);
+    return source_run(paths, n, ops, ctx, res, 0, reader, span_fields);
 }
 
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res)
 {
-    return source_run(paths, n, ops, ctx, res, 1, NULL);
+    return source_run(paths, n, ops, ctx, res, 1, NULL, 0);
 }
 
 int wt_source_exit_status(const wt_source_result *res)

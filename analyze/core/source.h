@@ -85,9 +85,11 @@ int wt_source_run(char *const *paths, int n, const wt_source_ops *ops, void *ctx
 /* The same, reading every file with the reader *reader (NULL at first: one is opened and
  * left there), reopened for each (wt_reader_reopen()): a caller that runs file after file on
  * one thread keeps its buffers and zstd context. Strings of a file's events are valid until
- * its file_end. The caller frees *reader with wt_reader_free() when done. */
+ * its file_end. The caller frees *reader with wt_reader_free() when done. `span_fields`: the
+ * WT_SPANF_* fields of wt_span_rec that ops->spans reads (0: all), as wt_reader_span_fields()
+ * takes them; the others of a batch's records hold nothing meaningful. */
 int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                          wt_source_result *res, wt_reader **reader);
+                          wt_source_result *res, wt_reader **reader, unsigned span_fields);
 /* The same with every file's times as recorded (dump, info: what the file says). */
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res);

@@ -229,9 +229,11 @@ static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_leve
     return 0;
 }
 
-/* One span of category ci on thread t. 0 or WT_ENOMEM. */
+/* One span of category ci on thread t. 0 or WT_ENOMEM. `dur_ok` (a constant): dur_in is known
+ * to be >= 0 (a batch's, reader.h), so it needs no clamp. */
 static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_thread *t, uint32_t ci,
-                                                          uint32_t depth, int64_t dur_in)
+                                                          uint32_t depth, int64_t dur_in,
+                                                          const int dur_ok)
 {
     int rc;
     const uint32_t d = wt__self_depth(depth);
@@ -244,7 +246,7 @@ static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_threa
             return WT_ENOMEM;
         t->lv = nl;
     }
-    const int64_t dur = dur_in > 0 ? dur_in : 0;
+    const int64_t dur = dur_ok || dur_in > 0 ? dur_in : 0;
     rs_cat *c = &s->cats[ci];
     c->self = wt__sat_add_i64(c->self, wt__self_time(t->cs, d, dur));
     c->flat = wt__sat_add_i64(c->flat, dur);
@@ -270,7 +272,7 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
         t = thread_of(s, ev->pid, ev->tid);
     if (!t)
         return WT_ENOMEM;
-    return add_span(s, t, ci, ev->depth, ev->dur);
+    return add_span(s, t, ci, ev->depth, ev->dur, 0);
 }
 
 /* The category index of string id `id` of the batch's reader, not in by_id yet: by its name,
@@ -311,16 +313,24 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         t = thread_of(s, b->pid, b->tid);
     if (!t)
         return WT_ENOMEM;
-    for (size_t i = 0; i < b->n; i++) {
-        const wt_span_rec *sp = &b->spans[i];
+    /* in locals: the sums' stores might alias them for the compiler (reloaded after a miss) */
+    const uint32_t *by_id = s->by_id;
+    size_t used = s->used_by_id;
+    const wt_span_rec *const spans = b->spans;
+    for (size_t i = 0, n = b->n; i < n; i++) {
+        const wt_span_rec *sp = &spans[i];
         const uint32_t id = sp->category;
         uint32_t ci;
         int rc;
-        if (id < s->used_by_id && s->by_id[id])
-            ci = s->by_id[id] - 1;
-        else if ((rc = cat_of_id_slow(s, b, id, &ci)) < 0)
-            return rc;
-        if ((rc = add_span(s, t, ci, sp->depth, sp->dur)) < 0)
+        if (id < used && by_id[id]) {
+            ci = by_id[id] - 1;
+        } else {
+            if ((rc = cat_of_id_slow(s, b, id, &ci)) < 0)
+                return rc;
+            by_id = s->by_id;
+            used = s->used_by_id;
+        }
+        if ((rc = add_span(s, t, ci, sp->depth, sp->dur, 1)) < 0)
             return rc;
     }
     return 0;

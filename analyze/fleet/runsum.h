@@ -29,7 +29,8 @@ void wt_runsum_reset(wt_runsum *s);
 int wt_runsum_span(wt_runsum *s, const wt_event *ev);
 
 /* A batch of spans of the current file (the source driver's), the same as each of them given
- * to wt_runsum_span() in turn. 0 or WT_ENOMEM. */
+ * to wt_runsum_span() in turn. It reads only WT_SPANF_LEAN's fields of the records (duration,
+ * category, depth), so a lean batch serves (wt_reader_span_fields()). 0 or WT_ENOMEM. */
 int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b);
 
 /* The file ended: trees whose top-level span never came count as the ledger counts them. */

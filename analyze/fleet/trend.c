@@ -374,7 +374,8 @@ static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs, wt_reader **rd)
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
     wt_source_result src = { 0 };
-    int rc = wt_source_run_reusing(paths, 1, &ops, &m, &src, rd);
+    /* the run summary reads a span's category, depth and duration only (wt_runsum_spans) */
+    int rc = wt_source_run_reusing(paths, 1, &ops, &m, &src, rd, WT_SPANF_LEAN);
     pthread_mutex_lock(&t->mu); /* the files' fates, summed as they are read */
     t->res.src.files_ok += src.files_ok;
     t->res.src.files_damaged += src.files_damaged;

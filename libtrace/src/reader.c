@@ -112,6 +112,10 @@ struct wt_reader {
      * and the span fast path checks a span's three ids with one comparison of their OR. */
     const char **str;
     uint32_t str_cap;
+    /* ids below def_lim (<= str_cap) are all defined: most spans' three ids are judged by this
+     * one bound, not by three loads of their slots (def_advance() keeps it) */
+    uint32_t def_lim;
+    unsigned span_lean; /* wt_reader_span_fields() asked for WT_SPANF_LEAN's fields at most */
     uint64_t ids_defined; /* the highest id defined, past the limit too */
     uint64_t string_epoch; /* wt_reader_string_epoch() */
     arena_block *arena;
@@ -497,6 +501,16 @@ static int str_slots(wt_reader *r, uint32_t n)
     return 0;
 }
 
+/* Moves def_lim past the slots defined since (called after a slot was set): each slot is
+ * passed once per file, so this costs a comparison per string record. */
+static void def_advance(wt_reader *r)
+{
+    uint32_t i = r->def_lim;
+    while (i < r->str_cap && r->str[i] != UNDEFINED)
+        i++;
+    r->def_lim = i;
+}
+
 /* The string of a non-zero id that has no definition: "(unknown string N)", made once per id
  * and kept in its slot (a definition that comes later replaces it), reported on the next call
  * at most once per frame. Past the table's limits: PAST_LIMIT_STRING. */
@@ -513,6 +527,7 @@ static const char *unknown_string(wt_reader *r, uint64_t id)
     if (!s)
         return PAST_LIMIT_STRING;
     r->str[id] = s;
+    def_advance(r);
     return s;
 }
 
@@ -552,6 +567,7 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
         /* within the slots' limit the slot says so (8 bytes, bounded like the slots) */
         if (id <= MAX_STRINGS && str_slots(r, (uint32_t)id) == 0 && r->str[id] == UNDEFINED)
             r->str[id] = PAST_LIMIT_STRING;
+        def_advance(r);
         return 0;
     }
     if (str_slots(r, (uint32_t)id) < 0)
@@ -565,6 +581,7 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
     if (!s)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
     r->str[id] = s;
+    def_advance(r);
     r->stats.strings += old == UNDEFINED;
     r->string_epoch += old != UNDEFINED; /* "(unknown string N)" replaced: ids' caches go */
     r->frame_pos = (size_t)(c->p - r->cur.p);
@@ -637,8 +654,8 @@ typedef struct span_vals {
  * frame, after its THREAD record. Most records of a trace are spans: this is the reader's hot
  * loop, about half the instructions of the general path. */
 static inline __attribute__((always_inline)) int span_read(const char *const *str,
-                                                           uint32_t str_cap, int64_t prev,
-                                                           const uint8_t **pp,
+                                                           uint32_t str_cap, uint32_t def_lim,
+                                                           int64_t prev, const uint8_t **pp,
                                                            const uint8_t *end, int checked,
                                                            span_vals *v)
 {
@@ -664,14 +681,18 @@ static inline __attribute__((always_inline)) int span_read(const char *const *st
         det = varint_in(&p, end, &bad, checked);
     /* prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
      * says whether prev + d_end stays within TIME_MAX */
-    if (bad || depth > UINT32_MAX || (cat | lab | det) >= str_cap ||
-        d_end > (uint64_t)(TIME_MAX - prev))
+    if (bad || depth > UINT32_MAX || d_end > (uint64_t)(TIME_MAX - prev))
         return 0;
     const int64_t e = prev + (int64_t)d_end;
     if (dur > (uint64_t)e)
         return 0;
-    if (str[cat] == UNDEFINED || str[lab] == UNDEFINED || str[det] == UNDEFINED)
-        return 0; /* an id without a definition: the general path names it */
+    /* ids below def_lim are defined; any other is judged slot by slot (a trace whose
+     * definitions have a gap), and one without a definition goes to the general path, which
+     * names it */
+    if (__builtin_expect((cat >= def_lim) | (lab >= def_lim) | (det >= def_lim), 0) &&
+        ((cat | lab | det) >= str_cap || str[cat] == UNDEFINED || str[lab] == UNDEFINED ||
+         str[det] == UNDEFINED))
+        return 0;
     /* the values only once all are judged: the callers' copies stay in registers */
     *v = (span_vals){ e, dur, depth, count, bytes, cat, lab, det, flags };
     *pp = p;
@@ -694,7 +715,7 @@ static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_even
     if (p[0] != WT__R_SPAN)
         return 0; /* first: span_read()'s arguments are then loaded for spans only */
     span_vals v;
-    if (!span_read(r->str, r->str_cap, r->prev, &p, NULL, 0, &v))
+    if (!span_read(r->str, r->str_cap, r->def_lim, r->prev, &p, NULL, 0, &v))
         return 0;
     ev->kind = WT_EV_SPAN;
     ev->flags = span_ev_flags(v.flags);
@@ -1001,7 +1022,9 @@ static void reset_for_next(wt_reader *r)
     uint64_t *const tids = r->tids;
     const size_t tid_cap = r->tid_cap;
     char *const path = r->path;
+    const unsigned span_lean = r->span_lean;
     memset(r, 0, sizeof *r);
+    r->span_lean = span_lean; /* the caller's choice, not the file's */
     r->src = src; /* its file is closed by wt__src_reopen() */
     r->cur = cur;
     r->str = str;
@@ -1104,13 +1127,16 @@ static int batch_ok(const wt_reader *r)
            r->frame_pos < r->cur.len;
 }
 
-/* wt_reader_next_spans() once a span record is at the position. */
-static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *out, size_t cap,
-                                                   uint64_t *tid)
+/* wt_reader_next_spans() once a span record is at the position. `lean` (a constant in each of
+ * the two copies below): only WT_SPANF_LEAN's fields are stored; every record is read and
+ * judged the same either way. */
+static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_span_rec *out,
+                                                               size_t cap, uint64_t *tid,
+                                                               const int lean)
 {
     /* in locals: the stores to out[] might alias the reader's fields for the compiler */
     const char *const *const str = r->str;
-    const uint32_t str_cap = r->str_cap;
+    const uint32_t str_cap = r->str_cap, def_lim = r->def_lim;
     int64_t prev = r->prev;
     const uint8_t *const base = r->cur.p, *const end = base + r->cur.len;
     const uint8_t *p = base + r->frame_pos;
@@ -1118,21 +1144,23 @@ static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *ou
     size_t n = 0;
     span_vals v;
     while (n < cap && p < end) {
-        if (!(p < fast_end ? span_read(str, str_cap, prev, &p, end, 0, &v)
-                           : span_read(str, str_cap, prev, &p, end, 1, &v)))
+        if (!(p < fast_end ? span_read(str, str_cap, def_lim, prev, &p, end, 0, &v)
+                           : span_read(str, str_cap, def_lim, prev, &p, end, 1, &v)))
             break;
         wt_span_rec *const o = &out[n++];
-        o->ts = v.end - (int64_t)v.dur;
         o->dur = (int64_t)v.dur;
-        /* most spans carry neither: their defaults without the zigzag arithmetic */
-        o->count = v.flags & WT__SF_COUNT ? span_count(v.count) : 1;
-        o->bytes = v.flags & WT__SF_BYTES ? wt__unzigzag(v.bytes) : 0;
         o->category = (uint32_t)v.cat; /* below str_cap, at most MAX_STRINGS */
-        o->label = (uint32_t)v.lab;
-        o->detail = (uint32_t)v.det;
         o->depth = (uint32_t)v.depth;
-        o->flags = (uint16_t)span_ev_flags(v.flags);
-        o->cached = (uint8_t)(v.flags & WT__SF_CACHED_MASK);
+        if (!lean) {
+            o->ts = v.end - (int64_t)v.dur;
+            /* most spans carry neither: their defaults without the zigzag arithmetic */
+            o->count = v.flags & WT__SF_COUNT ? span_count(v.count) : 1;
+            o->bytes = v.flags & WT__SF_BYTES ? wt__unzigzag(v.bytes) : 0;
+            o->label = (uint32_t)v.lab;
+            o->detail = (uint32_t)v.det;
+            o->flags = (uint16_t)span_ev_flags(v.flags);
+            o->cached = (uint8_t)(v.flags & WT__SF_CACHED_MASK);
+        }
         prev = v.end;
     }
     r->prev = prev;
@@ -1143,13 +1171,31 @@ static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *ou
     return n;
 }
 
+static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *out, size_t cap,
+                                                   uint64_t *tid)
+{
+    return spans_loop(r, out, cap, tid, 0);
+}
+
+static __attribute__((noinline)) size_t next_spans_lean(wt_reader *r, wt_span_rec *out,
+                                                        size_t cap, uint64_t *tid)
+{
+    return spans_loop(r, out, cap, tid, 1);
+}
+
 size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid)
 {
     /* a caller tries a batch before every other event too (a counter after each span): the
      * call that finds no span there costs a few instructions, not the batch loop's setup */
     if (!r || !out || !batch_ok(r) || r->cur.p[r->frame_pos] != WT__R_SPAN)
         return 0;
-    return next_spans(r, out, cap, tid);
+    return r->span_lean ? next_spans_lean(r, out, cap, tid) : next_spans(r, out, cap, tid);
+}
+
+void wt_reader_span_fields(wt_reader *r, unsigned fields)
+{
+    if (r)
+        r->span_lean = fields != 0 && (fields & ~(unsigned)WT_SPANF_LEAN) == 0;
 }
 
 const char *wt_reader_string(const wt_reader *r, uint32_t id)

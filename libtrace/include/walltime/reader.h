@@ -171,6 +171,28 @@ typedef struct wt_span_rec {
  * wt_reader_stats.events. Returns 0 for a NULL `r` or `out`, or `cap` 0. */
 WT_API size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid);
 
+/* The fields of wt_span_rec, for wt_reader_span_fields(). */
+#define WT_SPANF_TS       0x001u
+#define WT_SPANF_DUR      0x002u
+#define WT_SPANF_COUNT    0x004u
+#define WT_SPANF_BYTES    0x008u
+#define WT_SPANF_CATEGORY 0x010u
+#define WT_SPANF_LABEL    0x020u
+#define WT_SPANF_DETAIL   0x040u
+#define WT_SPANF_DEPTH    0x080u
+#define WT_SPANF_FLAGS    0x100u
+#define WT_SPANF_CACHED   0x200u
+#define WT_SPANF_ALL      0x3ffu
+/* The fields a per-category time sum reads: a batch that fills these only stores less. */
+#define WT_SPANF_LEAN     (WT_SPANF_DUR | WT_SPANF_CATEGORY | WT_SPANF_DEPTH)
+
+/* Says which fields of wt_span_rec the caller reads from later batches (WT_SPANF_* or'ed; 0 is
+ * WT_SPANF_ALL, the default). The batches fill at least those: when they are all within
+ * WT_SPANF_LEAN, only WT_SPANF_LEAN's fields are stored and the others of out[] keep what they
+ * held. Which spans a batch takes, its checks, errors and stats do not change. The choice is
+ * kept across wt_reader_reopen(). Does nothing for a NULL `r`. */
+WT_API void wt_reader_span_fields(wt_reader *r, unsigned fields);
+
 /* The string of id `id` as a span of a batch names it: the same text wt_reader_next() gives
  * for it (a definition lost with damage reads "(unknown string N)"). NULL for id 0 and for
  * an id the file has not named yet. Valid until wt_reader_reopen() or wt_reader_free(). */
