@@ -142,6 +142,64 @@ static void test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly(void 
     rt_free(t);
 }
 
+/* ---- one label formatted again and again into one buffer --------------------------------- */
+
+/* The same buffer holding the same label again is answered by the memo (its words compared,
+ * not copied) once seen three times in a row; any byte changed, anywhere in a label up to the
+ * cap, must read back changed, and the old label again must read back as itself. */
+static const size_t memo_lens[] = { 5, 20, 40, WT__TEXT_CAP };
+#define N_MEMO_LENS (sizeof memo_lens / sizeof memo_lens[0])
+#define MEMO_STEPS 11
+
+/* Step i of the sequence for length len into out: A A A A A B A A C A A, where B changes the
+ * last byte and C the first of A. */
+static void memo_label(char *out, size_t len, int i)
+{
+    make_label(out, len, 3);
+    if (i == 5)
+        out[len - 1] = out[len - 1] == 'Z' ? 'Y' : 'Z';
+    if (i == 8)
+        out[0] = out[0] == 'Z' ? 'Y' : 'Z';
+}
+
+static int child_memo(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    char buf[WT__TEXT_CAP + 8];
+    for (size_t k = 0; k < N_MEMO_LENS; k++)
+        for (int i = 0; i < MEMO_STEPS; i++) {
+            memo_label(buf + 1, memo_lens[k], i);
+            const wt_span h = wt_begin("memo", buf + 1);
+            wt_end(h, WT_CACHED_HIT, 0, NULL);
+        }
+    return wt_close() != 0;
+}
+
+static void test_fmt_a_label_formatted_again_reads_back_as_itself_and_changes_show(void **state)
+{
+    (void)state;
+    assert_true(exited_0(rt_run(child_memo, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        assert_true(n < N_MEMO_LENS * MEMO_STEPS);
+        char want[WT__TEXT_CAP + 1];
+        memo_label(want, memo_lens[n / MEMO_STEPS], (int)(n % MEMO_STEPS));
+        assert_string_equal(e->label, want);
+        n++;
+    }
+    assert_int_equal(n, N_MEMO_LENS * MEMO_STEPS);
+    rt_free(t);
+}
+
 /* ---- a label that ends at an unmapped page ----------------------------------------------- */
 
 #define MAX_PAGE_LEN (WT__TEXT_CAP + 16)
@@ -477,6 +535,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fmt_a_reused_buffer_keeps_each_nested_spans_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_a_label_formatted_again_reads_back_as_itself_and_changes_show, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_a_label_ending_before_an_unmapped_page_never_faults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_five_thousand_distinct_labels_keep_their_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_two_threads_formatting_into_their_own_buffers, setup, teardown),

@@ -125,12 +125,34 @@ begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const
            uint64_t t0)
 {
     wt__open *o = &ts->stack[d];
+    /* the buffer holding the label the memo knows: its id, nothing copied (const fmt) */
+    uint32_t w = ts->icache.memo.ptr == label ? wt__memo_id(&ts->icache, label) : 0;
+    if (w) {
+        o->cat = cat;
+        o->label = w;
+        const uint64_t tag = ts->tag_base | ++ts->gen;
+        o->tag = tag;
+        ts->depth = d + 1;
+        o->t0 = t0;
+        wt__busy_off();
+        return tag << 16 | (uint64_t)(d + 1);
+    }
     const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
-    uint32_t w;
+    int same;
     if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
-        __builtin_expect(!(w = wt__text_scan(o->text, label)), 0) ||
+        __builtin_expect(!(w = wt__text_scan(o->text, label, &same)), 0) ||
         __builtin_expect(!wt__text_placeholder_get(), 0))
         return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
+    if (__builtin_expect(same, 0)) {
+        /* the label this slot held last, again: looked up by content, which fills the memo
+         * at the second time (then the words are compared, not copied); the clock is read
+         * again, as for any lookup by content */
+        const uint32_t id = wt__intern_slow(&ts->icache, label);
+        if (id) {
+            w = id;
+            t0 = wt__rdtsc();
+        }
+    }
     o->cat = cat;
     o->label = w;
     const uint64_t tag = ts->tag_base | ++ts->gen;

@@ -584,7 +584,13 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
 
 WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
 {
-    return wt__text_scan(dst, s);
+    int same;
+    return wt__text_scan(dst, s, &same);
+}
+
+uint32_t wt__memo_id(wt__icache *c, const char *s)
+{
+    return c->memo.ptr == s && c->memo.n ? memo_find(&c->memo, s) : 0;
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

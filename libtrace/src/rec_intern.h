@@ -57,18 +57,21 @@ _Static_assert(WT__TEXT_MAX_ENTRIES * 3 <= WT__TEXT_WORDS, "whole entries are co
 
 /* The scan of wt__text_take(), inlined into wt_begin's path for formatted labels (which
  * carries the same no_sanitize: the first and last words' bytes outside the string are read
- * and never used, as rec_intern.c's length scan). */
+ * and never used, as rec_intern.c's length scan). dst has WT__TEXT_WORDS + 1 words: the last
+ * keeps the text word of the words before it (0: none), so *same says whether the label is
+ * the one the slot held last (the same buffer formatted with the same label again). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WT__NO_SANITIZE_SCAN __attribute__((no_sanitize("address", "thread", "object-size")))
 typedef uint64_t __attribute__((may_alias, aligned(8))) wt__aligned_word;
 
 static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
-wt__text_scan(uint64_t *dst, const char *s)
+wt__text_scan(uint64_t *dst, const char *s, int *same)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     const unsigned off = (unsigned)((uintptr_t)s & 7);
     const wt__aligned_word *p = (const wt__aligned_word *)(const void *)(s - off);
     uint64_t w = p[0];
+    uint64_t diff = dst[0] ^ w; /* against the words of the slot's last scan */
     dst[0] = w;
     /* the first word's bytes before s count as non-zero; then 0x80 in each byte that may be
      * zero, the lowest one exactly the first zero byte */
@@ -76,21 +79,30 @@ wt__text_scan(uint64_t *dst, const char *s)
     uint64_t z = (w - ones) & ~w & highs;
     unsigned i = 0;
     while (!z) {
-        if (++i == WT__TEXT_WORDS)
+        if (++i == WT__TEXT_WORDS) {
+            dst[WT__TEXT_WORDS] = 0;
             return 0; /* no NUL within the cap's words: longer than the cap */
+        }
         w = p[i];
+        diff |= dst[i] ^ w;
         dst[i] = w;
         z = (w - ones) & ~w & highs;
     }
     const unsigned len = 8 * i + (unsigned)__builtin_ctzll(z) / 8 - off;
-    return len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
+    const uint32_t tw = len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
+    /* the same offset, length and words as the last scan into this slot: the same label
+     * (the words' bytes outside it may differ, which only ever says "not the same") */
+    *same = diff == 0 && tw != 0 && dst[WT__TEXT_WORDS] == tw;
+    dst[WT__TEXT_WORDS] = tw;
+    return tw;
 }
 #else
 #define WT__NO_SANITIZE_SCAN
-static inline uint32_t wt__text_scan(uint64_t *dst, const char *s)
+static inline uint32_t wt__text_scan(uint64_t *dst, const char *s, int *same)
 {
     (void)dst;
     (void)s;
+    *same = 0;
     return 0; /* no aligned scan: the content path, as for a label over the cap */
 }
 #endif
@@ -117,7 +129,7 @@ typedef struct wt__ctab_ent {
 /* The last string looked up by content, for the same buffer holding the same label again:
  * its pointer and id, and once it was seen twice in a row, the aligned 8-byte words that
  * hold it (bytes before it and after its NUL zeroed), at most WT__MEMO_WORDS of them. */
-#define WT__MEMO_WORDS 3
+#define WT__MEMO_WORDS 12 /* up to the copy's cap (WT__TEXT_CAP): a tensor name formatted again is compared, not copied */
 typedef struct wt__memo {
     const char *ptr;
     uint64_t w[WT__MEMO_WORDS];
@@ -160,6 +172,10 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s);
  * garbage) or on a machine without the aligned scan (big-endian). The caller's id lookups
  * are not involved: no table is read. */
 uint32_t wt__text_take(uint64_t *dst, const char *s);
+
+/* The memo's id (wt__memo) when s is its pointer and holds the same bytes, else 0: a label
+ * formatted again and again into one buffer is answered by a compare of its words. */
+uint32_t wt__memo_id(wt__icache *c, const char *s);
 
 /* The id of the `len` bytes at s (no NUL needed; len <= WT__STRING_MAX), for the one writer
  * thread: its content table `c` (levels 2 and 3 of wt__intern, without the pointer cache),
