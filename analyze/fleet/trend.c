@@ -1,7 +1,9 @@
 /* Trends over many runs: see trend.h. */
 #include "trend.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,9 +20,10 @@ typedef struct run_cat {
     double self_s, incl_s, flat_s;
 } run_cat;
 
-/* What is kept of a run from its pass to the end: its header fields, its group and its
- * seconds per category. Strings are the trend's interned copies (names), so a thousand runs of
- * one host or category hold its name once. */
+/* A run's summary as its pass makes it and as the series read it: its header fields, its group
+ * and its seconds per category. Strings are the trend's interned copies (names), so a thousand
+ * runs of one host or category hold its name once. Between the two it waits in the spill file
+ * (a spill_head, then its run_cats), not in memory. */
 typedef struct run_sum {
     const char *path;
     int order;             /* its place on the command line: ties of start keep it */
@@ -32,6 +35,25 @@ typedef struct run_sum {
     run_cat *cats;
     size_t n_cats;
 } run_sum;
+
+/* What stays in memory of a run from its pass to the end (32 bytes, and 8 for its place in the
+ * start order): what orders it and where its summary is in the spill file. */
+typedef struct run_ref {
+    const char *path;
+    int64_t start_utc_ns;
+    int64_t spill_at;      /* its spill record's offset; -1 none (skipped) */
+    int order;             /* its place on the command line: ties of start keep it */
+    unsigned char ok;      /* the header was read */
+    unsigned char skipped; /* damaged or unreadable: named on stderr, not in the series */
+} run_ref;
+
+/* A spill record's head; its n_cats run_cats follow. The pointers are the trend's interned
+ * strings: the file is this process's own, unlinked, read back by it. */
+typedef struct spill_head {
+    char run_id[33];
+    const char *host, *group;
+    uint64_t n_cats;
+} spill_head;
 
 /* A worker's pass over one file: the header (file_begin), the spans into the runsum, the
  * --group metadata. Its strings are its own until interned at the end of the pass. */
@@ -152,8 +174,12 @@ struct wt_trend {
     const wt_trend_opts *o;
     wt_json j;
     FILE *out;
-    run_sum *runs;     /* [command-line order] */
-    run_sum **order;   /* [start order] */
+    run_ref *runs;     /* [command-line order] */
+    run_ref **order;   /* [start order] */
+    FILE *spill;       /* the runs' summaries from their pass to the series (tmpfile()) */
+    int64_t spill_len;
+    run_sum cur;       /* the summary being fed (consume), its cats grown to cap_cur */
+    size_t cap_cur;
     int n_runs;
     wt__strmap names;  /* hosts, group names, categories of the runs read (under mu) */
     wt__strmap group_map, cat_map;
@@ -220,6 +246,69 @@ static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
     return g->by_cat[idx];
 }
 
+/* ---- the spill file: run summaries between their pass and the series ---- */
+
+/* Under mu: r's summary appended to the spill file; its offset in ref->spill_at. */
+static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
+{
+    spill_head h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.run_id, r->run_id, sizeof h.run_id);
+    h.host = r->host;
+    h.group = r->group;
+    h.n_cats = r->n_cats;
+    if (fwrite(&h, sizeof h, 1, t->spill) != 1 ||
+        (r->n_cats && fwrite(r->cats, sizeof *r->cats, r->n_cats, t->spill) != r->n_cats)) {
+        wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
+        return WT_EIO;
+    }
+    ref->spill_at = t->spill_len;
+    t->spill_len += (int64_t)(sizeof h + r->n_cats * sizeof *r->cats);
+    return 0;
+}
+
+/* The head of ref's spill record into *h (the file is written to the end before any read). */
+static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
+{
+    if (ref->spill_at < 0 || fseeko(t->spill, ref->spill_at, SEEK_SET) != 0 ||
+        fread(h, sizeof *h, 1, t->spill) != 1) {
+        wt_cli_error("trend: cannot read its temporary file back");
+        return WT_EIO;
+    }
+    return 0;
+}
+
+/* ref's whole summary into t->cur (its cats in a buffer kept for every run). */
+static int spill_get(wt_trend *t, const run_ref *ref)
+{
+    spill_head h;
+    int rc = spill_head_get(t, ref, &h);
+    if (rc)
+        return rc;
+    run_sum *r = &t->cur;
+    if (h.n_cats > t->cap_cur) {
+        run_cat *c = realloc(r->cats, h.n_cats * sizeof *c);
+        if (!c)
+            return WT_ENOMEM;
+        r->cats = c;
+        t->cap_cur = h.n_cats;
+    }
+    if (h.n_cats && fread(r->cats, sizeof *r->cats, h.n_cats, t->spill) != h.n_cats) {
+        wt_cli_error("trend: cannot read its temporary file back");
+        return WT_EIO;
+    }
+    r->path = ref->path;
+    r->order = ref->order;
+    r->ok = ref->ok;
+    r->skipped = ref->skipped;
+    r->start_utc_ns = ref->start_utc_ns;
+    memcpy(r->run_id, h.run_id, sizeof r->run_id);
+    r->host = h.host;
+    r->group = h.group;
+    r->n_cats = h.n_cats;
+    return 0;
+}
+
 static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change *c)
 {
     if (c->after > c->before)
@@ -233,13 +322,17 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     if (!nc)
         return WT_ENOMEM;
     t->changes = nc;
-    const run_sum *h = t->order[c->ref];
+    const run_ref *h = t->order[c->ref]; /* at or before the run being fed */
+    spill_head hd;
+    const int rc = spill_head_get(t, h, &hd);
+    if (rc)
+        return rc;
     wt_trend_change *x = &t->changes[t->res.n_changes++];
     memset(x, 0, sizeof *x);
     x->group = g->name;
     x->category = t->cat_names[ci];
-    memcpy(x->run_id, h->run_id, 33);
-    x->host = h->host;
+    memcpy(x->run_id, hd.run_id, 33);
+    x->host = hd.host;
     x->file = h->path;
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
@@ -268,10 +361,14 @@ static int open_chart(wt_trend *t, series *s)
 }
 
 /* The consumer: run `k` (start order) into its group's series. */
-static int consume(wt_trend *t, int k, const run_sum *h)
+static int consume(wt_trend *t, int k, const run_ref *ref)
 {
-    if (h->skipped)
+    if (ref->skipped)
         return 0;
+    const int got = spill_get(t, ref);
+    if (got)
+        return got;
+    const run_sum *h = &t->cur;
     group *g = group_of(t, h->group);
     if (!g) {
         if (t->n_groups < WT_TREND_MAX_GROUPS)
@@ -304,7 +401,10 @@ static int consume(wt_trend *t, int k, const run_sum *h)
         wt_cp_change c;
         if (wt_cp_push(&s->cp, rc->incl_s, k, &c)) {
             s->changes++;
-            if (add_change(t, g, ci, &c) < 0 || open_chart(t, s) < 0)
+            const int arc = add_change(t, g, ci, &c);
+            if (arc < 0)
+                return arc;
+            if (open_chart(t, s) < 0)
                 return WT_ENOMEM;
         } else if (s->chart) {
             wt_trend_chart *ch = &t->charts[s->chart - 1];
@@ -337,8 +437,9 @@ static const char *intern(wt_trend *t, const char *s)
     return wt__strmap_put(&t->names, s, strlen(s), 0, &v, &kept) < 0 ? NULL : kept;
 }
 
-/* The run's summary from the finished pass: its categories' seconds, its host and group. */
-static int keep_run(wt_trend *t, run_ctx *m)
+/* The run's summary from the finished pass (its categories' seconds, its host and group),
+ * into the spill file; ref says where. */
+static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
 {
     run_sum *r = m->r;
     const size_t n = wt_runsum_count(m->rs);
@@ -359,6 +460,8 @@ static int keep_run(wt_trend *t, run_ctx *m)
         c->incl_s = (double)wt_runsum_incl_ns(m->rs, i) * 1e-9;
         r->n_cats++;
     }
+    if (rc == 0)
+        rc = spill_put(t, r, ref);
     t->res.runs_ranked += m->ranked;
     pthread_mutex_unlock(&t->mu);
     free(gname);
@@ -367,9 +470,13 @@ static int keep_run(wt_trend *t, run_ctx *m)
 
 /* One file, one open: header, spans and metadata in the same pass, through the worker's
  * reader (*rd, reopened for each of its files). */
-static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs, wt_reader **rd)
+static int read_run(wt_trend *t, run_ref *ref, wt_runsum *rs, wt_reader **rd)
 {
     static const wt_source_ops ops = { run_begin, run_event, NULL, NULL, run_spans };
+    run_sum sum;
+    memset(&sum, 0, sizeof sum);
+    run_sum *r = &sum;
+    r->path = ref->path;
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
@@ -386,8 +493,12 @@ static int read_run(wt_trend *t, run_sum *r, wt_runsum *rs, wt_reader **rd)
         r->skipped = 1; /* damaged (a damaged run's numbers would be a false change) or unread */
     if (rc == 0 && !r->skipped) {
         wt_runsum_finish(rs);
-        rc = keep_run(t, &m);
+        rc = keep_run(t, &m, ref);
     }
+    ref->ok = (unsigned char)r->ok;
+    ref->skipped = (unsigned char)r->skipped;
+    ref->start_utc_ns = r->start_utc_ns;
+    free(r->cats);
     run_ctx_clear(&m);
     return rc;
 }
@@ -400,7 +511,7 @@ static void *worker(void *arg)
     int rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
     while (rc == 0 && !t->err && t->next < t->n_runs) {
-        run_sum *r = &t->runs[t->next++];
+        run_ref *r = &t->runs[t->next++];
         pthread_mutex_unlock(&t->mu);
         rc = read_run(t, r, rs, &rd);
         pthread_mutex_lock(&t->mu);
@@ -415,7 +526,7 @@ static void *worker(void *arg)
 
 static int start_cmp(const void *a, const void *b)
 {
-    const run_sum *x = *(run_sum *const *)a, *y = *(run_sum *const *)b;
+    const run_ref *x = *(run_ref *const *)a, *y = *(run_ref *const *)b;
     if (x->ok != y->ok)
         return y->ok - x->ok; /* the unreadable last */
     if (x->start_utc_ns != y->start_utc_ns)
@@ -434,6 +545,7 @@ static int run_all(wt_trend *t, char *const *paths, int n)
     for (int i = 0; i < n; i++) {
         t->runs[i].path = paths[i];
         t->runs[i].order = i;
+        t->runs[i].spill_at = -1;
         t->order[i] = &t->runs[i];
     }
     int nthreads = t->o->threads;
@@ -460,8 +572,6 @@ static int run_all(wt_trend *t, char *const *paths, int n)
     int rc = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         rc = consume(t, k, t->order[k]);
-        free(t->order[k]->cats); /* consumed: only its header stays (changes point at it) */
-        t->order[k]->cats = NULL;
     }
     return rc;
 }
@@ -558,6 +668,11 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
     pthread_mutex_init(&t->mu, NULL);
     *tp = t;
     int rc;
+    if (!(t->spill = tmpfile())) {
+        wt_cli_error("trend: cannot make a temporary file: %s", strerror(errno));
+        return WT_EIO;
+    }
+    setvbuf(t->spill, NULL, _IOFBF, 1u << 16); /* 64 KiB: a thousand runs' records a write */
     if (o->json) {
         wt_json_init(&t->j, out, 1);
         wt_json_object_begin(&t->j, NULL);
@@ -608,8 +723,9 @@ void wt_trend_free(wt_trend *t)
     wt__strmap_release(&t->group_map);
     wt__strmap_release(&t->cat_map);
     wt__strmap_release(&t->names);
-    for (int i = 0; i < t->n_runs; i++)
-        free(t->runs[i].cats);
+    if (t->spill)
+        fclose(t->spill);
+    free(t->cur.cats);
     free(t->runs);
     free(t->order);
     free(t->changes);
