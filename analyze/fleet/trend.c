@@ -248,6 +248,28 @@ static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
 
 /* ---- the spill file: run summaries between their pass and the series ---- */
 
+/* The spill file: made in $TMPDIR (else, or when that fails, /tmp) and unlinked at once, so
+ * nothing is left behind however the process ends. NULL with errno when neither works. */
+static FILE *spill_open(void)
+{
+    const char *env = getenv("TMPDIR");
+    const char *dirs[2] = { env && env[0] ? env : "/tmp", "/tmp" };
+    for (int i = 0; i < 2; i++) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/walltime-trend-XXXXXX", dirs[i]) >= (int)sizeof path)
+            continue;
+        const int fd = mkstemp(path);
+        if (fd < 0)
+            continue;
+        unlink(path);
+        FILE *f = fdopen(fd, "w+");
+        if (f)
+            return f;
+        close(fd);
+    }
+    return NULL;
+}
+
 /* Under mu: r's summary appended to the spill file; its offset in ref->spill_at. */
 static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
 {
@@ -668,8 +690,8 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
     pthread_mutex_init(&t->mu, NULL);
     *tp = t;
     int rc;
-    if (!(t->spill = tmpfile())) {
-        wt_cli_error("trend: cannot make a temporary file: %s", strerror(errno));
+    if (!(t->spill = spill_open())) {
+        wt_cli_error("trend: cannot make a temporary file in $TMPDIR or /tmp: %s", strerror(errno));
         return WT_EIO;
     }
     setvbuf(t->spill, NULL, _IOFBF, 1u << 16); /* 64 KiB: a thousand runs' records a write */

@@ -9,7 +9,7 @@
  *
  * Reading: worker threads (one per core) each take the next file and read it once: its header
  * (start time, run id, host), its spans into per-category seconds, its --group metadata; what
- * is kept of the run is that summary, in an unlinked temporary file (tmpfile()). When every
+ * is kept of the run is that summary, in an unlinked temporary file ($TMPDIR, else /tmp). When every
  * file is read, the runs are ordered by start and fed to the series, each summary read back,
  * so the rule sees them in start order. Memory: groups x categories x the rule's window, and
  * 40 bytes a run to order them; never spans, nor a run's categories. A temporary file that
