@@ -40,16 +40,6 @@ static int64_t flat_of(const wt_runsum *s, const char *name)
     return -1;
 }
 
-/* Offsets of the zstd frames of a file (after the header), at most `max`. */
-static int frame_starts(const unsigned char *d, size_t len, size_t *at, int max)
-{
-    int n = 0;
-    for (size_t i = 8; i + 4 <= len && n < max; i++)
-        if (d[i] == 0x28 && d[i + 1] == 0xB5 && d[i + 2] == 0x2F && d[i + 3] == 0xFD)
-            at[n++] = i;
-    return n;
-}
-
 static void test_runsum_lost_then_redefined_category(void **state)
 {
     (void)state;
@@ -72,7 +62,7 @@ static void test_runsum_lost_then_redefined_category(void **state)
     tb_close(b, TB_END_CLEAN, 9000, 0);
     size_t len, at[8];
     unsigned char *d = tb_read_file(path, &len);
-    assert_true(frame_starts(d, len, at, 8) >= 4);
+    assert_true(tb_frame_starts(d, len, at, 8) >= 4);
     d[at[1] + 12] ^= 0xFF; /* frame 2 lost: "lost"'s first definition with it */
     d[at[1] + 14] ^= 0xFF;
     tb_write_file(path, d, len);

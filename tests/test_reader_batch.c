@@ -16,7 +16,6 @@
 
 #include <cmocka.h>
 
-#include "format.h"
 #include "tracebuild.h"
 #include "walltime/reader.h"
 
@@ -267,16 +266,6 @@ static void test_batch_capacity_one_and_smaller_than_a_run(void **state)
     unlink(path);
 }
 
-/* Offsets of the zstd frames of a file (after the header), at most `max`. */
-static int frame_starts(const unsigned char *d, size_t len, size_t *at, int max)
-{
-    int n = 0;
-    for (size_t i = 8; i + 4 <= len && n < max; i++)
-        if (wt__get_le32(d + i) == WT__ZSTD_MAGIC)
-            at[n++] = i;
-    return n;
-}
-
 /* The index of the span that starts at `ts`, or -1. */
 static int find_ts(const readlog *l, int64_t ts)
 {
@@ -305,7 +294,7 @@ static void test_batch_damage_reported_with_offset_and_reading_goes_on(void **st
     tb_close(b, TB_END_CLEAN, 1000000, 0);
     size_t len, at[8];
     unsigned char *d = tb_read_file(path, &len);
-    assert_true(frame_starts(d, len, at, 8) >= 3);
+    assert_true(tb_frame_starts(d, len, at, 8) >= 3);
     d[at[1] + (at[2] - at[1]) / 2] ^= 0x5A;
     tb_write_file(path, d, len);
     free(d);
@@ -346,7 +335,7 @@ static void damage_second_frame(const char *path)
 {
     size_t len, at[8];
     unsigned char *d = tb_read_file(path, &len);
-    assert_true(frame_starts(d, len, at, 8) >= 3);
+    assert_true(tb_frame_starts(d, len, at, 8) >= 3);
     d[at[1] + 12] ^= 0xFF;
     d[at[1] + 14] ^= 0xFF;
     tb_write_file(path, d, len);
