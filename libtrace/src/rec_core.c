@@ -91,6 +91,23 @@ out:
     return h;
 }
 
+/* The end of every recording path of wt_begin() past begin_slow(): span d of ts opened in
+ * its slot o (&ts->stack[d], which a caller may hold already) with its ids and start tick,
+ * then the depth that makes it live; the busy flag cleared, its handle returned. */
+static inline __attribute__((always_inline)) wt_span open_span(wt__tstate *ts, wt__open *o,
+                                                              uint32_t d, uint32_t cat,
+                                                              uint32_t lab, uint64_t t0)
+{
+    const uint64_t tag = ts->tag_base | ++ts->gen;
+    o->cat = cat;
+    o->label = lab;
+    o->tag = tag;
+    ts->depth = d + 1;
+    o->t0 = t0;
+    wt__busy_off();
+    return tag << 16 | (uint64_t)(d + 1);
+}
+
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
  * for (writable memory, or not cached yet): the label's words copied into the slot, or
  * levels 2 and 3 of rec_intern.h (a category, a label over the cap), for those only (cat or
@@ -105,14 +122,7 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     if (cat == WT__ICACHE_MISS)
         cat = category ? wt__intern_slow(&ts->icache, category) : 0;
     lab = slot_label(ts, o, label, lab);
-    o->cat = cat;
-    o->label = lab;
-    const uint64_t tag = ts->tag_base | ++ts->gen;
-    o->tag = tag;
-    ts->depth = d + 1;
-    o->t0 = wt__rdtsc();
-    wt__busy_off();
-    return tag << 16 | (uint64_t)(d + 1);
+    return open_span(ts, o, d, cat, lab, wt__rdtsc()); /* the clock after the interning */
 }
 
 /* wt_begin() past the checks of its fast path, for a category its pointer cache vouched for
@@ -127,40 +137,25 @@ begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const
     wt__open *o = &ts->stack[d];
     /* the buffer holding the label the memo knows: its id, nothing copied (const fmt) */
     uint32_t w = ts->icache.memo.ptr == label ? wt__memo_id(&ts->icache, label) : 0;
-    if (w) {
-        o->cat = cat;
-        o->label = w;
-        const uint64_t tag = ts->tag_base | ++ts->gen;
-        o->tag = tag;
-        ts->depth = d + 1;
-        o->t0 = t0;
-        wt__busy_off();
-        return tag << 16 | (uint64_t)(d + 1);
-    }
-    const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
-    int same;
-    if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
-        __builtin_expect(!(w = wt__text_scan(o->text, label, &same)), 0) ||
-        __builtin_expect(!wt__text_placeholder_get(), 0))
-        return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
-    if (__builtin_expect(same, 0)) {
-        /* the label this slot held last, again: looked up by content, which fills the memo
-         * at the second time (then the words are compared, not copied); the clock is read
-         * again, as for any lookup by content */
-        const uint32_t id = wt__intern_slow(&ts->icache, label);
-        if (id) {
-            w = id;
-            t0 = wt__rdtsc();
+    if (!w) {
+        const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
+        int same;
+        if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
+            __builtin_expect(!(w = wt__text_scan(o->text, label, &same)), 0) ||
+            __builtin_expect(!wt__text_placeholder_get(), 0))
+            return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
+        if (__builtin_expect(same, 0)) {
+            /* the label this slot held last, again: looked up by content, which fills the
+             * memo at the second time (then the words are compared, not copied); the clock
+             * is read again, as for any lookup by content */
+            const uint32_t id = wt__intern_slow(&ts->icache, label);
+            if (id) {
+                w = id;
+                t0 = wt__rdtsc();
+            }
         }
     }
-    o->cat = cat;
-    o->label = w;
-    const uint64_t tag = ts->tag_base | ++ts->gen;
-    o->tag = tag;
-    ts->depth = d + 1;
-    o->t0 = t0;
-    wt__busy_off();
-    return tag << 16 | (uint64_t)(d + 1);
+    return open_span(ts, o, d, cat, w, t0);
 }
 
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
@@ -193,15 +188,7 @@ wt_span wt_begin(const char *category, const char *label)
             return begin_text(ts, d, cat, category, label, t0);
         return begin_intern(ts, d, cat, lab, category, label);
     }
-    wt__open *o = &ts->stack[d];
-    const uint64_t tag = ts->tag_base | ++ts->gen;
-    o->cat = cat;
-    o->label = lab;
-    o->tag = tag;
-    ts->depth = d + 1;
-    o->t0 = t0;
-    wt__busy_off();
-    return tag << 16 | (uint64_t)(d + 1);
+    return open_span(ts, &ts->stack[d], d, cat, lab, t0);
 }
 
 /* wt_end() in full, given the end tick `t` read first. */
