@@ -148,8 +148,10 @@ static const char *const pat_name[N_PAT] = { "const", "cycle1000", "random1000",
 static uint16_t order[N_SPANS]; /* the random pattern's label indices */
 static uint64_t unique_next;    /* unique labels never repeat, across repetitions too */
 
-/* "layer.<n>.wq" into buf: what snprintf(buf, 32, "layer.%llu.wq", n) writes. */
-static inline const char *fmt_label(char *buf, uint64_t n)
+/* pre, the decimal n and post (npost counting its NUL) into buf: what snprintf(buf, ...,
+ * "%s%llu%s", pre, n, post) writes, at a tenth of its cost. */
+static inline const char *fmt_num(char *buf, const char *pre, size_t npre, uint64_t n,
+                                  const char *post, size_t npost)
 {
     char d[24];
     int k = 0;
@@ -157,29 +159,21 @@ static inline const char *fmt_label(char *buf, uint64_t n)
         d[k++] = (char)('0' + n % 10);
         n /= 10;
     } while (n);
-    memcpy(buf, "layer.", 6);
-    char *p = buf + 6;
+    memcpy(buf, pre, npre);
+    char *p = buf + npre;
     while (k)
         *p++ = d[--k];
-    memcpy(p, ".wq", 4);
+    memcpy(p, post, npost);
     return buf;
 }
+
+/* "layer.<n>.wq" into buf (32 bytes). */
+static inline const char *fmt_label(char *buf, uint64_t n) { return fmt_num(buf, "layer.", 6, n, ".wq", 4); }
 
 /* "model.layers.<n>.self_attn.q_proj.weight" into buf (64 bytes). */
 static inline const char *fmt_long(char *buf, uint64_t n)
 {
-    char d[24];
-    int k = 0;
-    do {
-        d[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    memcpy(buf, "model.layers.", 13);
-    char *p = buf + 13;
-    while (k)
-        *p++ = d[--k];
-    memcpy(p, ".self_attn.q_proj.weight", 25);
-    return buf;
+    return fmt_num(buf, "model.layers.", 13, n, ".self_attn.q_proj.weight", 25);
 }
 
 /* Label styles: literals, short formatted, long formatted (the table's rows), and the second
