@@ -26,7 +26,6 @@ typedef struct run_cat {
  * (a spill_head, then its run_cats), not in memory. */
 typedef struct run_sum {
     const char *path;
-    int order;             /* its place on the command line: ties of start keep it */
     int ok;                /* the header was read: start, run id and host are known */
     int skipped;           /* damaged or unreadable: named on stderr, not in the series */
     int64_t start_utc_ns;
@@ -319,10 +318,7 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         wt_cli_error("trend: cannot read its temporary file back");
         return WT_EIO;
     }
-    r->path = ref->path;
-    r->order = ref->order;
-    r->ok = ref->ok;
-    r->skipped = ref->skipped;
+    r->path = ref->path; /* what the series read of it; ok and skipped stay the pass's */
     r->start_utc_ns = ref->start_utc_ns;
     memcpy(r->run_id, h.run_id, sizeof r->run_id);
     r->host = h.host;
