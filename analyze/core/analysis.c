@@ -62,52 +62,23 @@ typedef struct wt__pair_id {
 } wt__pair_id;
 
 struct wt__pair_ids {
-    wt__pair_id *v;
-    size_t cap, used; /* v[0..used) may be set */
-    uint64_t epoch;
+    wt__idtab tab; /* of wt__pair_id */
 };
-
-/* Forgets every id (a new file, or strings that changed: string_epoch). */
-static void ids_forget(wt__pair_ids *t)
-{
-    if (t && t->used)
-        memset(t->v, 0, t->used * sizeof *t->v);
-    if (t)
-        t->used = 0;
-}
 
 void wt_analysis_pair_release(wt_analysis_pair *p)
 {
     if (p && p->ids) {
-        free(p->ids->v);
+        free(p->ids->tab.v);
         free(p->ids);
         p->ids = NULL;
     }
 }
 
-/* The slot of label id `id` to fill, the table grown for it; NULL past PAIR_ID_SLOTS or out of
- * memory (the span then takes the event path, which gives the same results). */
-static wt__pair_id *ids_room(wt__pair_ids *t, uint32_t id)
-{
-    if (id >= PAIR_ID_SLOTS)
-        return NULL;
-    if (id >= t->cap) {
-        size_t cap = t->cap;
-        wt__pair_id *nv = wt__grow_array(t->v, &cap, (size_t)id + 1, sizeof *nv);
-        if (!nv)
-            return NULL;
-        t->v = nv;
-        t->cap = cap;
-    }
-    if (id >= t->used)
-        t->used = (size_t)id + 1;
-    return &t->v[id];
-}
-
 static int pair_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
 {
     wt_analysis_pair *p = ctx;
-    ids_forget(p->ids);
+    if (p->ids) /* a new file: its ids name other strings */
+        wt__idtab_forget(&p->ids->tab, sizeof(wt__pair_id));
     int rc = p->lc ? wt_ledger_calc_file_begin(p->lc, path, info) : 0;
     if (rc == 0 && p->an)
         rc = wt_anomalies_file_begin(p->an, path, info);
@@ -184,8 +155,8 @@ static void rec_event(const wt_span_batch *b, batch_strs *c, const wt_span_rec *
 static inline int pair_rec(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
                            const wt_span_rec *s, wt_event *ev)
 {
-    wt__pair_ids *t = p->ids;
-    wt__pair_id *e = s->label < t->used ? &t->v[s->label] : NULL;
+    wt__idtab *t = &p->ids->tab;
+    wt__pair_id *e = s->label < t->used ? &((wt__pair_id *)t->v)[s->label] : NULL;
     const int known = e && e->cat1 == s->category + 1;
     int rc = known ? wt__ledger_calc_rec(p->lc, s, e->ci) : 1;
     int have_ev = 0;
@@ -195,7 +166,9 @@ static inline int pair_rec(wt_analysis_pair *p, const wt_span_batch *b, batch_st
         wt__pair_slot *slot;
         if ((rc = wt__ledger_calc_span(p->lc, ev, &slot)) != 0)
             return rc;
-        if (!known && slot->valid == 1 && (e = ids_room(t, s->label)) != NULL)
+        /* no table slot past PAIR_ID_SLOTS or out of memory: the event path, same results */
+        if (!known && slot->valid == 1 &&
+            (e = wt__idtab_room(t, s->label, sizeof *e, PAIR_ID_SLOTS)) != NULL)
             *e = (wt__pair_id){ s->category + 1, slot->x, 0, 0 };
         else if (!known) /* no table slot: the pointer cache's word, as the event path */
             return p->an ? wt__anomalies_span(p->an, ev, &slot->z) : 0;
@@ -229,10 +202,7 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
     if (direct && !p->ids && (p->ids = calloc(1, sizeof *p->ids)) == NULL)
         return WT_ENOMEM;
     if (direct && (rc = wt__ledger_calc_thread(p->lc, b->pid, b->tid)) == 0) {
-        if (WT_UNLIKELY(b->string_epoch != p->ids->epoch)) {
-            ids_forget(p->ids);
-            p->ids->epoch = b->string_epoch;
-        }
+        wt__idtab_epoch(&p->ids->tab, sizeof(wt__pair_id), b->string_epoch);
         for (size_t i = 0; i < b->n && rc == 0; i++)
             rc = pair_rec(p, b, &c, &b->spans[i], &ev);
         return rc;

@@ -120,6 +120,30 @@ void *wt__grow_array(void *p, size_t *cap, size_t need, size_t elem)
     return np;
 }
 
+void wt__idtab_forget(wt__idtab *t, size_t elem)
+{
+    if (t->used)
+        memset(t->v, 0, t->used * elem);
+    t->used = 0;
+}
+
+void *wt__idtab_room(wt__idtab *t, uint32_t id, size_t elem, uint32_t max)
+{
+    if (id >= max)
+        return NULL;
+    if (id >= t->cap) {
+        size_t cap = t->cap;
+        void *nv = wt__grow_array(t->v, &cap, (size_t)id + 1, elem);
+        if (!nv)
+            return NULL;
+        t->v = nv;
+        t->cap = cap;
+    }
+    if (id >= t->used)
+        t->used = (size_t)id + 1;
+    return (char *)t->v + (size_t)id * elem;
+}
+
 static uint64_t xorshift(uint64_t *st)
 {
     uint64_t x = *st ? *st : 0x9E3779B97F4A7C15ULL;

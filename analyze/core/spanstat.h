@@ -125,6 +125,32 @@ static inline wt__pair_slot *wt__pair_cache_slot(wt__pair_slot *cache, unsigned 
  * memory (p and *cap unchanged). */
 void *wt__grow_array(void *p, size_t *cap, size_t need, size_t elem);
 
+/* ---- a table indexed by the reader's string ids ----
+ * For analyses that take span batches (source.h): string id -> what the analysis made of it
+ * in the current file, entries of `elem` bytes, zero until set, grown on demand below a
+ * bound. Emptied at each file and when the reader's string epoch changes (an id then names
+ * another string). Its memory goes with free(t->v). */
+typedef struct wt__idtab {
+    void *v;
+    size_t cap, used; /* entries [0, used) may be set; the rest are zero */
+    uint64_t epoch;
+} wt__idtab;
+
+/* Every entry zero again, the memory kept. */
+void wt__idtab_forget(wt__idtab *t, size_t elem);
+
+/* The entry of `id`, the table grown for it; NULL at or past `max` or out of memory. */
+void *wt__idtab_room(wt__idtab *t, uint32_t id, size_t elem, uint32_t max);
+
+/* Forgets every entry when `epoch` (wt_span_batch.string_epoch) is not the table's. */
+static inline void wt__idtab_epoch(wt__idtab *t, size_t elem, uint64_t epoch)
+{
+    if (__builtin_expect(epoch != t->epoch, 0)) {
+        wt__idtab_forget(t, elem);
+        t->epoch = epoch;
+    }
+}
+
 /* ---- reservoir of durations (seconds) ---- */
 typedef struct wt__reservoir {
     /* first, side by side: all that the common add reads */

@@ -51,11 +51,9 @@ struct wt_runsum {
         const char *p;
         uint32_t idx;
     } cache[CACHE];
-    /* batches: string id -> 1 + category index (0 not known yet), for ids below ID_SLOTS;
-     * entries [0, used_by_id) may be set, cleared per file and when string_epoch changes */
-    uint32_t *by_id;
-    size_t cap_by_id, used_by_id;
-    uint64_t epoch;
+    /* batches: string id -> 1 + category index (uint32_t, 0 not known yet), for ids below
+     * ID_SLOTS; emptied per file and when string_epoch changes */
+    wt__idtab by_id;
     uint32_t other; /* 1 + index of WT_OTHER_CATEGORIES, 0 until needed */
     int nest_on;    /* the file has a category past FAST: every span goes to the nests too */
 };
@@ -82,14 +80,6 @@ void wt_runsum_finish(wt_runsum *s)
         wt_ledger_nest_flush(&s->threads[i].nest, add_incl, s);
 }
 
-/* Forgets the ids' categories (a new file, or strings that changed: string_epoch). */
-static void forget_ids(wt_runsum *s)
-{
-    if (s->used_by_id)
-        memset(s->by_id, 0, s->used_by_id * sizeof *s->by_id);
-    s->used_by_id = 0;
-}
-
 void wt_runsum_reset(wt_runsum *s)
 {
     for (size_t i = 0; i < s->n_threads; i++) { /* empty again, its memory kept */
@@ -109,8 +99,8 @@ void wt_runsum_reset(wt_runsum *s)
     memset(s->cache, 0, sizeof s->cache);
     s->other = 0;
     s->nest_on = 0;
-    forget_ids(s);
-    s->epoch = 0;
+    wt__idtab_forget(&s->by_id, sizeof(uint32_t));
+    s->by_id.epoch = 0;
 }
 
 static int new_cat(wt_runsum *s, const char *name, uint32_t *idx)
@@ -283,18 +273,10 @@ __attribute__((noinline)) static int cat_of_id_slow(wt_runsum *s, const wt_span_
     int rc = cat_of(s, wt_reader_string(b->reader, id), idx);
     if (rc < 0 || id >= ID_SLOTS)
         return rc;
-    if (id >= s->cap_by_id) {
-        size_t cap = s->cap_by_id;
-        uint32_t *nb = wt__grow_array(s->by_id, &cap, (size_t)id + 1, sizeof *nb);
-        if (!nb)
-            return WT_ENOMEM;
-        memset(nb + s->cap_by_id, 0, (cap - s->cap_by_id) * sizeof *nb);
-        s->by_id = nb;
-        s->cap_by_id = cap;
-    }
-    s->by_id[id] = *idx + 1;
-    if (id >= s->used_by_id)
-        s->used_by_id = (size_t)id + 1;
+    uint32_t *e = wt__idtab_room(&s->by_id, id, sizeof *e, ID_SLOTS);
+    if (!e)
+        return WT_ENOMEM;
+    *e = *idx + 1;
     return 0;
 }
 
@@ -302,10 +284,7 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
 {
     if (b->n == 0)
         return 0;
-    if (WT_UNLIKELY(b->string_epoch != s->epoch)) {
-        forget_ids(s);
-        s->epoch = b->string_epoch;
-    }
+    wt__idtab_epoch(&s->by_id, sizeof(uint32_t), b->string_epoch);
     /* the previous batch's thread, checked here: with a counter after each span, every
      * batch is one span and thread_of()'s call would cost as much as the span */
     rs_thread *t = s->cur;
@@ -314,8 +293,8 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
     if (!t)
         return WT_ENOMEM;
     /* in locals: the sums' stores might alias them for the compiler (reloaded after a miss) */
-    const uint32_t *by_id = s->by_id;
-    size_t used = s->used_by_id;
+    const uint32_t *by_id = s->by_id.v;
+    size_t used = s->by_id.used;
     const wt_span_rec *const spans = b->spans;
     for (size_t i = 0, n = b->n; i < n; i++) {
         const wt_span_rec *sp = &spans[i];
@@ -327,8 +306,8 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         } else {
             if ((rc = cat_of_id_slow(s, b, id, &ci)) < 0)
                 return rc;
-            by_id = s->by_id;
-            used = s->used_by_id;
+            by_id = s->by_id.v;
+            used = s->by_id.used;
         }
         if ((rc = add_span(s, t, ci, sp->depth, sp->dur, 1)) < 0)
             return rc;
@@ -357,6 +336,6 @@ void wt_runsum_free(wt_runsum *s)
     }
     free(s->threads);
     free(s->cats);
-    free(s->by_id);
+    free(s->by_id.v);
     free(s);
 }
