@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "extsort.h"
 #include "json.h"
 #include "runsum.h"
 #include "spanstat.h"
@@ -35,13 +36,12 @@ typedef struct run_sum {
     size_t n_cats;
 } run_sum;
 
-/* What stays in memory of a run from its pass to the end (32 bytes, and 8 for its place in the
- * start order): what orders it and where its summary is in the spill file. */
+/* What orders a run and finds its summary (24 bytes): the record the external sort
+ * (extsort.h) orders by start, in memory up to a chunk of them, else in its temporary files. */
 typedef struct run_ref {
-    const char *path;
     int64_t start_utc_ns;
     int64_t spill_at;      /* its spill record's offset; -1 none (skipped) */
-    int order;             /* its place on the command line: ties of start keep it */
+    int32_t order;         /* its place on the command line (its path's): ties of start keep it */
     unsigned char ok;      /* the header was read */
     unsigned char skipped; /* damaged or unreadable: named on stderr, not in the series */
 } run_ref;
@@ -155,8 +155,15 @@ static char *group_name(const wt_trend_opts *o, const run_ctx *m)
 
 /* ---- the series: groups x categories ---- */
 
+/* A run fed to a series, as a change found later names it. */
+typedef struct recent_run {
+    int64_t k; /* its place in start order */
+    run_ref ref;
+} recent_run;
+
 typedef struct series {
     wt_cp cp;
+    recent_run *recent; /* ring of P: its last runs (a change is found at one of them) */
     size_t chart;  /* 1 + index of the chart still taking values, or 0 */
     int64_t runs, changes;
     double sum_self, sum_incl, sum_flat;
@@ -173,8 +180,8 @@ struct wt_trend {
     const wt_trend_opts *o;
     wt_json j;
     FILE *out;
-    run_ref *runs;     /* [command-line order] */
-    run_ref **order;   /* [start order] */
+    char *const *paths; /* the command line's */
+    wt__extsort *sort; /* the runs' refs, put as they are read, taken in start order */
     FILE *spill;       /* the runs' summaries from their pass to the series (tmpfile()) */
     int64_t spill_len;
     run_sum cur;       /* the summary being fed (consume), its cats grown to cap_cur */
@@ -236,7 +243,10 @@ static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
     g->by_cat = nb;
     if (!g->by_cat[idx]) {
         series *s = calloc(1, sizeof *s);
-        if (!s || wt_cp_init(&s->cp, &t->o->cp) < 0) {
+        if (!s || !(s->recent = calloc((size_t)t->o->cp.persist, sizeof *s->recent)) ||
+            wt_cp_init(&s->cp, &t->o->cp) < 0) {
+            if (s)
+                free(s->recent);
             free(s);
             return NULL;
         }
@@ -247,26 +257,14 @@ static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
 
 /* ---- the spill file: run summaries between their pass and the series ---- */
 
-/* The spill file: made in $TMPDIR (else, or when that fails, /tmp) and unlinked at once, so
- * nothing is left behind however the process ends. NULL with errno when neither works. */
+/* The spill file: a temporary file of this process alone (wt__tmpfd). NULL with errno. */
 static FILE *spill_open(void)
 {
-    const char *env = getenv("TMPDIR");
-    const char *dirs[2] = { env && env[0] ? env : "/tmp", "/tmp" };
-    for (int i = 0; i < 2; i++) {
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s/walltime-trend-XXXXXX", dirs[i]) >= (int)sizeof path)
-            continue;
-        const int fd = mkstemp(path);
-        if (fd < 0)
-            continue;
-        unlink(path);
-        FILE *f = fdopen(fd, "w+");
-        if (f)
-            return f;
+    const int fd = wt__tmpfd();
+    FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+    if (fd >= 0 && !f)
         close(fd);
-    }
-    return NULL;
+    return f;
 }
 
 /* Under mu: r's summary appended to the spill file; its offset in ref->spill_at. */
@@ -318,7 +316,7 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         wt_cli_error("trend: cannot read its temporary file back");
         return WT_EIO;
     }
-    r->path = ref->path; /* what the series read of it; ok and skipped stay the pass's */
+    r->path = t->paths[ref->order]; /* what the series read of it; ok and skipped stay the pass's */
     r->start_utc_ns = ref->start_utc_ns;
     memcpy(r->run_id, h.run_id, sizeof r->run_id);
     r->host = h.host;
@@ -327,7 +325,18 @@ static int spill_get(wt_trend *t, const run_ref *ref)
     return 0;
 }
 
-static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change *c)
+/* The run a change of s names: one of its last P, the start order of the runs between them
+ * being in the sort's files alone. */
+static const run_ref *recent_ref(const wt_trend *t, const series *s, int64_t k)
+{
+    for (int i = 0; i < t->o->cp.persist; i++)
+        if (s->recent[i].k == k)
+            return &s->recent[i].ref;
+    return NULL;
+}
+
+static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
+                      const wt_cp_change *c)
 {
     if (c->after > c->before)
         t->res.regressions++;
@@ -340,9 +349,9 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     if (!nc)
         return WT_ENOMEM;
     t->changes = nc;
-    const run_ref *h = t->order[c->ref]; /* at or before the run being fed */
+    const run_ref *h = recent_ref(t, s, c->ref);
     spill_head hd;
-    const int rc = spill_head_get(t, h, &hd);
+    const int rc = h ? spill_head_get(t, h, &hd) : WT_EIO;
     if (rc)
         return rc;
     wt_trend_change *x = &t->changes[t->res.n_changes++];
@@ -351,7 +360,7 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     x->category = t->cat_names[ci];
     memcpy(x->run_id, hd.run_id, 33);
     x->host = hd.host;
-    x->file = h->path;
+    x->file = t->paths[h->order];
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
     x->before_s = c->before;
@@ -412,14 +421,14 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
         series *s = series_of(t, g, rc->name, &ci);
         if (!s)
             return WT_ENOMEM;
-        s->runs++;
+        s->recent[s->runs++ % t->o->cp.persist] = (recent_run){ k, *ref };
         s->sum_self += rc->self_s;
         s->sum_flat += rc->flat_s;
         s->sum_incl += rc->incl_s;
         wt_cp_change c;
         if (wt_cp_push(&s->cp, rc->incl_s, k, &c)) {
             s->changes++;
-            const int arc = add_change(t, g, ci, &c);
+            const int arc = add_change(t, g, s, ci, &c);
             if (arc < 0)
                 return arc;
             if (open_chart(t, s) < 0)
@@ -494,7 +503,7 @@ static int read_run(wt_trend *t, run_ref *ref, wt_runsum *rs, wt_reader **rd)
     run_sum sum;
     memset(&sum, 0, sizeof sum);
     run_sum *r = &sum;
-    r->path = ref->path;
+    r->path = t->paths[ref->order];
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
@@ -529,10 +538,12 @@ static void *worker(void *arg)
     int rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
     while (rc == 0 && !t->err && t->next < t->n_runs) {
-        run_ref *r = &t->runs[t->next++];
+        run_ref r = { .order = t->next++, .spill_at = -1 };
         pthread_mutex_unlock(&t->mu);
-        rc = read_run(t, r, rs, &rd);
+        rc = read_run(t, &r, rs, &rd);
         pthread_mutex_lock(&t->mu);
+        if (rc == 0 && (rc = wt__extsort_put(t->sort, &r)) == WT_EIO)
+            wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
     }
     if (rc < 0 && !t->err)
         t->err = rc; /* out of memory: the others stop at their next file */
@@ -544,7 +555,7 @@ static void *worker(void *arg)
 
 static int start_cmp(const void *a, const void *b)
 {
-    const run_ref *x = *(run_ref *const *)a, *y = *(run_ref *const *)b;
+    const run_ref *x = a, *y = b;
     if (x->ok != y->ok)
         return y->ok - x->ok; /* the unreadable last */
     if (x->start_utc_ns != y->start_utc_ns)
@@ -552,20 +563,34 @@ static int start_cmp(const void *a, const void *b)
     return x->order - y->order;
 }
 
+/* The series fed with every run in start order, from the sort. */
+static int feed_all(wt_trend *t)
+{
+    int rc = wt__extsort_finish(t->sort);
+    if (rc == WT_EIO)
+        wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
+    for (int k = 0; rc == 0; k++) {
+        const void *r;
+        const int got = wt__extsort_next(t->sort, &r);
+        if (got <= 0) {
+            if (got == WT_EIO)
+                wt_cli_error("trend: cannot read its temporary file back%s%s",
+                             errno ? ": " : "", errno ? strerror(errno) : "");
+            return got;
+        }
+        rc = consume(t, k, r);
+    }
+    return rc;
+}
+
 /* Reads every file (in parallel), then orders the runs by start and feeds the series. */
 static int run_all(wt_trend *t, char *const *paths, int n)
 {
-    t->runs = calloc(n ? (size_t)n : 1, sizeof *t->runs);
-    t->order = calloc(n ? (size_t)n : 1, sizeof *t->order);
-    if (!t->runs || !t->order)
-        return WT_ENOMEM;
+    t->paths = paths;
     t->n_runs = n;
-    for (int i = 0; i < n; i++) {
-        t->runs[i].path = paths[i];
-        t->runs[i].order = i;
-        t->runs[i].spill_at = -1;
-        t->order[i] = &t->runs[i];
-    }
+    const int made = wt__extsort_create(sizeof(run_ref), t->o->sort_chunk, start_cmp, &t->sort);
+    if (made)
+        return made;
     int nthreads = t->o->threads;
     if (nthreads <= 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -584,14 +609,7 @@ static int run_all(wt_trend *t, char *const *paths, int n)
         worker(t); /* no thread to be had: read them here */
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
-    if (t->err)
-        return t->err;
-    qsort(t->order, (size_t)n, sizeof *t->order, start_cmp);
-    int rc = 0;
-    for (int k = 0; rc == 0 && k < n; k++) {
-        rc = consume(t, k, t->order[k]);
-    }
-    return rc;
+    return t->err ? t->err : feed_all(t);
 }
 
 /* ---- output ---- */
@@ -732,6 +750,7 @@ void wt_trend_free(wt_trend *t)
         for (size_t c = 0; c < t->groups[g].cap; c++)
             if (t->groups[g].by_cat[c]) {
                 wt_cp_release(&t->groups[g].by_cat[c]->cp);
+                free(t->groups[g].by_cat[c]->recent);
                 free(t->groups[g].by_cat[c]);
             }
         free(t->groups[g].by_cat);
@@ -744,8 +763,7 @@ void wt_trend_free(wt_trend *t)
     if (t->spill)
         fclose(t->spill);
     free(t->cur.cats);
-    free(t->runs);
-    free(t->order);
+    wt__extsort_free(t->sort);
     free(t->changes);
     for (size_t i = 0; i < t->n_charts; i++)
         free(t->charts[i].v);

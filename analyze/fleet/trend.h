@@ -34,6 +34,8 @@ typedef struct wt_trend_opts {
     wt_cp_opts cp;
     int threads;   /* 0: one per online core */
     int json;      /* output: 0 text, 1 JSON */
+    int sort_chunk; /* runs ordered in memory at once (0: WT_EXTSORT_CHUNK); for the tests,
+                       which make the order go through many chunks */
 } wt_trend_opts;
 
 /* One change found. Strings are owned by the trend. */
