@@ -22,9 +22,11 @@ typedef struct run_cat {
 } run_cat;
 
 /* A run's summary as its pass makes it and as the series read it: its header fields, its group
- * and its seconds per category. Strings are the trend's interned copies (names), so a thousand
- * runs of one host or category hold its name once. Between the two it waits in the spill file
- * (a spill_head, then its run_cats), not in memory. */
+ * and its seconds per category. Category names are the trend's interned copies (names), so a
+ * thousand runs of one category hold its name once; host and group are the pass's own strings,
+ * then the spill record's (a fleet may give every run a host of its own: a container's name).
+ * Between the two it waits in the spill file (a spill_head, its host and group, then its
+ * run_cats), not in memory. */
 typedef struct run_sum {
     const char *path;
     int ok;                /* the header was read: start, run id and host are known */
@@ -46,11 +48,12 @@ typedef struct run_ref {
     unsigned char skipped; /* damaged or unreadable: named on stderr, not in the series */
 } run_ref;
 
-/* A spill record's head; its n_cats run_cats follow. The pointers are the trend's interned
- * strings: the file is this process's own, unlinked, read back by it. */
+/* A spill record's head; its host and group (their bytes, no NUL) and its n_cats run_cats
+ * follow. The run_cats' pointers are the trend's interned strings: the file is this process's
+ * own, unlinked, read back by it. */
 typedef struct spill_head {
     char run_id[33];
-    const char *host, *group;
+    uint32_t host_len, group_len;
     uint64_t n_cats;
 } spill_head;
 
@@ -186,6 +189,8 @@ struct wt_trend {
     int64_t spill_len;
     run_sum cur;       /* the summary being fed (consume), its cats grown to cap_cur */
     size_t cap_cur;
+    char *cur_strs;    /* its host and group, each NUL-ended, grown to cap_strs */
+    size_t cap_strs;
     int n_runs;
     wt__strmap names;  /* hosts, group names, categories of the runs read (under mu) */
     wt__strmap group_map, cat_map;
@@ -273,20 +278,26 @@ static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
     spill_head h;
     memset(&h, 0, sizeof h);
     memcpy(h.run_id, r->run_id, sizeof h.run_id);
-    h.host = r->host;
-    h.group = r->group;
+    const size_t host_len = strlen(r->host), group_len = strlen(r->group);
+    if (host_len > UINT32_MAX || group_len > UINT32_MAX)
+        return WT_ENOMEM;
+    h.host_len = (uint32_t)host_len;
+    h.group_len = (uint32_t)group_len;
     h.n_cats = r->n_cats;
     if (fwrite(&h, sizeof h, 1, t->spill) != 1 ||
+        fwrite(r->host, 1, host_len, t->spill) != host_len ||
+        fwrite(r->group, 1, group_len, t->spill) != group_len ||
         (r->n_cats && fwrite(r->cats, sizeof *r->cats, r->n_cats, t->spill) != r->n_cats)) {
         wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
         return WT_EIO;
     }
     ref->spill_at = t->spill_len;
-    t->spill_len += (int64_t)(sizeof h + r->n_cats * sizeof *r->cats);
+    t->spill_len += (int64_t)(sizeof h + host_len + group_len + r->n_cats * sizeof *r->cats);
     return 0;
 }
 
-/* The head of ref's spill record into *h (the file is written to the end before any read). */
+/* The head of ref's spill record into *h (the file is written to the end before any read); the
+ * file is then at its host. */
 static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
 {
     if (ref->spill_at < 0 || fseeko(t->spill, ref->spill_at, SEEK_SET) != 0 ||
@@ -297,7 +308,18 @@ static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
     return 0;
 }
 
-/* ref's whole summary into t->cur (its cats in a buffer kept for every run). */
+/* The next `len` bytes of the spill file into s, NUL-ended. 0 or WT_EIO (said). */
+static int spill_str(wt_trend *t, char *s, size_t len)
+{
+    if (len && fread(s, 1, len, t->spill) != len) {
+        wt_cli_error("trend: cannot read its temporary file back");
+        return WT_EIO;
+    }
+    s[len] = '\0';
+    return 0;
+}
+
+/* ref's whole summary into t->cur (its strings and cats in buffers kept for every run). */
 static int spill_get(wt_trend *t, const run_ref *ref)
 {
     spill_head h;
@@ -305,6 +327,17 @@ static int spill_get(wt_trend *t, const run_ref *ref)
     if (rc)
         return rc;
     run_sum *r = &t->cur;
+    const size_t strs = (size_t)h.host_len + h.group_len + 2;
+    if (strs > t->cap_strs) {
+        char *b = realloc(t->cur_strs, strs);
+        if (!b)
+            return WT_ENOMEM;
+        t->cur_strs = b;
+        t->cap_strs = strs;
+    }
+    if ((rc = spill_str(t, t->cur_strs, h.host_len)) != 0 ||
+        (rc = spill_str(t, t->cur_strs + h.host_len + 1, h.group_len)) != 0)
+        return rc;
     if (h.n_cats > t->cap_cur) {
         run_cat *c = realloc(r->cats, h.n_cats * sizeof *c);
         if (!c)
@@ -319,10 +352,18 @@ static int spill_get(wt_trend *t, const run_ref *ref)
     r->path = t->paths[ref->order]; /* what the series read of it; ok and skipped stay the pass's */
     r->start_utc_ns = ref->start_utc_ns;
     memcpy(r->run_id, h.run_id, sizeof r->run_id);
-    r->host = h.host;
-    r->group = h.group;
+    r->host = t->cur_strs;
+    r->group = t->cur_strs + h.host_len + 1;
     r->n_cats = h.n_cats;
     return 0;
+}
+
+/* The trend's copy of `s` (under mu while the workers read): stable until the trend is freed. NULL: no memory. */
+static const char *intern(wt_trend *t, const char *s)
+{
+    uint32_t v;
+    const char *kept = NULL;
+    return wt__strmap_put(&t->names, s, strlen(s), 0, &v, &kept) < 0 ? NULL : kept;
 }
 
 /* The run a change of s names: one of its last P, the start order of the runs between them
@@ -351,7 +392,16 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     t->changes = nc;
     const run_ref *h = recent_ref(t, s, c->ref);
     spill_head hd;
-    const int rc = h ? spill_head_get(t, h, &hd) : WT_EIO;
+    int rc = h ? spill_head_get(t, h, &hd) : WT_EIO;
+    char *host = rc ? NULL : malloc((size_t)hd.host_len + 1);
+    if (!rc && !host)
+        rc = WT_ENOMEM;
+    if (!rc)
+        rc = spill_str(t, host, hd.host_len);
+    const char *kept = rc ? NULL : intern(t, host); /* a change keeps its host: 10000 at most */
+    free(host);
+    if (!rc && !kept)
+        rc = WT_ENOMEM;
     if (rc)
         return rc;
     wt_trend_change *x = &t->changes[t->res.n_changes++];
@@ -359,7 +409,7 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     x->group = g->name;
     x->category = t->cat_names[ci];
     memcpy(x->run_id, hd.run_id, 33);
-    x->host = hd.host;
+    x->host = kept;
     x->file = t->paths[h->order];
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
@@ -456,14 +506,6 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
 
 /* ---- workers: each takes the next file, reads it once, keeps its summary ---- */
 
-/* The trend's copy of `s` (call under mu): stable until the trend is freed. NULL: no memory. */
-static const char *intern(wt_trend *t, const char *s)
-{
-    uint32_t v;
-    const char *kept = NULL;
-    return wt__strmap_put(&t->names, s, strlen(s), 0, &v, &kept) < 0 ? NULL : kept;
-}
-
 /* The run's summary from the finished pass (its categories' seconds, its host and group),
  * into the spill file; ref says where. */
 static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
@@ -474,8 +516,8 @@ static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
     r->cats = calloc(n ? n : 1, sizeof *r->cats);
     int rc = gname && r->cats ? 0 : WT_ENOMEM;
     pthread_mutex_lock(&t->mu);
-    if (rc == 0 && (!(r->host = intern(t, m->host)) || !(r->group = intern(t, gname))))
-        rc = WT_ENOMEM;
+    r->host = m->host;
+    r->group = gname;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         run_cat *c = &r->cats[i];
         if (!(c->name = intern(t, wt_runsum_name(m->rs, i)))) {
@@ -763,6 +805,7 @@ void wt_trend_free(wt_trend *t)
     if (t->spill)
         fclose(t->spill);
     free(t->cur.cats);
+    free(t->cur_strs);
     wt__extsort_free(t->sort);
     free(t->changes);
     for (size_t i = 0; i < t->n_charts; i++)
