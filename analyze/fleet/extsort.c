@@ -262,7 +262,8 @@ out:
 int wt__extsort_finish(wt__extsort *s)
 {
     if (s->fd < 0) {
-        qsort(s->mem, s->n, s->rec, s->cmp); /* all in memory: no file */
+        if (s->n) /* mem is NULL before the first record */
+            qsort(s->mem, s->n, s->rec, s->cmp); /* all in memory: no file */
         return 0;
     }
     int rc = s->n ? spill_mem(s) : 0;
