@@ -22,7 +22,9 @@
 
 typedef struct wt__extsort wt__extsort;
 
-/* A total order on records; ties are taken in the order the records were put. */
+/* The order of records. Make it total (a tie broken by something the record carries, as trend
+ * breaks ties of start by the place on the command line): records that compare equal come out
+ * in no promised order (qsort is not stable). */
 typedef int (*wt__extsort_cmp)(const void *a, const void *b);
 
 /* A sort of records of `rec` bytes (1 ..  4096), `chunk` of them in memory at once (0: the
