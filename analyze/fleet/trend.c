@@ -185,14 +185,14 @@ struct wt_trend {
     FILE *out;
     char *const *paths; /* the command line's */
     wt__extsort *sort; /* the runs' refs, put as they are read, taken in start order */
-    FILE *spill;       /* the runs' summaries from their pass to the series (tmpfile()) */
+    FILE *spill;       /* the runs' summaries from their pass to the series (wt__tmpfd) */
     int64_t spill_len;
     run_sum cur;       /* the summary being fed (consume), its cats grown to cap_cur */
     size_t cap_cur;
     char *cur_strs;    /* its host and group, each NUL-ended, grown to cap_strs */
     size_t cap_strs;
     int n_runs;
-    wt__strmap names;  /* hosts, group names, categories of the runs read (under mu) */
+    wt__strmap names;  /* the categories of the runs read (under mu), the changes' hosts */
     wt__strmap group_map, cat_map;
     group *groups;
     size_t n_groups, cap_groups;
@@ -358,7 +358,8 @@ static int spill_get(wt_trend *t, const run_ref *ref)
     return 0;
 }
 
-/* The trend's copy of `s` (under mu while the workers read): stable until the trend is freed. NULL: no memory. */
+/* The trend's copy of `s` (under mu while the workers read): stable until the trend is freed.
+ * NULL: no memory. */
 static const char *intern(wt_trend *t, const char *s)
 {
     uint32_t v;
@@ -374,6 +375,22 @@ static const run_ref *recent_ref(const wt_trend *t, const series *s, int64_t k)
         if (s->recent[i].k == k)
             return &s->recent[i].ref;
     return NULL;
+}
+
+/* What a change says of its run: the head of ref's spill record into *h, and its host, interned
+ * (a change keeps it: WT_TREND_MAX_CHANGES at most), into *host. 0, WT_ENOMEM or WT_EIO. */
+static int spill_change_get(wt_trend *t, const run_ref *ref, spill_head *h, const char **host)
+{
+    int rc = spill_head_get(t, ref, h);
+    char *s = rc ? NULL : malloc((size_t)h->host_len + 1);
+    if (rc == 0 && !s)
+        rc = WT_ENOMEM;
+    if (rc == 0)
+        rc = spill_str(t, s, h->host_len);
+    if (rc == 0 && !(*host = intern(t, s)))
+        rc = WT_ENOMEM;
+    free(s);
+    return rc;
 }
 
 static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
@@ -392,16 +409,8 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     t->changes = nc;
     const run_ref *h = recent_ref(t, s, c->ref);
     spill_head hd;
-    int rc = h ? spill_head_get(t, h, &hd) : WT_EIO;
-    char *host = rc ? NULL : malloc((size_t)hd.host_len + 1);
-    if (!rc && !host)
-        rc = WT_ENOMEM;
-    if (!rc)
-        rc = spill_str(t, host, hd.host_len);
-    const char *kept = rc ? NULL : intern(t, host); /* a change keeps its host: 10000 at most */
-    free(host);
-    if (!rc && !kept)
-        rc = WT_ENOMEM;
+    const char *host = NULL;
+    const int rc = h ? spill_change_get(t, h, &hd, &host) : WT_EIO;
     if (rc)
         return rc;
     wt_trend_change *x = &t->changes[t->res.n_changes++];
@@ -409,7 +418,7 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     x->group = g->name;
     x->category = t->cat_names[ci];
     memcpy(x->run_id, hd.run_id, 33);
-    x->host = kept;
+    x->host = host;
     x->file = t->paths[h->order];
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
