@@ -639,7 +639,8 @@ static int run_all(wt_trend *t, char *const *paths, int n)
 {
     t->paths = paths;
     t->n_runs = n;
-    const int made = wt__extsort_create(sizeof(run_ref), t->o->sort_chunk, start_cmp, &t->sort);
+    const size_t chunk = t->o->sort_chunk > 0 ? (size_t)t->o->sort_chunk : 0;
+    const int made = wt__extsort_create(sizeof(run_ref), chunk, start_cmp, &t->sort);
     if (made)
         return made;
     int nthreads = t->o->threads;
