@@ -27,7 +27,7 @@ typedef struct wt__extsort wt__extsort;
  * in no promised order (qsort is not stable). */
 typedef int (*wt__extsort_cmp)(const void *a, const void *b);
 
-/* A sort of records of `rec` bytes (1 ..  4096), `chunk` of them in memory at once (0: the
+/* A sort of records of `rec` bytes (1 .. 4096), `chunk` of them in memory at once (0: the
  * default, WT_EXTSORT_CHUNK). Returns 0 and *out, or WT_ENOMEM / WT_EINVAL (*out NULL). */
 int wt__extsort_create(size_t rec, size_t chunk, wt__extsort_cmp cmp, wt__extsort **out);
 
