@@ -293,14 +293,15 @@ static void test_inputs_order_of_lists_paths_and_a_walk(void **state)
     wt_inputs *in = NULL;
     assert_int_equal(wt_inputs_create("test", &in), 0);
     assert_int_equal(wt_inputs_add_list(in, "l1", 0), 0);
-    assert_int_equal(wt_inputs_add_path(in, "d/"), 0);
+    static char *const walk[] = { "d/" }, *const last[] = { "e.wtrace", "f.wtrace" };
+    assert_int_equal(wt_inputs_add_paths(in, walk, 1), 0);
     assert_int_equal(wt_inputs_add_list(in, "l0", 1), 0);
-    assert_int_equal(wt_inputs_add_path(in, "e.wtrace"), 0);
+    assert_int_equal(wt_inputs_add_paths(in, last, 2), 0);
     assert_int_equal(wt_inputs_add_list(in, "none", 0), WT_EOPEN);
     /* by hand: each folder's entries in byte order ("a" < "a.b" < "a.wtrace" < "b.wtrace"),
      * a folder's traces in its place */
     assert_string_equal(all_paths(in), "p|q|r|d/a/y/x.wtrace|d/a/z.wtrace|d/a.b/c.wtrace|"
-                                       "d/a.wtrace|d/b.wtrace|d/m.wtrace|s t|u\n|e.wtrace");
+                                       "d/a.wtrace|d/b.wtrace|d/m.wtrace|s t|u\n|e.wtrace|f.wtrace");
     assert_int_equal(wt_inputs_failed(in), 0);
     wt_inputs_free(in);
     assert_int_equal(chdir(".."), 0);

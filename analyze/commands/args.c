@@ -333,9 +333,8 @@ int wt_args_files_from(wt_inputs *in, const char *list, int nul)
 
 int wt_args_inputs(int argc, char **argv, const char *cmd, int lists, wt_inputs *in)
 {
-    int rc = 0;
-    for (int i = optind; i < argc && rc == 0; i++)
-        rc = wt_inputs_add_path(in, argv[i]);
+    const int rc = optind < argc ? wt_inputs_add_paths(in, argv + optind, (size_t)(argc - optind))
+                                 : 0;
     if (rc < 0) {
         wt_cli_error("%s: %s", cmd, wt_strerror(rc));
         return WT_EXIT_FAIL;

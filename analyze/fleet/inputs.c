@@ -17,11 +17,15 @@
 #include "source.h"
 #include "spanstat.h"
 
+/* A list, or an array of paths (the command line's operands: one item for all of them, so that
+ * argv costs no word a path here). */
 typedef struct source_item {
-    const char *name; /* the caller's */
-    FILE *list;       /* a list (stdin for "-"), else NULL: a path */
-    int nul;          /* the list's paths end with NUL, not newline */
-    int64_t line;     /* lines (entries) of the list read */
+    const char *name;   /* the list's (the caller's) */
+    FILE *list;         /* a list (stdin for "-"), else NULL: paths */
+    int nul;            /* the list's paths end with NUL, not newline */
+    int64_t line;       /* lines (entries) of the list read */
+    char *const *paths; /* the caller's */
+    size_t n_paths, next_path;
 } source_item;
 
 /* A directory's entries worth a look: its subdirectories and its *.wtrace names. */
@@ -72,17 +76,17 @@ int wt_inputs_add_list(wt_inputs *in, const char *list, int nul)
     FILE *f = is_stdin ? stdin : fopen(list, "r");
     if (!f)
         return WT_EOPEN;
-    const source_item s = { list, f, nul, 0 };
+    const source_item s = { list, f, nul, 0, NULL, 0, 0 };
     const int rc = add(in, &s);
     if (rc && !is_stdin)
         fclose(f);
     return rc;
 }
 
-int wt_inputs_add_path(wt_inputs *in, const char *path)
+int wt_inputs_add_paths(wt_inputs *in, char *const *paths, size_t n)
 {
-    const source_item s = { path, NULL, 0, 0 };
-    return add(in, &s);
+    const source_item s = { NULL, NULL, 0, 0, paths, n, 0 };
+    return n ? add(in, &s) : 0;
 }
 
 int wt_inputs_failed(const wt_inputs *in) { return in->failed; }
@@ -274,12 +278,14 @@ int wt_inputs_next(wt_inputs *in, char *buf)
             return 0;
         source_item *s = &in->src[in->cur];
         if (!s->list) {
-            in->cur++;
-            if (strlen(s->name) >= WT_INPUTS_PATH_MAX) {
-                fail(in, "'%.64s...': the path is longer than PATH_MAX%s", s->name, "");
+            const char *path = s->paths[s->next_path++];
+            if (s->next_path == s->n_paths)
+                in->cur++;
+            if (strlen(path) >= WT_INPUTS_PATH_MAX) {
+                fail(in, "'%.64s...': the path is longer than PATH_MAX%s", path, "");
                 continue;
             }
-            rc = take(in, s->name, buf);
+            rc = take(in, path, buf);
         } else if (list_entry(in, s, buf)) {
             rc = take(in, buf, buf);
         } else {

@@ -21,6 +21,7 @@
 #define WT_FLEET_INPUTS_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bytes of a path with its NUL: a longer one is an error naming it (or its list line). */
@@ -37,8 +38,9 @@ int wt_inputs_create(const char *cmd, wt_inputs **out);
  * WT_EOPEN (errno says why; nothing is added). */
 int wt_inputs_add_list(wt_inputs *in, const char *list, int nul);
 
-/* Appends one path (kept, not copied). 0 or WT_ENOMEM. */
-int wt_inputs_add_path(wt_inputs *in, const char *path);
+/* Appends the paths `paths[0..n)` (the array and its strings are kept, not copied). 0 or
+ * WT_ENOMEM. */
+int wt_inputs_add_paths(wt_inputs *in, char *const *paths, size_t n);
 
 /* The next trace path into buf (WT_INPUTS_PATH_MAX bytes): 1; 0 when every source is spent;
  * WT_ENOMEM. Paths that cannot be had are named on stderr, counted and passed over. */

@@ -550,8 +550,8 @@ int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report 
 {
     wt_inputs *in = NULL;
     int rc = wt_inputs_create("export", &in);
-    for (int i = 0; rc == 0 && i < n; i++)
-        rc = wt_inputs_add_path(in, paths[i]);
+    if (rc == 0 && n > 0)
+        rc = wt_inputs_add_paths(in, paths, (size_t)n);
     if (rc == 0)
         rc = wt_table_export_inputs(in, dir, rep);
     wt_inputs_free(in);

@@ -773,8 +773,8 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
     wt_inputs *in = NULL;
     *tp = NULL;
     int rc = wt_inputs_create("trend", &in);
-    for (int i = 0; rc == 0 && i < n; i++)
-        rc = wt_inputs_add_path(in, paths[i]);
+    if (rc == 0 && n > 0)
+        rc = wt_inputs_add_paths(in, paths, (size_t)n);
     if (rc == 0)
         rc = wt_trend_run_inputs(in, o, out, tp);
     wt_inputs_free(in);
