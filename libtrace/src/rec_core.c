@@ -141,7 +141,7 @@ begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const
         const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
         int same;
         if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
-            __builtin_expect(!(w = wt__text_scan(o->text, label, &same)), 0) ||
+            __builtin_expect(!(w = wt__text_scan(o->text, label, o->label, &same)), 0) ||
             __builtin_expect(!wt__text_placeholder_get(), 0))
             return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
         if (__builtin_expect(same, 0)) {

@@ -162,6 +162,54 @@ __attribute__((no_sanitize("address", "thread", "object-size"))) static size_t l
     return n < WT__STRING_MAX ? n : WT__STRING_MAX;
 }
 
+#if WT__TEXT_SSE2
+
+/* The bytes of s's aligned 16-byte vector i (0, 1, ...) that are the string's, as a mask
+ * (bit j: byte j), and *end set when the vector holds its NUL (the mask then stops at it,
+ * the NUL included). Reads only vectors up to the NUL's, as len_cut(). */
+__attribute__((no_sanitize("address", "thread", "object-size"))) static inline __m128i
+memo_vec(const char *s, unsigned i, unsigned *need, int *end)
+{
+    const unsigned off = (unsigned)((uintptr_t)s & 15);
+    const __m128i v = _mm_load_si128((const __m128i *)(const void *)(s - off) + i);
+    const unsigned from = i ? 0xffffu : 0xffffu >> off << off;
+    const unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) & from;
+    *end = z != 0;
+    *need = z ? from & (z ^ (z - 1)) : from; /* z ^ (z - 1): the bits up to the NUL's */
+    return v;
+}
+
+/* The memo's id when s is its pointer holding the same bytes, else 0: each vector compared
+ * on the bytes that are the label's. A vector is loaded only when the one before matched,
+ * and those bytes hold no NUL: it never reads past s's end. */
+__attribute__((no_sanitize("address", "thread", "object-size"))) static inline uint32_t
+memo_find(const wt__memo *m, const char *s)
+{
+    const __m128i *p = (const __m128i *)(const void *)(s - ((uintptr_t)s & 15));
+    for (uint32_t i = 0; i < m->n; i++) {
+        const unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(p + i), m->v[i]));
+        if ((eq & m->need[i]) != m->need[i])
+            return 0;
+    }
+    return m->id;
+}
+
+/* Fills the memo's vectors from s (its pointer and id already set); leaves it unfilled for a
+ * string longer than they hold. */
+static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+{
+    int end = 0;
+    uint32_t i = 0;
+    for (; i < WT__MEMO_N && !end; i++) {
+        unsigned need;
+        m->v[i] = memo_vec(s, i, &need, &end);
+        m->need[i] = (uint16_t)need;
+    }
+    m->n = end ? i : 0;
+}
+
+#else
+
 /* s's aligned word i (0, 1, ...), with the bytes before s and after its NUL zeroed; *end set
  * when the word holds the NUL. Reads only words up to the NUL's, as len_cut(). */
 __attribute__((no_sanitize("address", "thread", "object-size"))) static inline uint64_t
@@ -193,10 +241,12 @@ static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
 {
     int end = 0;
     uint32_t i = 0;
-    for (; i < WT__MEMO_WORDS && !end; i++)
+    for (; i < WT__MEMO_N && !end; i++)
         m->w[i] = memo_word(s, i, &end);
     m->n = end ? i : 0;
 }
+
+#endif
 
 #else /* not little-endian: no memo */
 
@@ -585,7 +635,7 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
 WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
 {
     int same;
-    return wt__text_scan(dst, s, &same);
+    return wt__text_scan(dst, s, 0, &same);
 }
 
 uint32_t wt__memo_id(wt__icache *c, const char *s)
