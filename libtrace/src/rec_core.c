@@ -125,18 +125,35 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     return open_span(ts, o, d, cat, lab, wt__rdtsc()); /* the clock after the interning */
 }
 
+/* begin_text()'s rare end: the label its slot held last, again (the same buffer formatted
+ * with the same label): looked up by content, which fills the memo at the second time (then
+ * the bytes are compared, not copied), and the clock read again, as for any lookup by
+ * content. Keeps the copy (text word w) when the lookup fails. Out of line, so begin_text()
+ * makes tail calls only and keeps no stack frame. Clears the busy flag. */
+static __attribute__((noinline)) wt_span begin_again(wt__tstate *ts, uint32_t d, uint32_t cat,
+                                                     const char *label, uint32_t w, uint64_t t0)
+{
+    const uint32_t id = wt__intern_slow(&ts->icache, label);
+    if (id) {
+        w = id;
+        t0 = wt__rdtsc();
+    }
+    return open_span(ts, &ts->stack[d], d, cat, w, t0);
+}
+
 /* wt_begin() past the checks of its fast path, for a category its pointer cache vouched for
  * and a label it did not: a pointer it knows as writable memory (a reused buffer) holding a
- * label up to the cap has its words copied into the slot (rec_intern.h), with no lookup;
- * anything else goes to begin_intern(). Not sanitized, for the inlined scan; it writes only
- * this thread's slot and counters. Called with the busy flag set, which it clears. */
+ * label up to the cap has its bytes compared with the memo's or copied into the slot
+ * (rec_intern.h), with no lookup; anything else goes to begin_intern(). Not sanitized, for
+ * the inlined scan and compare; it writes only this thread's slot and counters. Called with
+ * the busy flag set, which it clears. */
 static __attribute__((noinline)) WT__NO_SANITIZE_SCAN wt_span
 begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const char *label,
            uint64_t t0)
 {
     wt__open *o = &ts->stack[d];
     /* the buffer holding the label the memo knows: its id, nothing copied (const fmt) */
-    uint32_t w = ts->icache.memo.ptr == label ? wt__memo_id(&ts->icache, label) : 0;
+    uint32_t w = wt__memo_id(&ts->icache, label);
     if (!w) {
         const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
         int same;
@@ -144,16 +161,8 @@ begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const
             __builtin_expect(!(w = wt__text_scan(o->text, label, o->label, &same)), 0) ||
             __builtin_expect(!wt__text_placeholder_get(), 0))
             return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
-        if (__builtin_expect(same, 0)) {
-            /* the label this slot held last, again: looked up by content, which fills the
-             * memo at the second time (then the words are compared, not copied); the clock
-             * is read again, as for any lookup by content */
-            const uint32_t id = wt__intern_slow(&ts->icache, label);
-            if (id) {
-                w = id;
-                t0 = wt__rdtsc();
-            }
-        }
+        if (__builtin_expect(same, 0))
+            return begin_again(ts, d, cat, label, w, t0);
     }
     return open_span(ts, o, d, cat, w, t0);
 }

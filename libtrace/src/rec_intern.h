@@ -81,7 +81,16 @@ _Static_assert(8 + WT__TEXT_MAX_ENTRIES * 24 <= WT__TEXT_WORDS * 8,
  * bytes (bytes outside the label may differ, which only ever says "not the same"). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WT__NO_SANITIZE_SCAN __attribute__((no_sanitize("address", "thread", "object-size")))
+/* A word read through this type may alias the caller's chars: a plain load, never a call
+ * (a memcpy() call would be intercepted by ASan, which checks the whole word). */
 typedef uint64_t __attribute__((may_alias, aligned(8))) wt__aligned_word;
+
+/* 0x80 in each byte of w that may be zero: the lowest one set is exactly the first zero byte
+ * (a false positive needs a borrow from a zero byte below it). */
+static inline uint64_t wt__zero_bytes(uint64_t w)
+{
+    return (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+}
 
 #if WT__TEXT_SSE2
 #include <emmintrin.h>
@@ -111,7 +120,7 @@ wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
             const uint64_t w = ((const wt__aligned_word *)(const void *)p)[2 * WT__TEXT_VECS];
             wdiff = dst[2 * WT__TEXT_VECS] ^ w;
             dst[2 * WT__TEXT_VECS] = w;
-            const uint64_t zw = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+            const uint64_t zw = wt__zero_bytes(w);
             if (!zw) {
                 *same = 0;
                 return 0; /* no NUL within the slot: longer than the cap */
@@ -135,7 +144,6 @@ wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
 static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
 wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
 {
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     const unsigned off = (unsigned)((uintptr_t)s & 7);
     const wt__aligned_word *p = (const wt__aligned_word *)(const void *)(s - off);
     uint64_t w = p[0];
@@ -144,7 +152,7 @@ wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
     /* the first word's bytes before s count as non-zero; then 0x80 in each byte that may be
      * zero, the lowest one exactly the first zero byte */
     w |= (1ull << (8 * off)) - 1;
-    uint64_t z = (w - ones) & ~w & highs;
+    uint64_t z = wt__zero_bytes(w);
     unsigned i = 0;
     while (!z) {
         if (++i == 12) {
@@ -154,7 +162,7 @@ wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
         w = p[i];
         diff |= dst[i] ^ w;
         dst[i] = w;
-        z = (w - ones) & ~w & highs;
+        z = wt__zero_bytes(w);
     }
     const unsigned len = 8 * i + (unsigned)__builtin_ctzll(z) / 8 - off;
     const uint32_t tw = len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
@@ -217,12 +225,69 @@ typedef struct wt__memo {
 } wt__memo;
 #endif
 
+/* The memo's id when s is its pointer holding the same bytes (m->n loads compared), else 0.
+ * Each load is made only when the one before matched on bytes holding no NUL, so it never
+ * reads past s's end; its bytes outside the label are read and not used (no_sanitize, as
+ * the scan). Inline: the recording thread's compare for a label formatted again. */
+#if WT__TEXT_SSE2
+static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
+wt__memo_find(const wt__memo *m, const char *s)
+{
+    const __m128i *p = (const __m128i *)(const void *)(s - ((uintptr_t)s & 15));
+    for (uint32_t i = 0; i < m->n; i++) {
+        const unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_load_si128(p + i), m->v[i]));
+        if ((eq & m->need[i]) != m->need[i])
+            return 0;
+    }
+    return m->id;
+}
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* s's aligned word i (0, 1, ...), with the bytes before s and after its NUL zeroed; *end set
+ * when the word holds the NUL. */
+static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint64_t
+wt__memo_word(const char *s, unsigned i, int *end)
+{
+    const unsigned off = (unsigned)((uintptr_t)s & 7);
+    const wt__aligned_word *p = (const wt__aligned_word *)(const void *)(s - off);
+    const uint64_t before = i ? 0 : (1ull << (8 * off)) - 1;
+    const uint64_t w = p[i] & ~before;
+    const uint64_t z = wt__zero_bytes(w | before);
+    *end = z != 0;
+    return z ? w & (z ^ (z - 1)) : w; /* z ^ (z - 1): the bits up to the NUL's top bit */
+}
+
+static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
+wt__memo_find(const wt__memo *m, const char *s)
+{
+    int end = 0;
+    for (uint32_t i = 0; i < m->n && !end; i++)
+        if (wt__memo_word(s, i, &end) != m->w[i])
+            return 0;
+    return end ? m->id : 0;
+}
+#else
+static inline uint32_t wt__memo_find(const wt__memo *m, const char *s)
+{
+    (void)m;
+    (void)s;
+    return 0; /* no memo: it is never filled */
+}
+#endif
+
 typedef struct wt__icache {
     wt__icache_ent e[WT__ICACHE_SETS][2]; /* way 0 the most recently filled */
     wt__ctab_ent *tab;                    /* the content table; NULL until the first miss */
     uint32_t tab_cap, tab_n;              /* power of two; entries in use */
     wt__memo memo;
 } wt__icache;
+
+/* The memo's id (wt__memo) when s is its pointer and holds the same bytes, else 0: a label
+ * formatted again and again into one buffer is answered by a compare of its bytes. */
+static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
+wt__memo_id(const wt__icache *c, const char *s)
+{
+    return c->memo.ptr == s && c->memo.n ? wt__memo_find(&c->memo, s) : 0;
+}
 
 /* What level 2 knows of a string by content: its first 16 bytes (zero-padded), its length
  * (cut at WT__STRING_MAX) and the hash of its bytes. */
@@ -253,9 +318,6 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s);
  * (big-endian). The caller's id lookups are not involved: no table is read. */
 uint32_t wt__text_take(uint64_t *dst, const char *s);
 
-/* The memo's id (wt__memo) when s is its pointer and holds the same bytes, else 0: a label
- * formatted again and again into one buffer is answered by a compare of its words. */
-uint32_t wt__memo_id(wt__icache *c, const char *s);
 
 /* The id of the `len` bytes at s (no NUL needed; len <= WT__STRING_MAX), for the one writer
  * thread: its content table `c` (levels 2 and 3 of wt__intern, without the pointer cache),
