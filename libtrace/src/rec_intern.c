@@ -523,7 +523,7 @@ static __attribute__((noinline)) uint32_t icache_learn(wt__icache *c, const char
         set[1] = set[0];
         set[0].ptr = s;
         set[0].id = id;
-        set[0].rid = is_ro(s) ? id : WT__ICACHE_MISS;
+        set[0].rid = is_ro(s) ? id : WT__ICACHE_WRITABLE;
     }
     return id;
 }

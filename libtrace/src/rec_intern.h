@@ -183,14 +183,18 @@ static inline uint32_t wt__text_scan(uint64_t *dst, const char *s, uint32_t prev
 #endif
 
 /* What wt__icache_ro() answers when level 1 cannot vouch for the string: ids are below
- * WT__STRINGS_MAX (format.h), far from this bit. */
+ * WT__STRINGS_MAX (format.h), far from this bit; any answer with it set is a miss. A pointer
+ * level 1 holds as writable memory (looked up by content once) answers WT__ICACHE_WRITABLE,
+ * one it does not hold WT__ICACHE_MISS: the recording thread copies the label of the first
+ * (rec_state.h), and looks the second up by content, which teaches level 1 which it is. */
 #define WT__ICACHE_MISS 0x80000000u
+#define WT__ICACHE_WRITABLE (WT__ICACHE_MISS | 1u)
 
 typedef struct wt__icache_ent {
     const char *ptr; /* NULL in an empty way, whose rid is 0: NULL's id */
     uint32_t id;
     uint32_t rid; /* id when ptr is in read-only memory (its bytes cannot change), else
-                   * WT__ICACHE_MISS */
+                   * WT__ICACHE_WRITABLE */
 } wt__icache_ent;
 
 /* One slot of the content table: 0 id = empty. `head` is the string's first 16 bytes,
@@ -363,8 +367,8 @@ static inline wt__icache_ent *wt__icache_set(wt__icache *c, const char *s)
 }
 
 /* The id of `s` when level 1 answers with trust (a literal seen before; NULL, 0, when its
- * set has an empty way), else WT__ICACHE_MISS: one pointer compare per way, with no test of
- * s for NULL. */
+ * set has an empty way), else WT__ICACHE_WRITABLE or WT__ICACHE_MISS: one pointer compare
+ * per way, with no test of s for NULL. */
 static inline uint32_t wt__icache_ro(wt__icache *c, const char *s)
 {
     const wt__icache_ent *set = wt__icache_set(c, s);
@@ -378,7 +382,7 @@ static inline uint32_t wt__intern(wt__icache *c, const char *s)
     if (!s)
         return 0;
     const uint32_t id = wt__icache_ro(c, s);
-    return __builtin_expect(id != WT__ICACHE_MISS, 1) ? id : wt__intern_slow(c, s);
+    return __builtin_expect(!(id & WT__ICACHE_MISS), 1) ? id : wt__intern_slow(c, s);
 }
 
 #endif
