@@ -156,7 +156,7 @@ __attribute__((no_sanitize("address", "thread", "object-size"))) static size_t l
 /* The bytes of s's aligned 16-byte vector i (0, 1, ...) that are the string's, as a mask
  * (bit j: byte j), and *end set when the vector holds its NUL (the mask then stops at it,
  * the NUL included). Reads only vectors up to the NUL's, as len_cut(). */
-__attribute__((no_sanitize("address", "thread", "object-size"))) static inline __m128i
+static inline WT__NO_SANITIZE_SCAN __m128i
 memo_vec(const char *s, unsigned i, unsigned *need, int *end)
 {
     const unsigned off = (unsigned)((uintptr_t)s & 15);
@@ -169,8 +169,8 @@ memo_vec(const char *s, unsigned i, unsigned *need, int *end)
 }
 
 /* Fills the memo's vectors from s (its pointer and id already set); leaves it unfilled for a
- * string longer than they hold. */
-static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+ * string longer than they hold. Not sanitized, as the loads it inlines. */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN void memo_fill(wt__memo *m, const char *s)
 {
     int end = 0;
     uint32_t i = 0;
@@ -185,8 +185,8 @@ static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
 #else
 
 /* Fills the memo's words from s (its pointer and id already set); leaves it unfilled for a
- * string longer than the words hold. */
-static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+ * string longer than the words hold. Not sanitized, as the loads it inlines. */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN void memo_fill(wt__memo *m, const char *s)
 {
     int end = 0;
     uint32_t i = 0;
@@ -564,10 +564,19 @@ static __attribute__((noinline)) uint32_t lookup_content(wt__icache *c, const ch
 /* The same buffer holding the same label as last time (a label formatted again into a reused
  * buffer) is answered by comparing its words with the memo's; anything else goes to
  * lookup_content(). */
+/* wt__memo_find() out of line with its no_sanitize, for the sanitized code here: inlined into
+ * wt__intern_slow(), its loads would be instrumented (ASan would report the bytes of a
+ * label's first and last vectors outside the label, which it reads and never uses). */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN uint32_t memo_check(const wt__memo *m,
+                                                                          const char *s)
+{
+    return wt__memo_find(m, s);
+}
+
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
 {
     if (c && c->memo.ptr == s && c->memo.n) {
-        const uint32_t id = wt__memo_find(&c->memo, s);
+        const uint32_t id = memo_check(&c->memo, s);
         if (id)
             return id;
     }
