@@ -150,9 +150,12 @@ static void test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly(void 
 
 /* ---- one label formatted again and again into one buffer --------------------------------- */
 
-/* The same buffer holding the same label again is answered by the memo (its words compared,
- * not copied) once seen three times in a row; any byte changed, anywhere in a label up to the
- * cap, must read back changed, and the old label again must read back as itself. */
+/* The same buffer holding the same label again is answered by the memo (its bytes compared,
+ * not copied) once the writer has seen it repeat (MEMO_AFTER spans, then a flush: the writer
+ * drains them and tells the thread, whose next span fills the memo); any byte changed,
+ * anywhere in a label up to the cap, must read back changed, and the old label again must
+ * read back as itself. */
+#define MEMO_AFTER 4 /* the first span of a new pointer goes by content, the next 3 are copied */
 static const size_t memo_lens[] = { 5, 20, 40, WT__TEXT_CAP };
 #define N_MEMO_LENS (sizeof memo_lens / sizeof memo_lens[0])
 #define MEMO_STEPS 11
@@ -178,6 +181,8 @@ static int child_memo(void *arg)
     for (size_t k = 0; k < N_MEMO_LENS; k++)
         for (int i = 0; i < MEMO_STEPS; i++) {
             memo_label(buf + 1, memo_lens[k], i);
+            if (i == MEMO_AFTER)
+                wt_flush();
             const wt_span h = wt_begin("memo", buf + 1);
             wt_end(h, WT_CACHED_HIT, 0, NULL);
         }
@@ -207,10 +212,12 @@ static void test_fmt_a_label_formatted_again_reads_back_as_itself_and_changes_sh
 
 /* Every length from 0 to past the cap at each of the 16 offsets within an aligned 16-byte
  * line, each placed as late in the page as its offset allows (for each length, one offset
- * puts its NUL at the page's last byte), the bytes from its NUL to the page's end not zero: the scan's loads (16 bytes on SSE2, 8 otherwise) and the memo's
+ * puts its NUL at the page's last byte), the bytes from its NUL to the page's end not zero:
+ * the scan's loads (16 bytes on SSE2, 8 otherwise) and the memo's
  * compare must stop at the one holding the NUL, since the next one would fault. Each label
- * is recorded EDGE_REPEAT times (the memo then answers it), then with its last byte changed,
- * then as itself again; every span must read back as the bytes written. */
+ * is recorded EDGE_REPEAT times (a flush after MEMO_AFTER of them: the memo then answers it),
+ * then with its last byte changed, then as itself again; every span must read back as the
+ * bytes written. */
 #define EDGE_MAX_LEN (WT__TEXT_CAP + 16)
 #define EDGE_REPEAT 6
 #define EDGE_STEPS (EDGE_REPEAT + 2)
@@ -249,6 +256,8 @@ static int child_edges(void *arg)
             for (int i = 0; i < EDGE_STEPS; i++) {
                 memset(s, '@', (size_t)(end - s)); /* no NUL but the label's */
                 edge_label(s, off, len, i);
+                if (i == MEMO_AFTER)
+                    wt_flush();
                 const wt_span h = wt_begin("edge", s);
                 wt_end(h, WT_CACHED_HIT, 0, NULL);
             }
@@ -298,6 +307,8 @@ static int child_memo_shrinks(void *arg)
         char *s = p + page - 32 + off; /* 32 - off bytes before the second page */
         make_label(s, 60, off);
         for (int i = 0; i < EDGE_REPEAT; i++) {
+            if (i == MEMO_AFTER)
+                wt_flush();
             const wt_span h = wt_begin("shrink", s);
             wt_end(h, WT_CACHED_HIT, 0, NULL);
         }
@@ -332,15 +343,17 @@ static void test_fmt_the_memo_never_reads_past_a_shorter_label(void **state)
 
 /* A label filling a heap block to within its last 16 bytes (the rest is ASan's redzone in a
  * sanitized build): the memo holds it, then a label differing only in its last vector is
- * recorded twice, so the second is looked up by content, whose memo check compares the
- * vector holding the NUL. Neither that compare nor the memo's fill may be reported (they
- * read bytes of the block's last 16 that are not the label's, as the scan does). */
+ * recorded until the writer has seen it repeat, so that one is looked up by content, whose
+ * memo check compares the vector holding the NUL. Neither that compare nor the memo's fill
+ * may be reported (they read bytes of the block's last 16 that are not the label's, as the
+ * scan does). Steps: A 6 times, B 4 times, A twice; a flush before steps 4 and 9. */
 #define HEAP_LABEL "abcdefghijklmnopq" /* 17 bytes: its NUL in the second vector */
+#define HEAP_STEPS 12
 
 static void heap_step(char *buf, int i)
 {
     strcpy(buf, HEAP_LABEL);
-    if (i >= EDGE_REPEAT && i < EDGE_REPEAT + 2)
+    if (i >= 6 && i < 10)
         buf[16] = 'Z'; /* the same first vector */
 }
 
@@ -353,8 +366,10 @@ static int child_heap_memo(void *arg)
     char *buf = malloc(sizeof HEAP_LABEL);
     if (!buf)
         return 11;
-    for (int i = 0; i < EDGE_REPEAT + 4; i++) {
+    for (int i = 0; i < HEAP_STEPS; i++) {
         heap_step(buf, i);
+        if (i == MEMO_AFTER || i == 9)
+            wt_flush();
         const wt_span h = wt_begin("heap", buf);
         wt_end(h, WT_CACHED_HIT, 0, NULL);
     }
@@ -376,7 +391,7 @@ static void test_fmt_a_heap_label_at_its_blocks_end_is_compared_unsanitized(void
         assert_string_equal(e->label, want);
         n++;
     }
-    assert_int_equal(n, EDGE_REPEAT + 4);
+    assert_int_equal(n, HEAP_STEPS);
     rt_free(t);
 }
 

@@ -123,15 +123,16 @@ static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d
     return open_span(ts, o, d, cat, lab, wt__rdtsc()); /* the clock after the interning */
 }
 
-/* begin_text()'s rare end: the label its slot held last, again (the same buffer formatted
- * with the same label): looked up by content, which fills the memo at the second time (then
- * the bytes are compared, not copied), and the clock read again, as for any lookup by
- * content. Keeps the copy (text word w) when the lookup fails. Out of line, so begin_text()
- * makes tail calls only and keeps no stack frame. Clears the busy flag. */
+/* begin_text()'s rare end: the writer saw this thread's copied labels repeat (a buffer
+ * formatted with the same label again and again): the label is looked up by content and
+ * fills the memo (then the bytes are compared, not copied), and the clock read again, as for
+ * any lookup by content. Keeps the copy (text word w) when the lookup fails. Out of line, so
+ * begin_text() makes tail calls only and keeps no stack frame. Clears the busy flag. */
 static __attribute__((noinline)) wt_span begin_again(wt__tstate *ts, uint32_t d, uint32_t cat,
                                                      const char *label, uint32_t w, uint64_t t0)
 {
-    const uint32_t id = wt__intern_slow(&ts->icache, label);
+    atomic_store_explicit(&ts->text_again, 0, memory_order_relaxed);
+    const uint32_t id = wt__memo_learn(&ts->icache, label);
     if (id) {
         w = id;
         t0 = wt__rdtsc();
@@ -153,12 +154,11 @@ begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const
     /* the buffer holding the label the memo knows: its id, nothing copied (const fmt) */
     uint32_t w = wt__memo_id(&ts->icache, label);
     if (!w) {
-        int same;
         /* over the cap, or no placeholder yet: begin_intern() looks it up or makes it */
-        if (__builtin_expect(!(w = wt__text_scan(o->text, label, o->label, &same)), 0) ||
+        if (__builtin_expect(!(w = wt__text_scan(o->text, label)), 0) ||
             __builtin_expect(!wt__text_placeholder_get(), 0))
             return begin_intern(ts, d, cat, WT__ICACHE_WRITABLE, category, label);
-        if (__builtin_expect(same, 0))
+        if (__builtin_expect(atomic_load_explicit(&ts->text_again, memory_order_relaxed), 0))
             return begin_again(ts, d, cat, label, w, t0);
     }
     return open_span(ts, o, d, cat, w, t0);

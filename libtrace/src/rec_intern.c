@@ -583,10 +583,20 @@ uint32_t wt__intern_slow(wt__icache *c, const char *s)
     return lookup_content(c, s);
 }
 
+uint32_t wt__memo_learn(wt__icache *c, const char *s)
+{
+    const uint32_t id = wt__intern_slow(c, s);
+    if (id && c) { /* the id of s's bytes as they are now, which the fill reads */
+        c->memo.ptr = s;
+        c->memo.id = id;
+        memo_fill(&c->memo, s);
+    }
+    return id;
+}
+
 WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
 {
-    int same;
-    return wt__text_scan(dst, s, 0, &same);
+    return wt__text_scan(dst, s);
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

@@ -74,11 +74,7 @@ _Static_assert(8 + WT__TEXT_MAX_ENTRIES * 24 <= WT__TEXT_WORDS * 8,
 
 /* The scan of wt__text_take(), inlined into wt_begin's path for formatted labels (which
  * carries the same no_sanitize: the first and last loads' bytes outside the string are read
- * and never used, as rec_intern.c's length scan). `prev` is the text word the slot's label
- * had last (wt__open.label, whatever came after the scan that filled it: every scan ends
- * with the slot's label set), so *same says whether the label is the one the slot held last
- * (the same buffer formatted with the same label again): the same offset, length and loaded
- * bytes (bytes outside the label may differ, which only ever says "not the same"). */
+ * and never used, as rec_intern.c's length scan). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WT__NO_SANITIZE_SCAN __attribute__((no_sanitize("address", "thread", "object-size")))
 /* A word read through this type may alias the caller's chars: a plain load, never a call
@@ -101,83 +97,65 @@ static inline uint64_t wt__zero_bytes(uint64_t w)
  * takes a seventh load of one aligned word: the slot has no room for a seventh vector. */
 #define WT__TEXT_VECS 6
 static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
-wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
+wt__text_scan(uint64_t *dst, const char *s)
 {
     const unsigned off = (unsigned)((uintptr_t)s & 15);
     const __m128i *p = (const __m128i *)(const void *)(s - off);
     __m128i *d = (__m128i *)(void *)dst;
     const __m128i zero = _mm_setzero_si128();
     __m128i v = _mm_load_si128(p);
-    __m128i diff = _mm_xor_si128(_mm_loadu_si128(d), v); /* against the slot's last scan */
     _mm_storeu_si128(d, v);
     /* the bytes before s are not the label's */
     unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)) >> off << off;
     unsigned at = 0; /* of the vector holding the NUL, from s - off */
-    uint64_t wdiff = 0;
     while (!z) {
         at += 16;
         if (__builtin_expect(at == 16 * WT__TEXT_VECS, 0)) {
             const uint64_t w = ((const wt__aligned_word *)(const void *)p)[2 * WT__TEXT_VECS];
-            wdiff = dst[2 * WT__TEXT_VECS] ^ w;
             dst[2 * WT__TEXT_VECS] = w;
             const uint64_t zw = wt__zero_bytes(w);
-            if (!zw) {
-                *same = 0;
+            if (!zw)
                 return 0; /* no NUL within the slot: longer than the cap */
-            }
             z = 1u << ((unsigned)__builtin_ctzll(zw) / 8);
             break;
         }
         v = _mm_load_si128(p + at / 16);
-        diff = _mm_or_si128(diff, _mm_xor_si128(_mm_loadu_si128(d + at / 16), v));
         _mm_storeu_si128(d + at / 16, v);
         z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
     }
     const unsigned len = at + (unsigned)__builtin_ctz(z) - off;
-    const uint32_t tw = len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
-    *same = tw != 0 && prev == tw && wdiff == 0 &&
-            _mm_movemask_epi8(_mm_cmpeq_epi8(diff, zero)) == 0xffff;
-    return tw;
+    return len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
 }
 #else
 /* Aligned 8-byte words, 8 bytes a step: the portable scan. */
 static inline __attribute__((always_inline)) WT__NO_SANITIZE_SCAN uint32_t
-wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
+wt__text_scan(uint64_t *dst, const char *s)
 {
     const unsigned off = (unsigned)((uintptr_t)s & 7);
     const wt__aligned_word *p = (const wt__aligned_word *)(const void *)(s - off);
     uint64_t w = p[0];
-    uint64_t diff = dst[0] ^ w; /* against the words of the slot's last scan */
     dst[0] = w;
     /* the first word's bytes before s count as non-zero; then 0x80 in each byte that may be
      * zero, the lowest one exactly the first zero byte */
-    w |= (1ull << (8 * off)) - 1;
-    uint64_t z = wt__zero_bytes(w);
+    uint64_t z = wt__zero_bytes(w | ((1ull << (8 * off)) - 1));
     unsigned i = 0;
     while (!z) {
-        if (++i == 12) {
-            *same = 0;
+        if (++i == 12)
             return 0; /* no NUL within the cap's words: longer than the cap */
-        }
         w = p[i];
-        diff |= dst[i] ^ w;
         dst[i] = w;
         z = wt__zero_bytes(w);
     }
     const unsigned len = 8 * i + (unsigned)__builtin_ctzll(z) / 8 - off;
-    const uint32_t tw = len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
-    *same = diff == 0 && tw != 0 && prev == tw;
-    return tw;
+    return len <= WT__TEXT_CAP ? WT__TEXT_MAKE(off, len) : 0;
 }
 #endif
 #else
 #define WT__NO_SANITIZE_SCAN
-static inline uint32_t wt__text_scan(uint64_t *dst, const char *s, uint32_t prev, int *same)
+static inline uint32_t wt__text_scan(uint64_t *dst, const char *s)
 {
     (void)dst;
     (void)s;
-    (void)prev;
-    *same = 0;
     return 0; /* no aligned scan: the content path, as for a label over the cap */
 }
 #endif
@@ -206,7 +184,8 @@ typedef struct wt__ctab_ent {
 } wt__ctab_ent;
 
 /* The last string looked up by content, for the same buffer holding the same label again:
- * its pointer and id, and once it was seen twice in a row, the aligned loads that hold it,
+ * its pointer and id, and once it was seen twice in a row (or at once, wt__memo_learn), the
+ * aligned loads that hold it,
  * at most WT__MEMO_N of them (rec_intern.c). With SSE2, 16-byte vectors, each with the mask
  * of its bytes that are the label's (its NUL included): a compare is one pcmpeqb a vector.
  * Else 8-byte words with the bytes before it and after its NUL zeroed. */
@@ -313,6 +292,11 @@ uint32_t wt__str_hash(const char *s, size_t n);
  * new, and fills the pointer cache. Returns its id, or 0 when memory runs out (the string is
  * then recorded as none). */
 uint32_t wt__intern_slow(wt__icache *c, const char *s);
+
+/* wt__intern_slow() for a label the writer saw repeat (wt__tstate.text_again): its id by
+ * content, and the memo filled with it at once (a buffer holding it again is then answered
+ * by the memo's compare). 0 when memory runs out. */
+uint32_t wt__memo_learn(wt__icache *c, const char *s);
 
 /* Formatted labels (rec_state.h, WT__TEXT_*): copies the aligned loads holding the
  * NUL-terminated `s` into dst (WT__TEXT_WORDS of room), from the 16-byte boundary at or

@@ -108,6 +108,10 @@ typedef struct wt__tstate {
     /* ---- rare, either side ---- */
     _Alignas(64) _Atomic uint64_t dropped; /* added with release, taken with acquire */
     atomic_int kicked;
+    /* set by the writer when this thread's copied labels repeat (rec_writer.c), cleared by
+     * the thread, whose next copied label is then looked up by content and fills the memo
+     * (rec_core.c, begin_again): relaxed, a hint only */
+    atomic_int text_again;
     atomic_int status;
     uint64_t tid;
     struct wt__tstate *next; /* immutable once published */
