@@ -450,11 +450,13 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
     return 0;
 }
 
-int wt__anomalies_rec(wt_anomalies *a, const wt_span_rec *s, uint32_t key)
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
 {
-    if (WT_UNLIKELY(key == 0))
-        return 1;
-    return span_common(a, key, s->ts, s->dur, (wt_cached)s->cached, s->flags);
+    size_t k = 0;
+    while (k < n && keys[k] != 0 &&
+           span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached, s[k].flags) == 0)
+        k++;
+    return k;
 }
 
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)

@@ -555,14 +555,141 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot *
     return rc == 1 ? span_general(lc, ev, pc) : rc;
 }
 
-int wt__ledger_calc_rec(wt_ledger_calc *lc, const wt_span_rec *s, uint32_t ci)
+/* A run of lone top-level spans of one category on thread t, the first of s[0..n) (s[k] of
+ * category ci[k]): every span of a program whose spans are all top-level. What span_common()
+ * and lone_top() do for each, with the sums and extremes in locals, stored once at the end.
+ * The values are the same: the floating point sums take the spans in order; a min or max of
+ * a run is the min or max of its parts; and a saturating sum of values >= 0 onto a base >= 0
+ * is the sum clamped at INT64_MAX however it is split, so the four sums of a lone top's
+ * duration (inclusive, self, the process's and the thread's busy time) share one, added to
+ * each base at the end. Takes spans from the first while each is such a span with nothing to
+ * decide outside the loop: the category of the first, depth 0, no MISS to list, not left
+ * open, not late, no sample replaced, nothing waiting (no remembered span, a main thread),
+ * its interval appended past the set's end without clipping or growth (what cov_insert()
+ * appends: above the set's last end, which is above its frontier); returns how many (0: the
+ * first is not, for span_common()). The thread's state is span_common()'s lone-top test:
+ * nothing pending, no nesting level open, and no child time at depth 1 (so self = dur). */
+static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
+                       const uint32_t *ci, size_t n)
 {
-    lc_thread *t = lc->last_t;
+    const uint32_t c0 = ci[0];
+    lc_proc *const p = lc->cur;
+    const wt_ledger_nest_level *const lv = t->nest.levels;
+    wt_ledger_cover *const cv = &lc->cover;
+    lc_cat *const c = &lc->cats[c0];
+    if (!(t->n_touched == 0 && lv && lv[0].n == 0 && lv[1].n == 0 && lc->n_tops == 0 &&
+          t->tid == t->pid && t->cap_depth >= 2 && t->child_sum[1] == 0 && c0 < t->cap_pend &&
+          c0 < p->cap_cat && cv->n > 0 && cv->iv[cv->n - 1].e >= cv->frontier &&
+          c->st.n + 1 < c->st.next && c->incl_ns >= 0 && c->self_ns >= 0 &&
+          p->cat_self[c0] >= 0 && t->busy_ns >= 0))
+        return 0;
+    /* no sample replaced while n + 1 < next; no growth while below the capacity */
+    const size_t cap = cv->cap < WT_LEDGER_MAX_INTERVALS ? cv->cap : WT_LEDGER_MAX_INTERVALS;
+    if ((uint64_t)(c->st.next - 1 - c->st.n) < n)
+        n = (size_t)(c->st.next - 1 - c->st.n);
+    if (cap - cv->n < n)
+        n = cap - cv->n;
+    const int64_t sync_wm = p->sync_wm, pstart = p->start;
+    const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
+    wt_ledger_iv *const iv = cv->iv + cv->n;
+    int64_t last_e = cv->iv[cv->n - 1].e;
+    int64_t min_ts = INT64_MAX, max_end = INT64_MIN, min_end = INT64_MAX;
+    int64_t count = c->count, bytes = c->bytes, bytes_ns = c->bytes_ns, sum = 0;
+    int64_t hits = 0, misses = 0;
+    double mn = c->st.min, mx = c->st.max, total = c->st.total, attr = c->attr_ns;
+    size_t k = 0;
+    for (; k < n; k++) {
+        const wt_span_rec *const r = &s[k];
+        const int64_t dur = r->dur > 0 ? r->dur : 0;
+        const int64_t ts = r->ts, end = ts + dur;
+        const int miss = r->cached == WT_CACHED_MISS;
+        const int64_t from = ts < pstart ? pstart : ts; /* lone_top()'s clip to the start */
+        if (ci[k] != c0 || r->depth != 0 || (miss && list_miss) ||
+            (r->flags & WT_EVF_UNCLOSED) || end < sync_wm || !(last_e < from && from < end))
+            break;
+        if (end > max_end)
+            max_end = end;
+        if (end < min_end)
+            min_end = end;
+        if (ts < min_ts)
+            min_ts = ts;
+        count = wt__sat_add_i64(count, r->count);
+        if (r->bytes > 0) {
+            bytes = wt__sat_add_i64(bytes, r->bytes);
+            bytes_ns = wt__sat_add_i64(bytes_ns, dur);
+        }
+        hits += r->cached == WT_CACHED_HIT;
+        misses += miss;
+        const double sec = (double)dur * NS;
+        if (sec < mn)
+            mn = sec;
+        if (sec > mx)
+            mx = sec;
+        total += sec;
+        sum = wt__sat_add_i64(sum, dur); /* self = dur */
+        iv[k] = (wt_ledger_iv){ from, end };
+        last_e = end;
+        const int64_t fresh = end - from;
+        /* self * (fresh / self) is self when fresh is self: x / x is exactly 1 */
+        attr += fresh == dur ? (double)dur : (double)dur * ((double)fresh / (double)dur);
+    }
+    if (k == 0)
+        return 0;
+    cv->n += k;
+    if (max_end > p->last_ts)
+        p->last_ts = max_end;
+    if (min_ts < p->first_ts)
+        p->first_ts = min_ts;
+    if (min_end < c->first_end)
+        c->first_end = min_end;
+    c->count = count;
+    c->bytes = bytes;
+    c->bytes_ns = bytes_ns;
+    c->hits += hits;
+    c->misses += misses;
+    lc->n_misses_total += misses;
+    c->st.min = mn;
+    c->st.max = mx;
+    c->st.total = total;
+    c->st.n += (int64_t)k;
+    c->attr_ns = attr;
+    c->incl_ns = wt__sat_add_i64(c->incl_ns, sum);
+    c->self_ns = wt__sat_add_i64(c->self_ns, sum);
+    p->cat_self[c0] = wt__sat_add_i64(p->cat_self[c0], sum);
+    t->busy_ns = wt__sat_add_i64(t->busy_ns, sum);
+    if (min_ts < t->first_ts)
+        t->first_ts = min_ts;
+    if (max_end > t->last_top_end)
+        t->last_top_end = max_end;
+    t->spans += (int64_t)k;
+    t->child_sum[0] = 0; /* wt__self_time() at depth 0 */
+    return k;
+}
+
+int wt__ledger_calc_run(wt_ledger_calc *lc, const wt_span_rec *s, const uint32_t *ci, size_t n,
+                        size_t *taken)
+{
+    lc_thread *const t = lc->last_t;
+    size_t k = 0;
+    int rc = 1;
     if (WT_UNLIKELY(!lc->cur || !t || lc->opts.by_label))
-        return 1;
-    const lc_fields f = { s->ts, s->dur, s->count, s->bytes, s->depth, s->flags,
-                          (wt_cached)s->cached };
-    return span_common(lc, t, ci, &f);
+        goto out;
+    rc = 0;
+    while (k < n) {
+        const size_t m = lone_run(lc, t, s + k, ci + k, n - k);
+        k += m;
+        if (m || k == n)
+            continue;
+        const wt_span_rec *const r = &s[k];
+        const lc_fields f = { r->ts, r->dur, r->count, r->bytes, r->depth, r->flags,
+                              (wt_cached)r->cached };
+        if ((rc = span_common(lc, t, ci[k], &f)) != 0)
+            break;
+        k++;
+    }
+out:
+    *taken = k;
+    return rc;
 }
 
 int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
