@@ -141,6 +141,15 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         return wt__ledger_wait_remember(lc, t, s, e, 0);
     if (lc->n_tops == 0)
         return 0; /* nothing ran inside it, and it has no child to drop */
+    if (lc->tops_kids_of == me && lc->n_sorted == lc->n_tops && lc->tops[0].s >= s &&
+        lc->tops[lc->n_tops - 1].s <= e) {
+        /* only its own children, all starting inside it (a main thread's tree, the nested
+         * shape): no other thread's work inside, so nothing waited (what follows would add 0),
+         * and every one of them leaves */
+        lc->n_tops = 0;
+        lc->n_sorted = 0;
+        return 0;
+    }
     wt_ledger_cover *u = &lc->wait_others, *k = &lc->wait_kids;
     empty(u);
     empty(k);
