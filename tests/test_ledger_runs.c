@@ -2,7 +2,7 @@
  * anomalies.c hit_run(), and the waiting rule's quick case in ledger_wait.c): hand-built traces
  * of a main thread (tid == pid, the only thread those runs take), checked against sums done by
  * hand and, field by field, against the event path (every span as a wt_event, span by span,
- * which none of the runs touch). */
+ * which none of the runs touch); and the waiting rule's bound on remembered spans. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,7 +67,6 @@ static const wt_ledger_thread *thread_of(const wt_analysis *a, uint64_t tid)
 static void assert_secs(double s, int64_t ns)
 {
     const double want = (double)ns * NS;
-    fprintf(stderr, "DBG %.17g %.17g\n", s, want);
     assert_true(s > want - 1e-12 * (want + 1e-9) && s < want + 1e-12 * (want + 1e-9));
 }
 
@@ -285,11 +284,74 @@ static void test_runs_leaves_and_waiting(void **state)
     unlink(path);
 }
 
+/* A worker (tid 61) writes 70,000 top-level spans of 3 ns, span i at 10,000 + 10 i, then its
+ * main thread (pid = tid = 50) one span P = [p_start, p_end). At the 65,537th remembered
+ * span the oldest 32,768 by start are forgotten (ledger_wait.c forget_half()), equal starts
+ * in arrival order. `ties`: a second worker (tid 63) writes [337,670, 337,675) just before the
+ * first's span 32,767 of the same start, and a third (tid 64) [337,770, 337,781) after its
+ * span 40,000. Else a fourth (tid 62), after the first's span 49,999, writes 100 spans of 11
+ * ns at 400,000 + 20 j: remembered after spans of later starts, so out of order. */
+static void forget_trace(const char *path, int ties, int64_t p_start, int64_t p_end)
+{
+    tb *b = tb_create(path, 50, 1000, 1000);
+    for (int i = 0; i < 70000; i++) {
+        const int64_t s = 10000 + 10 * (int64_t)i;
+        if (ties && i == 32767)
+            span(b, 63, s, s + 5, 0, "w", "w", WT_CACHED_UNKNOWN, 1, 0);
+        span(b, 61, s, s + 3, 0, "w", "w", WT_CACHED_UNKNOWN, 1, 0);
+        if (ties && i == 40000)
+            span(b, 64, 337770, 337781, 0, "w", "w", WT_CACHED_UNKNOWN, 1, 0);
+        for (int j = 0; !ties && i == 49999 && j < 100; j++)
+            span(b, 62, 400000 + 20 * j, 400011 + 20 * j, 0, "w", "w", WT_CACHED_UNKNOWN, 1, 0);
+    }
+    span(b, 50, p_start, p_end, 0, "main", "m", WT_CACHED_UNKNOWN, 1, 0);
+    tb_close(b, TB_END_CLEAN, 800000, 0);
+}
+
+/* P = [337,670, 710,010): the first worker began before it, so P waits only on the others. By rank
+ * the forgotten are the first worker's spans 0 to 32,766 and, of the two at 337,670, the one
+ * that came first: the second worker's. So P waited on the third's 11 ns alone; keeping both
+ * at the tie, or the later one's partner, makes it 16. */
+static void test_wait_forgets_oldest_half(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_ledger_runs_w_%d.wtrace", (int)getpid());
+    forget_trace(path, 1, 337670, 710010);
+    char *paths[1] = { path };
+    wt_analysis w;
+    analyse(paths, 1, 0, &w);
+    assert_secs(thread_of(&w, 50)->waiting, 11);
+    assert_secs(thread_of(&w, 63)->busy, 5);
+    wt_analysis_release(&w);
+    unlink(path);
+}
+
+/* P = [400,000, 450,000): it waited on the fourth worker's 100 spans, all remembered still:
+ * 1,100 ns. They sit in the array after spans that start past P's end, so the scan of the
+ * spans inside P needs the array sorted again. */
+static void test_wait_forgets_out_of_order(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_ledger_runs_o_%d.wtrace", (int)getpid());
+    forget_trace(path, 0, 400000, 450000);
+    char *paths[1] = { path };
+    wt_analysis w;
+    analyse(paths, 1, 0, &w);
+    assert_secs(thread_of(&w, 50)->waiting, 1100);
+    assert_secs(thread_of(&w, 62)->busy, 1100);
+    wt_analysis_release(&w);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_lone_tops),
         cmocka_unit_test(test_runs_leaves_and_waiting),
+        cmocka_unit_test(test_wait_forgets_oldest_half),
+        cmocka_unit_test(test_wait_forgets_out_of_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
