@@ -10,3 +10,4 @@ add_test(NAME test_fleet_duckdb
 set_tests_properties(test_fleet_duckdb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 wt_add_test(test_fleet_trend SOURCES test_fleet_trend.c LABELS threads)
 wt_add_test(test_fleet_runsum SOURCES test_fleet_runsum.c)
+wt_add_test(test_fleet_extsort SOURCES test_fleet_extsort.c)

@@ -13,7 +13,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "trend.h"
 #include "tracebuild.h"
 #define FLEET_TMP_PREFIX "fleet_trend"
 #include "fleet_cli.h"
@@ -37,8 +42,9 @@ static double noise(void) { return (uniform() + uniform() + uniform() + uniform(
 static int file_of(int i) { return (int)((i * 7919L) % RUNS); }
 
 /* Run i: load ~2 s and step ~1 s, 3 % noise; every 50th run a single 1.5x spike in load;
- * `plant`: load 1.3x on host node-3 from run 600 on. */
-static void make_fleet(int plant)
+ * `plant`: load 1.3x on host node-3 from run 600 on. Runs start i minutes after the first, or
+ * with `tie` > 1, in ties of `tie` runs starting together (runs i - i mod tie .. ). */
+static void make_fleet(int plant, int tie)
 {
     rng = 12345;
     static char hosts[HOSTS][16], boots[HOSTS][16];
@@ -48,7 +54,7 @@ static void make_fleet(int plant)
         snprintf(boots[h], sizeof boots[h], "boot-%d", h);
         char run_id[33], name[32];
         snprintf(run_id, sizeof run_id, "%032x", i + 1);
-        tb_origin o = { hosts[h], boots[h], run_id, ORIGIN + S(60.0 * i) - S(100), 1000, 0 };
+        tb_origin o = { hosts[h], boots[h], run_id, ORIGIN + S(60.0 * (i - i % tie)) - S(100), 1000, 0 };
         snprintf(name, sizeof name, "run%04d.wtrace", file_of(i));
         tb *b = tb_create(tb_path_in(name), 100 + (uint64_t)i, S(100), S(100));
         tb_set_origin(b, &o);
@@ -84,7 +90,7 @@ static int count(const char *text, const char *s)
 static void test_trend_finds_the_planted_regression_only(void **state)
 {
     (void)state;
-    make_fleet(1);
+    make_fleet(1, 1);
     assert_int_equal(trend("--group host --json --fail-on regression --svg chart.svg"), 3);
     char *out = cli_slurp(abs_in("out.txt"));
     assert_non_null(out);
@@ -114,15 +120,20 @@ static void test_trend_finds_the_planted_regression_only(void **state)
     free(svg);
 }
 
+/* The file loses its tail (its end record and part of its last frame): damaged. */
+static void lose_tail(const char *name)
+{
+    size_t n;
+    unsigned char *bytes = tb_read_file(tb_path_in(name), &n);
+    tb_write_file(tb_path_in(name), bytes, n - 12);
+    free(bytes);
+}
+
 static void test_trend_noise_and_a_damaged_file(void **state)
 {
     (void)state;
-    make_fleet(0);
-    /* one run loses its tail (its end record and part of its last frame) */
-    size_t n;
-    unsigned char *bytes = tb_read_file(tb_path_in("run0500.wtrace"), &n);
-    tb_write_file(tb_path_in("run0500.wtrace"), bytes, n - 12);
-    free(bytes);
+    make_fleet(0, 1);
+    lose_tail("run0500.wtrace");
     assert_int_equal(trend("--group host,model --fail-on regression -j 3"), 4);
     char *out = cli_slurp(abs_in("out.txt")), *err = cli_slurp(abs_in("err.txt"));
     assert_non_null(strstr(out, "trend: 999 runs in 8 group(s), 2 categories; 0 change(s)"));
@@ -298,6 +309,157 @@ static void test_trend_notes_ranks_sharing_a_series(void **state)
     free(err);
 }
 
+/* trend over the fleet's files (by name: run0000 .. run0999) through the library, the runs
+ * ordered `chunk` at a time in memory (extsort.h); its output (JSON) in a new string. */
+static char *trend_chunked(int chunk)
+{
+    static char names[RUNS][4096];
+    char *paths[RUNS], name[32];
+    for (int f = 0; f < RUNS; f++) {
+        snprintf(name, sizeof name, "run%04d.wtrace", f);
+        snprintf(names[f], sizeof names[f], "%s", abs_in(name));
+        paths[f] = names[f];
+    }
+    wt_trend_opts o = { .n_keys = 1, .threads = 2, .json = 1, .sort_chunk = chunk };
+    o.keys[0] = "host";
+    wt_cp_opts_default(&o.cp);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    wt_trend *t = NULL;
+    assert_int_equal(wt_trend_run(paths, RUNS, &o, out, &t), 0);
+    const wt_trend_result *r = wt_trend_result_get(t);
+    assert_int_equal(r->src.files_damaged, 1);
+    assert_int_equal(r->runs, RUNS - 1);
+    wt_trend_free(t);
+    assert_int_equal(fclose(out), 0);
+    return text;
+}
+
+/* The "runs" of trend's JSON, checked against the fleet: in start order, ties of start in the
+ * order the files were given (their names), each run once but the damaged one (which keeps its
+ * place: the index after it skips one), indices ascending. */
+static void expect_runs_in_order(const char *out, int damaged_file)
+{
+    static unsigned char seen[RUNS];
+    memset(seen, 0, sizeof seen);
+    long long last_start = 0, last_index = -1;
+    int last_file = -1, n = 0;
+    const char *p = strstr(out, "\"runs\": [");
+    const char *end = strstr(out, "\"series\": [");
+    assert_non_null(p);
+    assert_non_null(end);
+    while ((p = strstr(p, "\"index\": ")) && p < end) {
+        const long long index = strtoll(p + 9, NULL, 10);
+        const char *f = strstr(p, ".wtrace\",");
+        const char *st = strstr(p, "\"start_utc_ns\": ");
+        assert_non_null(f);
+        assert_non_null(st);
+        const int file = atoi(f - 4); /* "runNNNN.wtrace" */
+        const long long start = strtoll(st + 16, NULL, 10);
+        assert_true(file >= 0 && file < RUNS && file != damaged_file);
+        assert_int_equal(seen[file]++, 0);
+        assert_true(index > last_index);
+        assert_true(start > last_start || (start == last_start && file > last_file));
+        last_index = index;
+        last_start = start;
+        last_file = file;
+        n++;
+        p = st;
+    }
+    assert_int_equal(n, RUNS - 1);
+    assert_int_equal(last_index, RUNS - 1);
+}
+
+/* Ties of two runs (run 2m and 2m + 1 start together; the one whose file name is first goes
+ * first), a damaged file, the planted regression: the same output whether the runs are ordered
+ * in memory or through 1000, 500, 143, 63 or 59 sorted chunks (merged 16 at a time: for
+ * chunks of 1, two passes into new files, 1000 -> 63 -> 4 chunks, then the last merge). Node-3's first run from 600 is 603, tied with 602: 603's file
+ * (run0157: 603 x 7919 mod 1000) is before 602's (run0238), so it is run 602 of the order. */
+static void test_trend_order_through_sorted_chunks(void **state)
+{
+    (void)state;
+    make_fleet(1, 2);
+    /* run 501 (file run0419: 501 x 7919 mod 1000) loses its tail; tied with run 500 (run0500),
+     * it is first of the two: the index 500 has no run */
+    lose_tail("run0419.wtrace");
+    char *mem = trend_chunked(0);
+    expect_runs_in_order(mem, 419);
+    const char *ch = strstr(mem, "\"changes\": [");
+    assert_non_null(ch);
+    assert_int_equal(count(ch, "\"category\""), 1);
+    assert_non_null(strstr(ch, "\"group\": \"host=node-3\""));
+    assert_non_null(strstr(ch, "\"run_index\": 602,"));
+    assert_non_null(strstr(ch, "\"run_id\": \"0000000000000000000000000000025c\"")); /* 604 */
+    assert_non_null(strstr(ch, "/run0157.wtrace\""));
+    assert_null(strstr(mem, "\"index\": 500,"));
+    assert_non_null(strstr(mem, "\"index\": 501,"));
+    const int chunks[] = { 1, 2, 7, 16, 17 };
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        char *got = trend_chunked(chunks[i]);
+        expect_runs_in_order(got, 419);
+        if (strcmp(got, mem) != 0)
+            fail_msg("chunks of %d: the output differs from the one in memory", chunks[i]);
+        free(got);
+    }
+    free(mem);
+}
+
+/* A temporary file that cannot grow (a file size limit, as a full disk): trend fails with
+ * WT_EIO and says so; it never reports a series. One run is read, 999 files do not exist: the
+ * summaries take one record, the order of 1000 runs (24 bytes each, in chunks of 1) does not
+ * fit in 4 KiB. */
+static void test_trend_temporary_file_that_cannot_grow(void **state)
+{
+    (void)state;
+    static char names[RUNS][32];
+    char *paths[RUNS];
+    paths[0] = WT_TEST_DATA_DIR "/analyze_a.wtrace";
+    for (int f = 1; f < RUNS; f++) {
+        snprintf(names[f], sizeof names[f], "missing%04d.wtrace", f);
+        paths[f] = names[f];
+    }
+    int pipe_fd[2];
+    assert_int_equal(pipe(pipe_fd), 0);
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* the child: its stderr (the missing files, the failure) into a pipe, which the file
+         * size limit does not bound */
+        close(pipe_fd[0]);
+        if (dup2(pipe_fd[1], 2) < 0 || setenv("TMPDIR", abs_in(NULL), 1) != 0)
+            _exit(90);
+        const struct rlimit lim = { 4096, 4096 };
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+            _exit(91);
+        wt_trend_opts o = { .threads = 1, .sort_chunk = 1 };
+        wt_cp_opts_default(&o.cp);
+        FILE *out = fopen("/dev/null", "w");
+        wt_trend *t = NULL;
+        const int rc = out ? wt_trend_run(paths, RUNS, &o, out, &t) : 0;
+        wt_trend_free(t);
+        _exit(rc == WT_EIO ? 0 : 92);
+    }
+    close(pipe_fd[1]);
+    size_t len = 0, cap = 1 << 18;
+    char *err = malloc(cap);
+    assert_non_null(err);
+    for (ssize_t got; (got = read(pipe_fd[0], err + len, cap - 1 - len)) > 0;)
+        len += (size_t)got;
+    err[len] = '\0';
+    close(pipe_fd[0]);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    if (!strstr(err, "trend: cannot write its temporary file: File too large"))
+        fail_msg("stderr: %s", err + (strlen(err) > 300 ? strlen(err) - 300 : 0));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +470,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trend_inclusive_nesting_by_hand, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_many_threads_fold_as_the_ledger, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_notes_ranks_sharing_a_series, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_order_through_sorted_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_temporary_file_that_cannot_grow, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,17 +77,11 @@ int cmd_trend(int argc, char **argv)
 {
     wt_trend_opts o = { 0 };
     wt_cp_opts_default(&o.cp);
-    char **files = calloc((size_t)argc + 1, sizeof *files);
     char *keys = NULL;
     const char *svg = NULL;
-    int nfiles = 0, status = WT_EXIT_USAGE, fail_regression = 0;
+    int status = WT_EXIT_USAGE, fail_regression = 0;
     wt_trend *t = NULL;
     wt_args_set_command("trend");
-    if (!files) {
-        wt_cli_error("trend: %s", wt_strerror(WT_ENOMEM));
-        status = WT_EXIT_FAIL;
-        goto out;
-    }
     enum { OPT_WINDOW = WT_OPT_FIRST_FREE, OPT_MIN_RUNS, OPT_PERSIST, OPT_K, OPT_FLOOR, OPT_SVG,
            OPT_JSON, OPT_FAIL_ON };
     static const struct option longopts[] = {
@@ -139,8 +133,10 @@ int cmd_trend(int argc, char **argv)
     }
     if (bad)
         goto out;
-    if (wt_args_files(argc, argv, "trend", files, &nfiles) < 0)
+    if (optind >= argc) {
+        wt_args_no_file("trend");
         goto out;
+    }
     if (wt_cp_opts_check(&o.cp) < 0) {
         wt_usage_error("the rule's options are out of range (1 <= --min-runs <= --window <= %d, "
                        "1 <= --persist <= %d, --k > 0, --floor >= 0)",
@@ -148,7 +144,8 @@ int cmd_trend(int argc, char **argv)
         goto out;
     }
     status = WT_EXIT_FAIL;
-    int rc = wt_trend_run(files, nfiles, &o, stdout, &t);
+    /* the files are argv's own (getopt_long moved them to its end): no word per run here */
+    int rc = wt_trend_run(argv + optind, argc - optind, &o, stdout, &t);
     if (rc < 0) {
         wt_cli_error("trend: %s", wt_strerror(rc));
         goto out;
@@ -186,6 +183,5 @@ int cmd_trend(int argc, char **argv)
 out:
     wt_trend_free(t);
     free(keys);
-    free(files);
     return status;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "extsort.h"
 #include "json.h"
 #include "runsum.h"
 #include "spanstat.h"
@@ -21,9 +22,11 @@ typedef struct run_cat {
 } run_cat;
 
 /* A run's summary as its pass makes it and as the series read it: its header fields, its group
- * and its seconds per category. Strings are the trend's interned copies (names), so a thousand
- * runs of one host or category hold its name once. Between the two it waits in the spill file
- * (a spill_head, then its run_cats), not in memory. */
+ * and its seconds per category. Category names are the trend's interned copies (names), so a
+ * thousand runs of one category hold its name once; host and group are the pass's own strings,
+ * then the spill record's (a fleet may give every run a host of its own: a container's name).
+ * Between the two it waits in the spill file (a spill_head, its host and group, then its
+ * run_cats), not in memory. */
 typedef struct run_sum {
     const char *path;
     int ok;                /* the header was read: start, run id and host are known */
@@ -35,22 +38,22 @@ typedef struct run_sum {
     size_t n_cats;
 } run_sum;
 
-/* What stays in memory of a run from its pass to the end (32 bytes, and 8 for its place in the
- * start order): what orders it and where its summary is in the spill file. */
+/* What orders a run and finds its summary (24 bytes): the record the external sort
+ * (extsort.h) orders by start, in memory up to a chunk of them, else in its temporary files. */
 typedef struct run_ref {
-    const char *path;
     int64_t start_utc_ns;
     int64_t spill_at;      /* its spill record's offset; -1 none (skipped) */
-    int order;             /* its place on the command line: ties of start keep it */
+    int32_t order;         /* its place on the command line (its path's): ties of start keep it */
     unsigned char ok;      /* the header was read */
     unsigned char skipped; /* damaged or unreadable: named on stderr, not in the series */
 } run_ref;
 
-/* A spill record's head; its n_cats run_cats follow. The pointers are the trend's interned
- * strings: the file is this process's own, unlinked, read back by it. */
+/* A spill record's head; its host and group (their bytes, no NUL) and its n_cats run_cats
+ * follow. The run_cats' pointers are the trend's interned strings: the file is this process's
+ * own, unlinked, read back by it. */
 typedef struct spill_head {
     char run_id[33];
-    const char *host, *group;
+    uint32_t host_len, group_len;
     uint64_t n_cats;
 } spill_head;
 
@@ -155,8 +158,15 @@ static char *group_name(const wt_trend_opts *o, const run_ctx *m)
 
 /* ---- the series: groups x categories ---- */
 
+/* A run fed to a series, as a change found later names it. */
+typedef struct recent_run {
+    int64_t k; /* its place in start order */
+    run_ref ref;
+} recent_run;
+
 typedef struct series {
     wt_cp cp;
+    recent_run *recent; /* ring of P: its last runs (a change is found at one of them) */
     size_t chart;  /* 1 + index of the chart still taking values, or 0 */
     int64_t runs, changes;
     double sum_self, sum_incl, sum_flat;
@@ -173,14 +183,16 @@ struct wt_trend {
     const wt_trend_opts *o;
     wt_json j;
     FILE *out;
-    run_ref *runs;     /* [command-line order] */
-    run_ref **order;   /* [start order] */
-    FILE *spill;       /* the runs' summaries from their pass to the series (tmpfile()) */
+    char *const *paths; /* the command line's */
+    wt__extsort *sort; /* the runs' refs, put as they are read, taken in start order */
+    FILE *spill;       /* the runs' summaries from their pass to the series (wt__tmpfd) */
     int64_t spill_len;
     run_sum cur;       /* the summary being fed (consume), its cats grown to cap_cur */
     size_t cap_cur;
+    char *cur_strs;    /* its host and group, each NUL-ended, grown to cap_strs */
+    size_t cap_strs;
     int n_runs;
-    wt__strmap names;  /* hosts, group names, categories of the runs read (under mu) */
+    wt__strmap names;  /* the categories of the runs read (under mu), the changes' hosts */
     wt__strmap group_map, cat_map;
     group *groups;
     size_t n_groups, cap_groups;
@@ -236,7 +248,10 @@ static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
     g->by_cat = nb;
     if (!g->by_cat[idx]) {
         series *s = calloc(1, sizeof *s);
-        if (!s || wt_cp_init(&s->cp, &t->o->cp) < 0) {
+        if (!s || !(s->recent = calloc((size_t)t->o->cp.persist, sizeof *s->recent)) ||
+            wt_cp_init(&s->cp, &t->o->cp) < 0) {
+            if (s)
+                free(s->recent);
             free(s);
             return NULL;
         }
@@ -247,26 +262,14 @@ static series *series_of(wt_trend *t, group *g, const char *cat, size_t *ci)
 
 /* ---- the spill file: run summaries between their pass and the series ---- */
 
-/* The spill file: made in $TMPDIR (else, or when that fails, /tmp) and unlinked at once, so
- * nothing is left behind however the process ends. NULL with errno when neither works. */
+/* The spill file: a temporary file of this process alone (wt__tmpfd). NULL with errno. */
 static FILE *spill_open(void)
 {
-    const char *env = getenv("TMPDIR");
-    const char *dirs[2] = { env && env[0] ? env : "/tmp", "/tmp" };
-    for (int i = 0; i < 2; i++) {
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s/walltime-trend-XXXXXX", dirs[i]) >= (int)sizeof path)
-            continue;
-        const int fd = mkstemp(path);
-        if (fd < 0)
-            continue;
-        unlink(path);
-        FILE *f = fdopen(fd, "w+");
-        if (f)
-            return f;
+    const int fd = wt__tmpfd();
+    FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+    if (fd >= 0 && !f)
         close(fd);
-    }
-    return NULL;
+    return f;
 }
 
 /* Under mu: r's summary appended to the spill file; its offset in ref->spill_at. */
@@ -275,20 +278,26 @@ static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
     spill_head h;
     memset(&h, 0, sizeof h);
     memcpy(h.run_id, r->run_id, sizeof h.run_id);
-    h.host = r->host;
-    h.group = r->group;
+    const size_t host_len = strlen(r->host), group_len = strlen(r->group);
+    if (host_len > UINT32_MAX || group_len > UINT32_MAX)
+        return WT_ENOMEM;
+    h.host_len = (uint32_t)host_len;
+    h.group_len = (uint32_t)group_len;
     h.n_cats = r->n_cats;
     if (fwrite(&h, sizeof h, 1, t->spill) != 1 ||
+        fwrite(r->host, 1, host_len, t->spill) != host_len ||
+        fwrite(r->group, 1, group_len, t->spill) != group_len ||
         (r->n_cats && fwrite(r->cats, sizeof *r->cats, r->n_cats, t->spill) != r->n_cats)) {
         wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
         return WT_EIO;
     }
     ref->spill_at = t->spill_len;
-    t->spill_len += (int64_t)(sizeof h + r->n_cats * sizeof *r->cats);
+    t->spill_len += (int64_t)(sizeof h + host_len + group_len + r->n_cats * sizeof *r->cats);
     return 0;
 }
 
-/* The head of ref's spill record into *h (the file is written to the end before any read). */
+/* The head of ref's spill record into *h (the file is written to the end before any read); the
+ * file is then at its host. */
 static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
 {
     if (ref->spill_at < 0 || fseeko(t->spill, ref->spill_at, SEEK_SET) != 0 ||
@@ -299,7 +308,18 @@ static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
     return 0;
 }
 
-/* ref's whole summary into t->cur (its cats in a buffer kept for every run). */
+/* The next `len` bytes of the spill file into s, NUL-ended. 0 or WT_EIO (said). */
+static int spill_str(wt_trend *t, char *s, size_t len)
+{
+    if (len && fread(s, 1, len, t->spill) != len) {
+        wt_cli_error("trend: cannot read its temporary file back");
+        return WT_EIO;
+    }
+    s[len] = '\0';
+    return 0;
+}
+
+/* ref's whole summary into t->cur (its strings and cats in buffers kept for every run). */
 static int spill_get(wt_trend *t, const run_ref *ref)
 {
     spill_head h;
@@ -307,6 +327,17 @@ static int spill_get(wt_trend *t, const run_ref *ref)
     if (rc)
         return rc;
     run_sum *r = &t->cur;
+    const size_t strs = (size_t)h.host_len + h.group_len + 2;
+    if (strs > t->cap_strs) {
+        char *b = realloc(t->cur_strs, strs);
+        if (!b)
+            return WT_ENOMEM;
+        t->cur_strs = b;
+        t->cap_strs = strs;
+    }
+    if ((rc = spill_str(t, t->cur_strs, h.host_len)) != 0 ||
+        (rc = spill_str(t, t->cur_strs + h.host_len + 1, h.group_len)) != 0)
+        return rc;
     if (h.n_cats > t->cap_cur) {
         run_cat *c = realloc(r->cats, h.n_cats * sizeof *c);
         if (!c)
@@ -318,16 +349,52 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         wt_cli_error("trend: cannot read its temporary file back");
         return WT_EIO;
     }
-    r->path = ref->path; /* what the series read of it; ok and skipped stay the pass's */
+    r->path = t->paths[ref->order]; /* what the series read of it; ok and skipped stay the pass's */
     r->start_utc_ns = ref->start_utc_ns;
     memcpy(r->run_id, h.run_id, sizeof r->run_id);
-    r->host = h.host;
-    r->group = h.group;
+    r->host = t->cur_strs;
+    r->group = t->cur_strs + h.host_len + 1;
     r->n_cats = h.n_cats;
     return 0;
 }
 
-static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change *c)
+/* The trend's copy of `s` (under mu while the workers read): stable until the trend is freed.
+ * NULL: no memory. */
+static const char *intern(wt_trend *t, const char *s)
+{
+    uint32_t v;
+    const char *kept = NULL;
+    return wt__strmap_put(&t->names, s, strlen(s), 0, &v, &kept) < 0 ? NULL : kept;
+}
+
+/* The run a change of s names: one of its last P, the start order of the runs between them
+ * being in the sort's files alone. */
+static const run_ref *recent_ref(const wt_trend *t, const series *s, int64_t k)
+{
+    for (int i = 0; i < t->o->cp.persist; i++)
+        if (s->recent[i].k == k)
+            return &s->recent[i].ref;
+    return NULL;
+}
+
+/* What a change says of its run: the head of ref's spill record into *h, and its host, interned
+ * (a change keeps it: WT_TREND_MAX_CHANGES at most), into *host. 0, WT_ENOMEM or WT_EIO. */
+static int spill_change_get(wt_trend *t, const run_ref *ref, spill_head *h, const char **host)
+{
+    int rc = spill_head_get(t, ref, h);
+    char *s = rc ? NULL : malloc((size_t)h->host_len + 1);
+    if (rc == 0 && !s)
+        rc = WT_ENOMEM;
+    if (rc == 0)
+        rc = spill_str(t, s, h->host_len);
+    if (rc == 0 && !(*host = intern(t, s)))
+        rc = WT_ENOMEM;
+    free(s);
+    return rc;
+}
+
+static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
+                      const wt_cp_change *c)
 {
     if (c->after > c->before)
         t->res.regressions++;
@@ -340,9 +407,10 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     if (!nc)
         return WT_ENOMEM;
     t->changes = nc;
-    const run_ref *h = t->order[c->ref]; /* at or before the run being fed */
+    const run_ref *h = recent_ref(t, s, c->ref);
     spill_head hd;
-    const int rc = spill_head_get(t, h, &hd);
+    const char *host = NULL;
+    const int rc = h ? spill_change_get(t, h, &hd, &host) : WT_EIO;
     if (rc)
         return rc;
     wt_trend_change *x = &t->changes[t->res.n_changes++];
@@ -350,8 +418,8 @@ static int add_change(wt_trend *t, const group *g, size_t ci, const wt_cp_change
     x->group = g->name;
     x->category = t->cat_names[ci];
     memcpy(x->run_id, hd.run_id, 33);
-    x->host = hd.host;
-    x->file = h->path;
+    x->host = host;
+    x->file = t->paths[h->order];
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
     x->before_s = c->before;
@@ -412,14 +480,14 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
         series *s = series_of(t, g, rc->name, &ci);
         if (!s)
             return WT_ENOMEM;
-        s->runs++;
+        s->recent[s->runs++ % t->o->cp.persist] = (recent_run){ k, *ref };
         s->sum_self += rc->self_s;
         s->sum_flat += rc->flat_s;
         s->sum_incl += rc->incl_s;
         wt_cp_change c;
         if (wt_cp_push(&s->cp, rc->incl_s, k, &c)) {
             s->changes++;
-            const int arc = add_change(t, g, ci, &c);
+            const int arc = add_change(t, g, s, ci, &c);
             if (arc < 0)
                 return arc;
             if (open_chart(t, s) < 0)
@@ -447,14 +515,6 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
 
 /* ---- workers: each takes the next file, reads it once, keeps its summary ---- */
 
-/* The trend's copy of `s` (call under mu): stable until the trend is freed. NULL: no memory. */
-static const char *intern(wt_trend *t, const char *s)
-{
-    uint32_t v;
-    const char *kept = NULL;
-    return wt__strmap_put(&t->names, s, strlen(s), 0, &v, &kept) < 0 ? NULL : kept;
-}
-
 /* The run's summary from the finished pass (its categories' seconds, its host and group),
  * into the spill file; ref says where. */
 static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
@@ -465,8 +525,8 @@ static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
     r->cats = calloc(n ? n : 1, sizeof *r->cats);
     int rc = gname && r->cats ? 0 : WT_ENOMEM;
     pthread_mutex_lock(&t->mu);
-    if (rc == 0 && (!(r->host = intern(t, m->host)) || !(r->group = intern(t, gname))))
-        rc = WT_ENOMEM;
+    r->host = m->host;
+    r->group = gname;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         run_cat *c = &r->cats[i];
         if (!(c->name = intern(t, wt_runsum_name(m->rs, i)))) {
@@ -494,7 +554,7 @@ static int read_run(wt_trend *t, run_ref *ref, wt_runsum *rs, wt_reader **rd)
     run_sum sum;
     memset(&sum, 0, sizeof sum);
     run_sum *r = &sum;
-    r->path = ref->path;
+    r->path = t->paths[ref->order];
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
@@ -529,10 +589,12 @@ static void *worker(void *arg)
     int rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
     while (rc == 0 && !t->err && t->next < t->n_runs) {
-        run_ref *r = &t->runs[t->next++];
+        run_ref r = { .order = t->next++, .spill_at = -1 };
         pthread_mutex_unlock(&t->mu);
-        rc = read_run(t, r, rs, &rd);
+        rc = read_run(t, &r, rs, &rd);
         pthread_mutex_lock(&t->mu);
+        if (rc == 0 && (rc = wt__extsort_put(t->sort, &r)) == WT_EIO)
+            wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
     }
     if (rc < 0 && !t->err)
         t->err = rc; /* out of memory: the others stop at their next file */
@@ -544,7 +606,7 @@ static void *worker(void *arg)
 
 static int start_cmp(const void *a, const void *b)
 {
-    const run_ref *x = *(run_ref *const *)a, *y = *(run_ref *const *)b;
+    const run_ref *x = a, *y = b;
     if (x->ok != y->ok)
         return y->ok - x->ok; /* the unreadable last */
     if (x->start_utc_ns != y->start_utc_ns)
@@ -552,20 +614,35 @@ static int start_cmp(const void *a, const void *b)
     return x->order - y->order;
 }
 
+/* The series fed with every run in start order, from the sort. */
+static int feed_all(wt_trend *t)
+{
+    int rc = wt__extsort_finish(t->sort);
+    if (rc == WT_EIO)
+        wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
+    for (int k = 0; rc == 0; k++) {
+        const void *r;
+        const int got = wt__extsort_next(t->sort, &r);
+        if (got <= 0) {
+            if (got == WT_EIO)
+                wt_cli_error("trend: cannot read its temporary file back%s%s",
+                             errno ? ": " : "", errno ? strerror(errno) : "");
+            return got;
+        }
+        rc = consume(t, k, r);
+    }
+    return rc;
+}
+
 /* Reads every file (in parallel), then orders the runs by start and feeds the series. */
 static int run_all(wt_trend *t, char *const *paths, int n)
 {
-    t->runs = calloc(n ? (size_t)n : 1, sizeof *t->runs);
-    t->order = calloc(n ? (size_t)n : 1, sizeof *t->order);
-    if (!t->runs || !t->order)
-        return WT_ENOMEM;
+    t->paths = paths;
     t->n_runs = n;
-    for (int i = 0; i < n; i++) {
-        t->runs[i].path = paths[i];
-        t->runs[i].order = i;
-        t->runs[i].spill_at = -1;
-        t->order[i] = &t->runs[i];
-    }
+    const size_t chunk = t->o->sort_chunk > 0 ? (size_t)t->o->sort_chunk : 0;
+    const int made = wt__extsort_create(sizeof(run_ref), chunk, start_cmp, &t->sort);
+    if (made)
+        return made;
     int nthreads = t->o->threads;
     if (nthreads <= 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -584,14 +661,7 @@ static int run_all(wt_trend *t, char *const *paths, int n)
         worker(t); /* no thread to be had: read them here */
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
-    if (t->err)
-        return t->err;
-    qsort(t->order, (size_t)n, sizeof *t->order, start_cmp);
-    int rc = 0;
-    for (int k = 0; rc == 0 && k < n; k++) {
-        rc = consume(t, k, t->order[k]);
-    }
-    return rc;
+    return t->err ? t->err : feed_all(t);
 }
 
 /* ---- output ---- */
@@ -732,6 +802,7 @@ void wt_trend_free(wt_trend *t)
         for (size_t c = 0; c < t->groups[g].cap; c++)
             if (t->groups[g].by_cat[c]) {
                 wt_cp_release(&t->groups[g].by_cat[c]->cp);
+                free(t->groups[g].by_cat[c]->recent);
                 free(t->groups[g].by_cat[c]);
             }
         free(t->groups[g].by_cat);
@@ -744,8 +815,8 @@ void wt_trend_free(wt_trend *t)
     if (t->spill)
         fclose(t->spill);
     free(t->cur.cats);
-    free(t->runs);
-    free(t->order);
+    free(t->cur_strs);
+    wt__extsort_free(t->sort);
     free(t->changes);
     for (size_t i = 0; i < t->n_charts; i++)
         free(t->charts[i].v);

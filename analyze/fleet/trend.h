@@ -9,11 +9,13 @@
  *
  * Reading: worker threads (one per core) each take the next file and read it once: its header
  * (start time, run id, host), its spans into per-category seconds, its --group metadata; what
- * is kept of the run is that summary, in an unlinked temporary file ($TMPDIR, else /tmp). When every
- * file is read, the runs are ordered by start and fed to the series, each summary read back,
- * so the rule sees them in start order. Memory: groups x categories x the rule's window, and
- * 40 bytes a run to order them; never spans, nor a run's categories. A temporary file that
- * cannot be made, written or read back fails the run (WT_EIO), said on stderr. */
+ * is kept of the run is that summary, in an unlinked temporary file ($TMPDIR, else /tmp), and
+ * what orders it (24 bytes), in an external sort (extsort.h). When every file is read, the runs
+ * come out of the sort by start and are fed to the series, each summary read back, so the rule
+ * sees them in start order. Memory: groups x categories x the rule's window, the sort's
+ * buffers, the changes listed; never a word per run, per span or per run's category (the
+ * paths are the caller's). A temporary file that cannot be made, written or read back fails
+ * the run (WT_EIO), said on stderr. */
 #ifndef WT_FLEET_TREND_H
 #define WT_FLEET_TREND_H
 
@@ -34,6 +36,8 @@ typedef struct wt_trend_opts {
     wt_cp_opts cp;
     int threads;   /* 0: one per online core */
     int json;      /* output: 0 text, 1 JSON */
+    int sort_chunk; /* runs ordered in memory at once (0: WT_EXTSORT_CHUNK); for the tests,
+                       which make the order go through many chunks */
 } wt_trend_opts;
 
 /* One change found. Strings are owned by the trend. */
