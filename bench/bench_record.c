@@ -24,7 +24,7 @@
  * the caller's own two clock_gettime() reads included.
  * Lines starting "@ " are for bench/run: name, value, unit, target, verdict.
  * `bench_record busy` runs the busy-machine mode alone (the ring-full policy's figures).
- * `bench_record PATTERN lit|lit2|fmt|long [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
+ * `bench_record PATTERN lit|lit2|fmt|long|fmtlit|longlit [SPANS]` runs one pattern alone instead (a warm-up, then SPANS
  * spans, default 1,000,000, in one_pattern()): for `perf stat` and for
  * `valgrind --tool=callgrind --toggle-collect=one_pattern`, whose instruction count over SPANS
  * is the recorder's instructions per span plus the loop's own few.
@@ -176,10 +176,14 @@ static inline const char *fmt_long(char *buf, uint64_t n)
     return fmt_num(buf, "model.layers.", 13, n, ".self_attn.q_proj.weight", 25);
 }
 
-/* Label styles: literals, short formatted, long formatted (the table's rows), and the second
- * literal layout (one-pattern mode only). */
-enum { S_LIT, S_FMT, S_LONG, S_TABLE, S_LIT2 = S_TABLE, N_STYLE };
-static const char *const style_name[N_STYLE] = { "lit", "fmt", "long", "lit2" };
+/* Label styles: literals, short formatted, long formatted (the table's rows); in one-pattern
+ * mode only, the second literal layout and two controls, `fmtlit` and `longlit`: the loop of
+ * `fmt` or `long` (the label formatted, its buffer handed to an empty asm) recording the
+ * literal of the same index. A control minus `lit` is what the caller's formatting costs the
+ * subtraction (it overlaps less with a recorded span than with the empty loop); `fmt` minus
+ * `fmtlit` is what the formatted label itself costs the recorder. */
+enum { S_LIT, S_FMT, S_LONG, S_TABLE, S_LIT2 = S_TABLE, S_FMTLIT, S_LONGLIT, N_STYLE };
+static const char *const style_name[N_STYLE] = { "lit", "fmt", "long", "lit2", "fmtlit", "longlit" };
 
 static inline uint64_t label_index(int pat, uint32_t i)
 {
@@ -211,10 +215,15 @@ static __attribute__((noinline)) run_res loop_once(int pat, int fmt, int record,
                  c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t k = label_index(pat, i % N_SPANS);
-        const char *label = fmt == S_LONG ? fmt_long(buf, k)
-                            : fmt == S_FMT ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000)
+        const char *label = fmt == S_LONG || fmt == S_LONGLIT ? fmt_long(buf, k)
+                            : fmt == S_FMT || fmt == S_FMTLIT
+                                ? fmt_label(buf, pat == P_UNIQUE ? k : k + 1000000)
                             : fmt == S_LIT2 ? lit2[k]
                                             : lit[k];
+        if (fmt >= S_FMTLIT) { /* a control: the label formatted, a literal recorded */
+            __asm__ volatile("" ::"r"(label) : "memory");
+            label = lit[k];
+        }
         if (record) {
             const wt_span h = wt_begin("weight_load", label);
             wt_end(h, WT_CACHED_HIT, 0, NULL);
@@ -332,7 +341,7 @@ static __attribute__((noinline)) run_res one_pattern(int pat, int fmt, uint32_t 
     return loop_once(pat, fmt, 1, n);
 }
 
-/* `bench_record PATTERN lit|lit2|fmt|long [SPANS]`: 0, or 2 for an unknown pattern. */
+/* `bench_record PATTERN lit|lit2|fmt|long|fmtlit|longlit [SPANS]`: 0, or 2 for an unknown pattern. */
 static int one_pattern_main(const char *pname, const char *style, const char *spans)
 {
     int pat = 0;
@@ -341,8 +350,8 @@ static int one_pattern_main(const char *pname, const char *style, const char *sp
     int fmt = 0;
     while (fmt < N_STYLE && strcmp(style_name[fmt], style) != 0)
         fmt++;
-    if (pat == N_PAT || fmt == N_STYLE || (pat == P_UNIQUE && (fmt == S_LIT || fmt == S_LIT2))) {
-        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|lit2|fmt|long [SPANS]]\n");
+    if (pat == N_PAT || fmt == N_STYLE || (pat == P_UNIQUE && fmt != S_FMT && fmt != S_LONG)) {
+        fprintf(stderr, "usage: bench_record [const|cycle1000|random1000|unique lit|lit2|fmt|long|fmtlit|longlit [SPANS]]\n");
         return 2;
     }
     const long n = spans ? atol(spans) : 1000000;

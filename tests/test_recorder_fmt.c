@@ -2,7 +2,9 @@
  * wt_begin and stored after its span at wt_end; the writer (or the crash handler) interns it.
  * Every scenario runs in a forked child and is read back through the reader, each label
  * compared with the one the test formats again itself: a buffer reused across nested spans,
- * the length cap and every alignment, a label ending at a page followed by an unmapped one,
+ * the length cap and every alignment, labels of every length at every offset within a 16-byte
+ * line ending before an unmapped page (the scan's loads and the memo's compare stop at the
+ * NUL), a memo whose label shrinks before an unmapped page,
  * 5,000 distinct labels with their counts, two threads, crashes (with the string table's lock
  * free, and held so the dump must use its placeholder), and the exit ledger. */
 #include <inttypes.h>
@@ -21,6 +23,16 @@
 #include "rec_intern.h"
 
 static int exited_0(int st) { return WIFEXITED(st) && WEXITSTATUS(st) == 0; }
+
+/* Runs `child` in a forked recorder, which must exit 0, and reads its trace back whole. */
+static rt_trace *run_read(int (*child)(void *))
+{
+    assert_true(exited_0(rt_run(child, NULL, NULL, NULL)));
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_int_equal(t->errors, 0);
+    return t;
+}
 
 /* An empty label reads back as no label or an empty one, as a literal "" does. */
 static int label_is(const char *got, const char *want)
@@ -59,10 +71,7 @@ static int child_nested(void *arg)
 static void test_fmt_a_reused_buffer_keeps_each_nested_spans_label(void **state)
 {
     (void)state;
-    assert_true(exited_0(rt_run(child_nested, NULL, NULL, NULL)));
-    rt_trace *t = rt_read(path);
-    assert_int_equal(t->open_rc, 0);
-    assert_int_equal(t->errors, 0);
+    rt_trace *t = run_read(child_nested);
     /* spans in the order they ended: b (depth 1), a (depth 0), child.1 (unclosed), parent.0 */
     static const char *const want[] = { "b", "a", "child.1", "parent.0" };
     static const uint32_t depth[] = { 1, 0, 1, 0 };
@@ -105,8 +114,8 @@ static int child_lengths(void *arg)
     setenv("WALLTIME_SUMMARY", "0", 1);
     if (wt_open(path) != 0)
         return 10;
-    char buf[256 + 8];
-    for (unsigned off = 0; off < 8; off++)
+    char buf[256 + 16];
+    for (unsigned off = 0; off < 16; off++)
         for (size_t k = 0; k < N_LENS; k++) {
             char *s = buf + off;
             make_label(s, lens[k], off);
@@ -121,10 +130,7 @@ static int child_lengths(void *arg)
 static void test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly(void **state)
 {
     (void)state;
-    assert_true(exited_0(rt_run(child_lengths, NULL, NULL, NULL)));
-    rt_trace *t = rt_read(path);
-    assert_int_equal(t->open_rc, 0);
-    assert_int_equal(t->errors, 0);
+    rt_trace *t = run_read(child_lengths);
     size_t n = 0;
     for (size_t i = 0; i < t->n; i++) {
         const wt_event *e = &t->ev[i].ev;
@@ -138,15 +144,18 @@ static void test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly(void 
         assert_int_equal(e->count, (k & 1) ? (int64_t)(off * 100 + k + 2) : 1);
         n++;
     }
-    assert_int_equal(n, 8 * N_LENS);
+    assert_int_equal(n, 16 * N_LENS);
     rt_free(t);
 }
 
 /* ---- one label formatted again and again into one buffer --------------------------------- */
 
-/* The same buffer holding the same label again is answered by the memo (its words compared,
- * not copied) once seen three times in a row; any byte changed, anywhere in a label up to the
- * cap, must read back changed, and the old label again must read back as itself. */
+/* The same buffer holding the same label again is answered by the memo (its bytes compared,
+ * not copied) once the writer has seen it repeat (MEMO_AFTER spans, then a flush: the writer
+ * drains them and tells the thread, whose next span fills the memo); any byte changed,
+ * anywhere in a label up to the cap, must read back changed, and the old label again must
+ * read back as itself. */
+#define MEMO_AFTER 4 /* the first span of a new pointer goes by content, the next 3 are copied */
 static const size_t memo_lens[] = { 5, 20, 40, WT__TEXT_CAP };
 #define N_MEMO_LENS (sizeof memo_lens / sizeof memo_lens[0])
 #define MEMO_STEPS 11
@@ -172,6 +181,8 @@ static int child_memo(void *arg)
     for (size_t k = 0; k < N_MEMO_LENS; k++)
         for (int i = 0; i < MEMO_STEPS; i++) {
             memo_label(buf + 1, memo_lens[k], i);
+            if (i == MEMO_AFTER)
+                wt_flush();
             const wt_span h = wt_begin("memo", buf + 1);
             wt_end(h, WT_CACHED_HIT, 0, NULL);
         }
@@ -181,10 +192,7 @@ static int child_memo(void *arg)
 static void test_fmt_a_label_formatted_again_reads_back_as_itself_and_changes_show(void **state)
 {
     (void)state;
-    assert_true(exited_0(rt_run(child_memo, NULL, NULL, NULL)));
-    rt_trace *t = rt_read(path);
-    assert_int_equal(t->open_rc, 0);
-    assert_int_equal(t->errors, 0);
+    rt_trace *t = run_read(child_memo);
     size_t n = 0;
     for (size_t i = 0; i < t->n; i++) {
         const wt_event *e = &t->ev[i].ev;
@@ -200,11 +208,38 @@ static void test_fmt_a_label_formatted_again_reads_back_as_itself_and_changes_sh
     rt_free(t);
 }
 
-/* ---- a label that ends at an unmapped page ----------------------------------------------- */
+/* ---- every length at every offset before an unmapped page ------------------------------ */
 
-#define MAX_PAGE_LEN (WT__TEXT_CAP + 16)
+/* Every length from 0 to past the cap at each of the 16 offsets within an aligned 16-byte
+ * line, each placed as late in the page as its offset allows (for each length, one offset
+ * puts its NUL at the page's last byte), the bytes from its NUL to the page's end not zero:
+ * the scan's loads (16 bytes on SSE2, 8 otherwise) and the memo's
+ * compare must stop at the one holding the NUL, since the next one would fault. Each label
+ * is recorded EDGE_REPEAT times (a flush after MEMO_AFTER of them: the memo then answers it),
+ * then with its last byte changed, then as itself again; every span must read back as the
+ * bytes written. */
+#define EDGE_MAX_LEN (WT__TEXT_CAP + 16)
+#define EDGE_REPEAT 6
+#define EDGE_STEPS (EDGE_REPEAT + 2)
 
-static int child_page_end(void *arg)
+/* The latest start s with s % 16 == off whose label of len bytes ends before `end`. */
+static char *edge_place(char *end, unsigned off, size_t len)
+{
+    uintptr_t s = (uintptr_t)end - 1 - len;
+    s -= (s - off) & 15;
+    return (char *)s;
+}
+
+/* Step i of label (off, len) into out (EDGE_STEPS steps: the label, then at EDGE_REPEAT its
+ * last byte changed). */
+static void edge_label(char *out, unsigned off, size_t len, int i)
+{
+    make_label(out, len, off);
+    if (i == EDGE_REPEAT && len)
+        out[len - 1] = '#';
+}
+
+static int child_edges(void *arg)
 {
     (void)arg;
     setenv("WALLTIME_SUMMARY", "0", 1);
@@ -214,32 +249,149 @@ static int child_page_end(void *arg)
     char *p = rt_guarded_page(&page);
     if (!p)
         return 11;
-    for (size_t len = 0; len <= MAX_PAGE_LEN; len++) {
-        char *s = p + page - 1 - len; /* its NUL is the page's last byte */
-        make_label(s, len, 3);
-        const wt_span h = wt_begin("page", s);
-        wt_end(h, WT_CACHED_MISS, 0, NULL);
-    }
+    char *end = p + page;
+    for (unsigned off = 0; off < 16; off++)
+        for (size_t len = 0; len <= EDGE_MAX_LEN; len++) {
+            char *s = edge_place(end, off, len);
+            for (int i = 0; i < EDGE_STEPS; i++) {
+                memset(s, '@', (size_t)(end - s)); /* no NUL but the label's */
+                edge_label(s, off, len, i);
+                if (i == MEMO_AFTER)
+                    wt_flush();
+                const wt_span h = wt_begin("edge", s);
+                wt_end(h, WT_CACHED_HIT, 0, NULL);
+            }
+        }
     return wt_close() != 0;
 }
 
-static void test_fmt_a_label_ending_before_an_unmapped_page_never_faults(void **state)
+static void test_fmt_every_length_at_every_offset_before_an_unmapped_page(void **state)
 {
     (void)state;
-    assert_true(exited_0(rt_run(child_page_end, NULL, NULL, NULL)));
-    rt_trace *t = rt_read(path);
-    assert_int_equal(t->open_rc, 0);
-    size_t len = 0;
+    rt_trace *t = run_read(child_edges);
+    size_t n = 0;
+    const size_t per_off = (EDGE_MAX_LEN + 1) * EDGE_STEPS;
     for (size_t i = 0; i < t->n; i++) {
         const wt_event *e = &t->ev[i].ev;
         if (e->kind != WT_EV_SPAN)
             continue;
-        char want[MAX_PAGE_LEN + 1];
-        make_label(want, len, 3);
-        assert_true(label_is(e->label, want));
-        len++;
+        assert_true(n < 16 * per_off);
+        const unsigned off = (unsigned)(n / per_off);
+        const size_t len = n % per_off / EDGE_STEPS;
+        char want[EDGE_MAX_LEN + 1];
+        edge_label(want, off, len, (int)(n % EDGE_STEPS));
+        if (!label_is(e->label, want))
+            fail_msg("span %zu (offset %u, length %zu, step %zu): got \"%s\", want \"%s\"", n, off,
+                     len, n % EDGE_STEPS, e->label ? e->label : "(null)", want);
+        n++;
     }
-    assert_int_equal(len, MAX_PAGE_LEN + 1);
+    assert_int_equal(n, 16 * per_off);
+    rt_free(t);
+}
+
+/* The memo holds a label that runs into a second page; that page is then made unmapped and a
+ * shorter label written at the same address: the compare must stop at the shorter one's NUL
+ * (the memo's next words are in the unmapped page). */
+static int child_memo_shrinks(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    const long page = sysconf(_SC_PAGESIZE);
+    char *p = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 11;
+    int rc = 0;
+    for (unsigned off = 0; off < 16 && !rc; off++) {
+        char *s = p + page - 32 + off; /* 32 - off bytes before the second page */
+        make_label(s, 60, off);
+        for (int i = 0; i < EDGE_REPEAT; i++) {
+            if (i == MEMO_AFTER)
+                wt_flush();
+            const wt_span h = wt_begin("shrink", s);
+            wt_end(h, WT_CACHED_HIT, 0, NULL);
+        }
+        make_label(s, 20 - off, off); /* ends in the first page, its aligned line too */
+        if (mprotect(p + page, (size_t)page, PROT_NONE) != 0)
+            return 12;
+        const wt_span h = wt_begin("shrink", s);
+        wt_end(h, WT_CACHED_HIT, 0, NULL);
+        rc = mprotect(p + page, (size_t)page, PROT_READ | PROT_WRITE) != 0;
+    }
+    return rc ? 13 : wt_close() != 0;
+}
+
+static void test_fmt_the_memo_never_reads_past_a_shorter_label(void **state)
+{
+    (void)state;
+    rt_trace *t = run_read(child_memo_shrinks);
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        const unsigned off = (unsigned)(n / (EDGE_REPEAT + 1));
+        char want[64];
+        make_label(want, n % (EDGE_REPEAT + 1) < EDGE_REPEAT ? 60 : 20 - off, off);
+        assert_string_equal(e->label, want);
+        n++;
+    }
+    assert_int_equal(n, 16 * (EDGE_REPEAT + 1));
+    rt_free(t);
+}
+
+/* A label filling a heap block to within its last 16 bytes (the rest is ASan's redzone in a
+ * sanitized build): the memo holds it, then a label differing only in its last vector is
+ * recorded until the writer has seen it repeat, so that one is looked up by content, whose
+ * memo check compares the vector holding the NUL. Neither that compare nor the memo's fill
+ * may be reported (they read bytes of the block's last 16 that are not the label's, as the
+ * scan does). Steps: A 6 times, B 4 times, A twice; a flush before steps 4 and 9. */
+#define HEAP_LABEL "abcdefghijklmnopq" /* 17 bytes: its NUL in the second vector */
+#define HEAP_STEPS 12
+
+static void heap_step(char *buf, int i)
+{
+    strcpy(buf, HEAP_LABEL);
+    if (i >= 6 && i < 10)
+        buf[16] = 'Z'; /* the same first vector */
+}
+
+static int child_heap_memo(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    char *buf = malloc(sizeof HEAP_LABEL);
+    if (!buf)
+        return 11;
+    for (int i = 0; i < HEAP_STEPS; i++) {
+        heap_step(buf, i);
+        if (i == MEMO_AFTER || i == 9)
+            wt_flush();
+        const wt_span h = wt_begin("heap", buf);
+        wt_end(h, WT_CACHED_HIT, 0, NULL);
+    }
+    free(buf);
+    return wt_close() != 0;
+}
+
+static void test_fmt_a_heap_label_at_its_blocks_end_is_compared_unsanitized(void **state)
+{
+    (void)state;
+    rt_trace *t = run_read(child_heap_memo);
+    int n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind != WT_EV_SPAN)
+            continue;
+        char want[sizeof HEAP_LABEL];
+        heap_step(want, n);
+        assert_string_equal(e->label, want);
+        n++;
+    }
+    assert_int_equal(n, HEAP_STEPS);
     rt_free(t);
 }
 
@@ -270,10 +422,7 @@ static int child_many(void *arg)
 static void test_fmt_five_thousand_distinct_labels_keep_their_counts(void **state)
 {
     (void)state;
-    assert_true(exited_0(rt_run(child_many, NULL, NULL, NULL)));
-    rt_trace *t = rt_read(path);
-    assert_int_equal(t->open_rc, 0);
-    assert_int_equal(t->errors, 0);
+    rt_trace *t = run_read(child_many);
     static unsigned seen[N_DISTINCT];
     memset(seen, 0, sizeof seen);
     size_t spans = 0;
@@ -332,10 +481,7 @@ static int child_threads(void *arg)
 static void test_fmt_two_threads_formatting_into_their_own_buffers(void **state)
 {
     (void)state;
-    assert_true(exited_0(rt_run(child_threads, NULL, NULL, NULL)));
-    rt_trace *t = rt_read(path);
-    assert_int_equal(t->open_rc, 0);
-    assert_int_equal(t->errors, 0);
+    rt_trace *t = run_read(child_threads);
     uint64_t tids[2] = { 0, 0 };
     size_t next[2] = { 0, 0 }; /* spans seen per thread, in end order: inner, outer, ... */
     for (size_t i = 0; i < t->n; i++) {
@@ -376,15 +522,19 @@ static int child_crash(void *arg)
     setenv("WALLTIME_SUMMARY", "0", 1);
     if (wt_open(path) != 0)
         return 10;
-    char buf[64];
+    char buf[64] __attribute__((aligned(16)));
+    /* at offsets 0, 9 and 18 (2 in its 16-byte line) in turn, so the open ones below, at the
+     * same three, are copied (their pointers known): the dump reads each from its slot at
+     * its offset there */
     for (int i = 0; i < N_CRASH; i++) {
-        snprintf(buf, sizeof buf, "blk.%d.attn_q.weight", i);
-        const wt_span h = wt_begin("load", buf);
+        char *at = buf + 9 * (i % 3);
+        snprintf(at, sizeof buf - 9 * (size_t)(i % 3), "blk.%d.attn_q.weight", i);
+        const wt_span h = wt_begin("load", at);
         wt_end(h, WT_CACHED_HIT, i + 1, NULL); /* the count numbers it */
     }
     for (int d = 0; d < 3; d++) {
-        snprintf(buf, sizeof buf, "open.%d", d);
-        (void)wt_begin("load", buf);
+        snprintf(buf + 9 * d, sizeof buf - 9 * (size_t)d, "open.%d", d);
+        (void)wt_begin("load", buf + 9 * d);
     }
     memset(buf, 'x', sizeof buf - 1); /* the buffer no longer holds any of them */
     buf[sizeof buf - 1] = '\0';
@@ -536,7 +686,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fmt_a_reused_buffer_keeps_each_nested_spans_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_labels_at_the_cap_over_it_and_empty_read_back_exactly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_a_label_formatted_again_reads_back_as_itself_and_changes_show, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fmt_a_label_ending_before_an_unmapped_page_never_faults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_every_length_at_every_offset_before_an_unmapped_page, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_the_memo_never_reads_past_a_shorter_label, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_a_heap_label_at_its_blocks_end_is_compared_unsanitized, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_five_thousand_distinct_labels_keep_their_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_two_threads_formatting_into_their_own_buffers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_a_crash_writes_ended_and_open_formatted_labels, setup, teardown),

@@ -37,23 +37,21 @@ static inline uint32_t cat_bits(uint32_t cat) { return cat < WT__B_CAT_BIG ? cat
 static inline unsigned cached_bits(wt_cached c) { return (unsigned)c <= WT_CACHED_MISS ? (unsigned)c : 0u; }
 
 /* The label of slot o, given level 1's answer `lab` for it: that id when trusted (a literal),
- * else its words copied into the slot (a formatted label up to the cap: the writer interns
- * it, rec_state.h), else its id by content. A pointer level 1 has not seen goes by content
- * once, which teaches level 1 whether it is a literal. The placeholder a crash dump may need
- * exists before the first copied label (one lookup per process). */
+ * else, for a pointer level 1 knows as writable memory, its words copied into the slot (a
+ * formatted label up to the cap: the writer interns it, rec_state.h), else its id by
+ * content. A pointer level 1 has not seen goes by content once, which teaches level 1
+ * whether it is a literal. The placeholder a crash dump may need exists before the first
+ * copied label (one lookup per process). */
 static inline uint32_t slot_label(wt__tstate *ts, wt__open *o, const char *label, uint32_t lab)
 {
-    if (__builtin_expect(lab != WT__ICACHE_MISS, 1))
+    if (__builtin_expect(!(lab & WT__ICACHE_MISS), 1))
         return lab;
-    if (!label)
-        return 0;
-    const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
-    if (__builtin_expect(set[0].ptr != label && set[1].ptr != label, 0))
-        return wt__intern_slow(&ts->icache, label);
-    const uint32_t w = wt__text_take(o->text, label);
-    if (__builtin_expect(w != 0, 1) && (wt__text_placeholder_get() || wt__text_placeholder()))
-        return w;
-    return wt__intern_slow(&ts->icache, label);
+    if (lab == WT__ICACHE_WRITABLE) { /* never NULL: level 1 holds no NULL pointer */
+        const uint32_t w = wt__text_take(o->text, label);
+        if (__builtin_expect(w != 0, 1) && (wt__text_placeholder_get() || wt__text_placeholder()))
+            return w;
+    }
+    return label ? wt__intern_slow(&ts->icache, label) : 0;
 }
 
 /* wt_begin() in full: first call, new thread, depth limit, strings to validate or intern. */
@@ -111,57 +109,66 @@ static inline __attribute__((always_inline)) wt_span open_span(wt__tstate *ts, w
 /* wt_begin() past the checks of its fast path, for strings its pointer cache did not vouch
  * for (writable memory, or not cached yet): the label's words copied into the slot, or
  * levels 2 and 3 of rec_intern.h (a category, a label over the cap), for those only (cat or
- * lab WT__ICACHE_MISS), without going through begin_slow()'s checks again. Called with the
- * busy flag set (rec_state.h), which it clears. */
+ * lab a miss, WT__ICACHE_MISS or WT__ICACHE_WRITABLE), without going through begin_slow()'s
+ * checks again. Called with the busy flag set (rec_state.h), which it clears. */
 static __attribute__((noinline)) wt_span begin_intern(wt__tstate *ts, uint32_t d, uint32_t cat,
                                                       uint32_t lab, const char *category,
                                                       const char *label)
 {
     wt__open *o = &ts->stack[d];
     /* a miss is a string level 1 has no trusted entry for, or NULL with its set full */
-    if (cat == WT__ICACHE_MISS)
+    if (cat & WT__ICACHE_MISS)
         cat = category ? wt__intern_slow(&ts->icache, category) : 0;
     lab = slot_label(ts, o, label, lab);
     return open_span(ts, o, d, cat, lab, wt__rdtsc()); /* the clock after the interning */
 }
 
+/* begin_text()'s rare end: the writer saw this thread's copied labels repeat (a buffer
+ * formatted with the same label again and again): the label is looked up by content and
+ * fills the memo (then the bytes are compared, not copied), and the clock read again, as for
+ * any lookup by content. Keeps the copy (text word w) when the lookup fails. Out of line, so
+ * begin_text() makes tail calls only and keeps no stack frame. Clears the busy flag. */
+static __attribute__((noinline)) wt_span begin_again(wt__tstate *ts, uint32_t d, uint32_t cat,
+                                                     const char *label, uint32_t w, uint64_t t0)
+{
+    atomic_store_explicit(&ts->text_again, 0, memory_order_relaxed);
+    const uint32_t id = wt__memo_learn(&ts->icache, label);
+    if (id) {
+        w = id;
+        t0 = wt__rdtsc();
+    }
+    return open_span(ts, &ts->stack[d], d, cat, w, t0);
+}
+
 /* wt_begin() past the checks of its fast path, for a category its pointer cache vouched for
- * and a label it did not: a pointer it knows as writable memory (a reused buffer) holding a
- * label up to the cap has its words copied into the slot (rec_intern.h), with no lookup;
- * anything else goes to begin_intern(). Not sanitized, for the inlined scan; it writes only
- * this thread's slot and counters. Called with the busy flag set, which it clears. */
+ * and a label it knows as writable memory (a reused buffer, WT__ICACHE_WRITABLE): a label up
+ * to the cap has its bytes compared with the memo's or copied into the slot (rec_intern.h),
+ * with no lookup; a longer one goes to begin_intern(). Not sanitized, for
+ * the inlined scan and compare; it writes only this thread's slot and counters. Called with
+ * the busy flag set, which it clears. */
 static __attribute__((noinline)) WT__NO_SANITIZE_SCAN wt_span
 begin_text(wt__tstate *ts, uint32_t d, uint32_t cat, const char *category, const char *label,
            uint64_t t0)
 {
     wt__open *o = &ts->stack[d];
     /* the buffer holding the label the memo knows: its id, nothing copied (const fmt) */
-    uint32_t w = ts->icache.memo.ptr == label ? wt__memo_id(&ts->icache, label) : 0;
+    uint32_t w = wt__memo_id(&ts->icache, label);
     if (!w) {
-        const wt__icache_ent *set = wt__icache_set(&ts->icache, label);
-        int same;
-        if (__builtin_expect(!label || (set[0].ptr != label && set[1].ptr != label), 0) ||
-            __builtin_expect(!(w = wt__text_scan(o->text, label, &same)), 0) ||
+        /* over the cap, or no placeholder yet: begin_intern() looks it up or makes it */
+        if (__builtin_expect(!(w = wt__text_scan(o->text, label)), 0) ||
             __builtin_expect(!wt__text_placeholder_get(), 0))
-            return begin_intern(ts, d, cat, WT__ICACHE_MISS, category, label);
-        if (__builtin_expect(same, 0)) {
-            /* the label this slot held last, again: looked up by content, which fills the
-             * memo at the second time (then the words are compared, not copied); the clock
-             * is read again, as for any lookup by content */
-            const uint32_t id = wt__intern_slow(&ts->icache, label);
-            if (id) {
-                w = id;
-                t0 = wt__rdtsc();
-            }
-        }
+            return begin_intern(ts, d, cat, WT__ICACHE_WRITABLE, category, label);
+        if (__builtin_expect(atomic_load_explicit(&ts->text_again, memory_order_relaxed), 0))
+            return begin_again(ts, d, cat, label, w, t0);
     }
     return open_span(ts, o, d, cat, w, t0);
 }
 
 /* The hot path: the thread's state, two cache hits, the open-span slot, one rdtsc. Anything
  * unusual (recording off, a new thread, the monotonic clock, a deep stack) goes to
- * begin_slow(), which also runs the first call; a label not in read-only memory or not cached
- * yet, to begin_text(); a category in the same case, to begin_intern(). */
+ * begin_slow(), which also runs the first call; a label level 1 knows as writable memory, to
+ * begin_text(); any other miss (a string not cached yet, a category in writable memory), to
+ * begin_intern(). */
 wt_span wt_begin(const char *category, const char *label)
 {
     wt__tstate *ts = wt__tls;
@@ -184,7 +191,7 @@ wt_span wt_begin(const char *category, const char *label)
     const uint32_t lab = wt__icache_ro(&ts->icache, label);
     if (__builtin_expect((cat | lab) & WT__ICACHE_MISS, 0)) {
         /* they clear the busy flag */
-        if (cat != WT__ICACHE_MISS)
+        if (!(cat & WT__ICACHE_MISS) && lab == WT__ICACHE_WRITABLE)
             return begin_text(ts, d, cat, category, label, t0);
         return begin_intern(ts, d, cat, lab, category, label);
     }

@@ -129,17 +129,6 @@ uint32_t wt__str_hash(const char *s, size_t n)
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
-/* A word read through this type may alias the caller's chars: a plain load, never a call
- * (a memcpy() call would be intercepted by ASan, which checks the whole word). */
-typedef uint64_t __attribute__((may_alias, aligned(8))) aligned_word;
-
-/* 0x80 in each byte of w that may be zero: the lowest one set is exactly the first zero byte
- * (a false positive needs a borrow from a zero byte below it). */
-static inline uint64_t zero_bytes(uint64_t w) { return (w - ONES) & ~w & HIGHS; }
-
 /* strnlen(s, WT__STRING_MAX) by aligned 8-byte loads: an aligned load never crosses a page,
  * so a string ending at the last byte of a mapping never faults. The loads read bytes before
  * the string and past its NUL within the first and last words, never used: ASan, TSan and
@@ -148,66 +137,69 @@ static inline uint64_t zero_bytes(uint64_t w) { return (w - ONES) & ~w & HIGHS; 
 __attribute__((no_sanitize("address", "thread", "object-size"))) static size_t len_cut(const char *s)
 {
     const unsigned off = (unsigned)((uintptr_t)s & 7);
-    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
+    const wt__aligned_word *p = (const wt__aligned_word *)(const void *)(s - off);
     /* the first word's bytes before s count as non-zero */
-    uint64_t z = zero_bytes(p[0] | ((1ull << (8 * off)) - 1));
+    uint64_t z = wt__zero_bytes(p[0] | ((1ull << (8 * off)) - 1));
     size_t at = 0; /* of the word p[at / 8], from s - off */
     while (!z) {
         at += 8;
         if (at >= WT__STRING_MAX + off)
             return WT__STRING_MAX;
-        z = zero_bytes(p[at / 8]);
+        z = wt__zero_bytes(p[at / 8]);
     }
     const size_t n = at + (unsigned)__builtin_ctzll(z) / 8 - off;
     return n < WT__STRING_MAX ? n : WT__STRING_MAX;
 }
 
-/* s's aligned word i (0, 1, ...), with the bytes before s and after its NUL zeroed; *end set
- * when the word holds the NUL. Reads only words up to the NUL's, as len_cut(). */
-__attribute__((no_sanitize("address", "thread", "object-size"))) static inline uint64_t
-memo_word(const char *s, unsigned i, int *end)
+#if WT__TEXT_SSE2
+
+/* The bytes of s's aligned 16-byte vector i (0, 1, ...) that are the string's, as a mask
+ * (bit j: byte j), and *end set when the vector holds its NUL (the mask then stops at it,
+ * the NUL included). Reads only vectors up to the NUL's, as len_cut(). */
+static inline WT__NO_SANITIZE_SCAN __m128i
+memo_vec(const char *s, unsigned i, unsigned *need, int *end)
 {
-    const unsigned off = (unsigned)((uintptr_t)s & 7);
-    const aligned_word *p = (const aligned_word *)(const void *)(s - off);
-    const uint64_t before = i ? 0 : (1ull << (8 * off)) - 1;
-    const uint64_t w = p[i] & ~before;
-    const uint64_t z = zero_bytes(w | before);
+    const unsigned off = (unsigned)((uintptr_t)s & 15);
+    const __m128i v = _mm_load_si128((const __m128i *)(const void *)(s - off) + i);
+    const unsigned from = i ? 0xffffu : 0xffffu >> off << off;
+    const unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) & from;
     *end = z != 0;
-    return z ? w & (z ^ (z - 1)) : w; /* z ^ (z - 1): the bits up to the NUL's top bit */
+    *need = z ? from & (z ^ (z - 1)) : from; /* z ^ (z - 1): the bits up to the NUL's */
+    return v;
 }
 
-/* The memo's id when s is its pointer holding the same bytes, else 0. Stops at the first
- * word with a NUL, so it never reads past s's end. */
-static inline uint32_t memo_find(const wt__memo *m, const char *s)
-{
-    int end = 0;
-    for (uint32_t i = 0; i < m->n && !end; i++)
-        if (memo_word(s, i, &end) != m->w[i])
-            return 0;
-    return end ? m->id : 0;
-}
-
-/* Fills the memo's words from s (its pointer and id already set); leaves it unfilled for a
- * string longer than the words hold. */
-static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
+/* Fills the memo's vectors from s (its pointer and id already set); leaves it unfilled for a
+ * string longer than they hold. Not sanitized, as the loads it inlines. */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN void memo_fill(wt__memo *m, const char *s)
 {
     int end = 0;
     uint32_t i = 0;
-    for (; i < WT__MEMO_WORDS && !end; i++)
-        m->w[i] = memo_word(s, i, &end);
+    for (; i < WT__MEMO_N && !end; i++) {
+        unsigned need;
+        m->v[i] = memo_vec(s, i, &need, &end);
+        m->need[i] = (uint16_t)need;
+    }
     m->n = end ? i : 0;
 }
+
+#else
+
+/* Fills the memo's words from s (its pointer and id already set); leaves it unfilled for a
+ * string longer than the words hold. Not sanitized, as the loads it inlines. */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN void memo_fill(wt__memo *m, const char *s)
+{
+    int end = 0;
+    uint32_t i = 0;
+    for (; i < WT__MEMO_N && !end; i++)
+        m->w[i] = wt__memo_word(s, i, &end);
+    m->n = end ? i : 0;
+}
+
+#endif
 
 #else /* not little-endian: no memo */
 
 static size_t len_cut(const char *s) { return strnlen(s, WT__STRING_MAX); }
-
-static inline uint32_t memo_find(const wt__memo *m, const char *s)
-{
-    (void)m;
-    (void)s;
-    return 0;
-}
 
 static __attribute__((noinline)) void memo_fill(wt__memo *m, const char *s)
 {
@@ -531,7 +523,7 @@ static __attribute__((noinline)) uint32_t icache_learn(wt__icache *c, const char
         set[1] = set[0];
         set[0].ptr = s;
         set[0].id = id;
-        set[0].rid = is_ro(s) ? id : WT__ICACHE_MISS;
+        set[0].rid = is_ro(s) ? id : WT__ICACHE_WRITABLE;
     }
     return id;
 }
@@ -572,25 +564,39 @@ static __attribute__((noinline)) uint32_t lookup_content(wt__icache *c, const ch
 /* The same buffer holding the same label as last time (a label formatted again into a reused
  * buffer) is answered by comparing its words with the memo's; anything else goes to
  * lookup_content(). */
+/* wt__memo_find() out of line with its no_sanitize, for the sanitized code here: inlined into
+ * wt__intern_slow(), its loads would be instrumented (ASan would report the bytes of a
+ * label's first and last vectors outside the label, which it reads and never uses). */
+static __attribute__((noinline)) WT__NO_SANITIZE_SCAN uint32_t memo_check(const wt__memo *m,
+                                                                          const char *s)
+{
+    return wt__memo_find(m, s);
+}
+
 uint32_t wt__intern_slow(wt__icache *c, const char *s)
 {
     if (c && c->memo.ptr == s && c->memo.n) {
-        const uint32_t id = memo_find(&c->memo, s);
+        const uint32_t id = memo_check(&c->memo, s);
         if (id)
             return id;
     }
     return lookup_content(c, s);
 }
 
-WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
+uint32_t wt__memo_learn(wt__icache *c, const char *s)
 {
-    int same;
-    return wt__text_scan(dst, s, &same);
+    const uint32_t id = wt__intern_slow(c, s);
+    if (id && c) { /* the id of s's bytes as they are now, which the fill reads */
+        c->memo.ptr = s;
+        c->memo.id = id;
+        memo_fill(&c->memo, s);
+    }
+    return id;
 }
 
-uint32_t wt__memo_id(wt__icache *c, const char *s)
+WT__NO_SANITIZE_SCAN uint32_t wt__text_take(uint64_t *dst, const char *s)
 {
-    return c->memo.ptr == s && c->memo.n ? memo_find(&c->memo, s) : 0;
+    return wt__text_scan(dst, s);
 }
 
 void wt__intern_lock(void) { pthread_mutex_lock(&lock); }

@@ -77,7 +77,7 @@ static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int
         const wt__open *o = &ts->stack[d];
         uint32_t label = o->label;
         if (label & WT__TEXT_FLAG) /* its words are in the slot */
-            label = clabel(s, (const char *)o->text + WT__TEXT_OFF(label), WT__TEXT_LEN(label));
+            label = clabel(s, (const char *)o->text + WT__TEXT_SLOT_OFF(label), WT__TEXT_LEN(label));
         const uint32_t need = o->cat > label ? o->cat : label;
         if (wt__emit_strings(s, need))
             return;

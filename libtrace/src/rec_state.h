@@ -79,7 +79,7 @@ typedef struct wt__open {
     uint64_t t0;
     uint32_t cat, label; /* label: an id, or a text word whose words are in `text` */
     uint64_t tag; /* serial:16 | generation:32, the handle without its depth: one compare */
-    uint64_t text[WT__TEXT_WORDS + 1]; /* the label's words; one spare: 128 bytes */
+    uint64_t text[WT__TEXT_WORDS]; /* the label's words (rec_intern.h): 128 bytes in all */
 } wt__open;
 _Static_assert(sizeof(wt__open) == 128, "an open-span slot is two cache lines");
 
@@ -108,6 +108,10 @@ typedef struct wt__tstate {
     /* ---- rare, either side ---- */
     _Alignas(64) _Atomic uint64_t dropped; /* added with release, taken with acquire */
     atomic_int kicked;
+    /* set by the writer when this thread's copied labels repeat (rec_writer.c), cleared by
+     * the thread, whose next copied label is then looked up by content and fills the memo
+     * (rec_core.c, begin_again): relaxed, a hint only */
+    atomic_int text_again;
     atomic_int status;
     uint64_t tid;
     struct wt__tstate *next; /* immutable once published */
@@ -216,6 +220,13 @@ static inline wt__ent *wt__reserve(wt__tstate *ts, unsigned n)
     return wt__ring_at(ts, h);
 }
 
+/* The words of slot o's formatted label as the ring takes them: from the 8-byte word holding
+ * its first byte (the slot's from byte WT__TEXT_SLOT_OFF - WT__TEXT_OFF, 0 or 8). */
+static inline const char *wt__text_words(const wt__open *o)
+{
+    return (const char *)o->text + (WT__TEXT_SLOT_OFF(o->label) & 8u);
+}
+
 /* Stores the words of slot o's formatted label (WT__TEXT_ENTRIES() of its text word, maybe
  * none) as the raw entries `at`, `at` + 1, ... past head: whole entries, each of which may be
  * the ring's last (the ring wraps between entries, never inside one). */
@@ -223,10 +234,11 @@ static inline void wt__text_put(wt__tstate *ts, const wt__open *o, unsigned at)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed) + at;
     const unsigned k = WT__TEXT_ENTRIES(o->label);
+    const char *const words = wt__text_words(o);
     wt__ent *const ring = ts->ring; /* locals: the stores may alias the state */
     const uint64_t mask = ts->mask;
     for (unsigned i = 0; i < k; i++)
-        memcpy(&ring[(h + i) & mask], &o->text[3 * i], sizeof(wt__ent));
+        memcpy(&ring[(h + i) & mask], words + i * sizeof(wt__ent), sizeof(wt__ent));
 }
 
 static inline void wt__publish(wt__tstate *ts, unsigned n)

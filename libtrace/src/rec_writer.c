@@ -39,6 +39,9 @@ static struct {
     wt__tstate **touched; /* rings with entries in the frame being built */
     size_t n_touched, cap_touched;
     wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
+    /* the copied labels of the ring being drained: how many, how many were the one before
+     * again, and the last one's id (text_hint) */
+    uint32_t text_n, text_reps, text_last;
 } W;
 
 /* The writer's own content table for formatted labels (rec_state.h): their bytes -> ids,
@@ -56,7 +59,23 @@ static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
      * crash handler, which interns the same labels from the rings */
     if (atomic_load_explicit(&wt__g.crashed, memory_order_relaxed))
         return 0;
-    return wt__intern_bytes(&labels, str, len);
+    const uint32_t id = wt__intern_bytes(&labels, str, len);
+    W.text_n++;
+    W.text_reps += id == W.text_last;
+    W.text_last = id;
+    return id;
+}
+
+/* After a thread's entries: when at least a quarter of its copied labels (and two) were the
+ * one before again (a buffer formatted with one label over and over), the thread is told, so
+ * that its next copy is looked up by content and fills its memo (rec_core.c): the recording
+ * thread then compares such a label instead of copying it, without checking every copy for a
+ * repeat itself. 1,000 labels in turn or at random never reach a quarter. */
+static void text_hint(wt__tstate *ts)
+{
+    if (W.text_reps >= 2 && W.text_reps >= W.text_n / 4 &&
+        !atomic_load_explicit(&ts->text_again, memory_order_relaxed))
+        atomic_store_explicit(&ts->text_again, 1, memory_order_relaxed);
 }
 
 static atomic_int fail_once;
@@ -214,8 +233,10 @@ static int drain(void)
         if (touch(ts))
             goto fail;
         W.cur = ts;
+        W.text_n = W.text_reps = W.text_last = 0;
         if (ts->enc_pos < h && wt__emit_ring(&W.sink, ts, ts->enc_pos, h, &c, &ts->enc_pos) < h)
             goto fail;
+        text_hint(ts);
         if (d) {
             int rc = wt__enc_dropped(&W.sink.enc, ts->tid, now, d);
             if (rc == WT_ENOSPC) {
