@@ -148,42 +148,99 @@ static void rec_event(const wt_span_batch *b, batch_strs *c, const wt_span_rec *
     ev->detail = batch_string(b, c, 2, s->detail);
 }
 
-/* One span of a batch on the id path: when its label id is known with its category id, the
- * analyses' common cases on the record itself (no strings, no pointer caches); else, and when
- * a common case declines, the span as an event down pair_span()'s path, which teaches the
- * table the pair. */
-static inline int pair_rec(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
-                           const wt_span_rec *s, wt_event *ev)
+/* A span of a batch whose label id the table does not know with its category id: as an event
+ * down pair_span()'s path, which teaches the table the pair (only a pair with keys of its own,
+ * and while the table has room: else the event path is all there is, with the same results). */
+static __attribute__((noinline)) int pair_learn(wt_analysis_pair *p, const wt_span_batch *b,
+                                                batch_strs *c, const wt_span_rec *s,
+                                                wt_event *ev)
 {
-    wt__idtab *t = &p->ids->tab;
-    wt__pair_id *e = s->label < t->used ? &((wt__pair_id *)t->v)[s->label] : NULL;
-    const int known = e && e->cat1 == s->category + 1;
-    int rc = known ? wt__ledger_calc_rec(p->lc, s, e->ci) : 1;
-    int have_ev = 0;
-    if (rc == 1) {
-        rec_event(b, c, s, ev);
-        have_ev = 1;
-        wt__pair_slot *slot;
+    rec_event(b, c, s, ev);
+    wt__pair_slot *slot;
+    int rc = wt__ledger_calc_span(p->lc, ev, &slot);
+    if (rc != 0)
+        return rc;
+    wt__pair_id *e;
+    if (slot->valid == 1 && (e = wt__idtab_room(&p->ids->tab, s->label, sizeof *e,
+                                                PAIR_ID_SLOTS)) != NULL) {
+        *e = (wt__pair_id){ s->category + 1, slot->x, 0, 0 };
+        return p->an ? wt__anomalies_span(p->an, ev, &e->akey) : 0;
+    }
+    /* no table slot: the pointer cache's word, as the event path */
+    return p->an ? wt__anomalies_span(p->an, ev, &slot->z) : 0;
+}
+
+/* Spans a stretch of known label ids takes at most: the keys of its spans wait in arrays of
+ * this size on the stack. */
+#define PAIR_STRETCH 128
+
+/* Spans s[0..n) of batch b, each of a label id the table knows with its category id: ci[k] and
+ * ak[k] are the ledger's category index and the anomalies' key of s[k]. The ledger takes them
+ * all, then the anomalies (two analyses of separate state: each sees the spans in their order,
+ * as span by span), each in runs of its common case; a span that a common case declines goes
+ * as an event down that analysis's own span path. */
+static int pair_stretch(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
+                        const wt_span_rec *s, size_t n, const uint32_t *ci, const uint32_t *ak,
+                        wt_event *ev)
+{
+    int rc = 0;
+    wt__pair_slot *slot;
+    for (size_t k = 0; k < n; k++) {
+        size_t m;
+        if ((rc = wt__ledger_calc_run(p->lc, s + k, ci + k, n - k, &m)) <= 0) {
+            if (rc < 0)
+                return rc;
+            break;
+        }
+        k += m;
+        rec_event(b, c, &s[k], ev);
         if ((rc = wt__ledger_calc_span(p->lc, ev, &slot)) != 0)
             return rc;
-        /* no table slot past PAIR_ID_SLOTS or out of memory: the event path, same results */
-        if (!known && slot->valid == 1 &&
-            (e = wt__idtab_room(t, s->label, sizeof *e, PAIR_ID_SLOTS)) != NULL)
-            *e = (wt__pair_id){ s->category + 1, slot->x, 0, 0 };
-        else if (!known) /* no table slot: the pointer cache's word, as the event path */
-            return p->an ? wt__anomalies_span(p->an, ev, &slot->z) : 0;
-    } else if (rc < 0) {
-        return rc;
     }
-    if (!p->an || (rc = wt__anomalies_rec(p->an, s, e->akey)) != 1)
-        return rc;
-    if (!have_ev)
-        rec_event(b, c, s, ev);
-    return wt__anomalies_span(p->an, ev, &e->akey);
+    if (!p->an)
+        return 0;
+    wt__pair_id *const tab = p->ids->tab.v;
+    for (size_t k = wt__anomalies_run(p->an, s, ak, n); k < n;
+         k += 1 + wt__anomalies_run(p->an, s + k + 1, ak + k + 1, n - k - 1)) {
+        rec_event(b, c, &s[k], ev);
+        /* the table's word: it may have been filled since ak[] was */
+        if ((rc = wt__anomalies_span(p->an, ev, &tab[s[k].label].akey)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The id path of a batch on thread (b->pid, b->tid), looked up once: stretches of spans whose
+ * label ids the table knows with their category ids go to pair_stretch(), any other span to
+ * pair_learn(). */
+static int pair_ids(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c, wt_event *ev)
+{
+    uint32_t ci[PAIR_STRETCH], ak[PAIR_STRETCH];
+    const wt__idtab *const t = &p->ids->tab;
+    size_t i = 0;
+    int rc = 0;
+    while (i < b->n && rc == 0) {
+        const wt__pair_id *const v = t->v;
+        const size_t used = t->used, lim = b->n - i < PAIR_STRETCH ? b->n - i : PAIR_STRETCH;
+        const wt_span_rec *const s = &b->spans[i];
+        size_t u = 0;
+        for (; u < lim && s[u].label < used && v[s[u].label].cat1 == s[u].category + 1; u++) {
+            ci[u] = v[s[u].label].ci;
+            ak[u] = v[s[u].label].akey;
+        }
+        if (u == 0) {
+            rc = pair_learn(p, b, c, s, ev);
+            i++;
+        } else {
+            rc = pair_stretch(p, b, c, s, u, ci, ak, ev);
+            i += u;
+        }
+    }
+    return rc;
 }
 
 /* A batch of spans. With the ledger and no caller's event callback (export has one), the
- * batch's thread is looked up once and each span goes through pair_rec(), keyed by the ids of
+ * batch's thread is looked up once and the spans go through pair_ids(), keyed by the ids of
  * a per-file table (reset at each file and when the string epoch changes). Otherwise each span
  * goes, as the event wt_reader_next() would have given, down the path pair_event() would take:
  * the analyses see exactly what they saw event by event. */
@@ -203,9 +260,7 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
         return WT_ENOMEM;
     if (direct && (rc = wt__ledger_calc_thread(p->lc, b->pid, b->tid)) == 0) {
         wt__idtab_epoch(&p->ids->tab, sizeof(wt__pair_id), b->string_epoch);
-        for (size_t i = 0; i < b->n && rc == 0; i++)
-            rc = pair_rec(p, b, &c, &b->spans[i], &ev);
-        return rc;
+        return pair_ids(p, b, &c, &ev);
     }
     if (rc < 0)
         return rc;

@@ -450,11 +450,61 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
     return 0;
 }
 
-int wt__anomalies_rec(wt_anomalies *a, const wt_span_rec *s, uint32_t key)
+/* span_common() over a run of HITs of key ki, the first of s[0..n) (s[k] of key keys[k]): the
+ * spans of one label in a row (a program that repeats one span). Its checks per span are then
+ * the duration against the lower of the two slowest-span floors, the start against the key's
+ * earliest load in the file and the flags; the counts' room (no sample replaced in `all`,
+ * `hits` unless it is all's twin, and the category's HITs) is taken once for the run, and
+ * the counts and the latest end are stored once. Returns how many it took (0: the first is
+ * not such a span, for span_common()). */
+static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
+                                              const wt_span_rec *s, const uint32_t *keys,
+                      size_t n)
 {
-    if (WT_UNLIKELY(key == 0))
-        return 1;
-    return span_common(a, key, s->ts, s->dur, (wt_cached)s->cached, s->flags);
+    an_key *const k = &a->keys[ki - 1];
+    wt__reservoir *const ch = &a->cat_hits[k->cat];
+    int64_t room = k->all.next - 1 - k->all.n;
+    if (!k->hits_twin && k->hits.next - 1 - k->hits.n < room)
+        room = k->hits.next - 1 - k->hits.n;
+    if (ch->next - 1 - ch->n < room)
+        room = ch->next - 1 - ch->n;
+    if (room <= 0)
+        return 0;
+    if ((uint64_t)room < n)
+        n = (size_t)room;
+    const int64_t floor = k->floor_slow < k->floor_slow_hits ? k->floor_slow : k->floor_slow_hits;
+    const int64_t load = k->load_ts_file;
+    int64_t last = a->last_ts;
+    size_t j = 0;
+    for (; j < n; j++) {
+        const wt_span_rec *const r = &s[j];
+        const int64_t dur = r->dur > 0 ? r->dur : 0;
+        if (keys[j] != ki || r->cached != WT_CACHED_HIT || (r->flags & WT_EVF_UNCLOSED) ||
+            dur > floor || r->ts < load)
+            break;
+        if (r->ts + dur > last)
+            last = r->ts + dur;
+    }
+    a->last_ts = last;
+    k->all.n += (int64_t)j;
+    k->hits.n += k->hits_twin ? 0 : (int64_t)j;
+    ch->n += (int64_t)j;
+    return j;
+}
+
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
+{
+    size_t k = 0;
+    while (k < n && keys[k] != 0) {
+        size_t m;
+        if (k + 1 < n && keys[k + 1] == keys[k] && (m = hit_run(a, keys[k], s + k, keys + k, n - k)))
+            k += m;
+        else if (span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached, s[k].flags) == 0)
+            k++;
+        else
+            break;
+    }
+    return k;
 }
 
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)

@@ -137,12 +137,12 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev);
  * slot from wt__ledger_calc_span(), or analysis.c's id table), 0 at first, which this call
  * fills with the pair's key (index + 1) so that later spans of the pair skip the look-up. */
 int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key);
-/* The batch path of analysis.c: one span of a batch whose (category, label) has key `key` (what
- * wt__anomalies_span() stored in *key for an earlier span of the pair in this file): its common
- * case, the same work as wt__anomalies_span() on the span as an event. 1 when the span is not
- * the common case or key is 0 (nothing changed: the caller passes it to wt__anomalies_span()),
- * else 0. */
-int wt__anomalies_rec(wt_anomalies *a, const wt_span_rec *s, uint32_t key);
+/* The batch path of analysis.c: spans s[0..n) of a batch in order, s[k] of a (category, label)
+ * whose key is keys[k] (what wt__anomalies_span() stored in *key for an earlier span of the
+ * pair in this file), while each is the common case: the same work as wt__anomalies_span() on
+ * the span as an event. Returns how many were done: s[that] is not the common case or its key
+ * is 0 (nothing changed for it: the caller passes it to wt__anomalies_span()). */
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n);
 void wt_anomalies_damage(wt_anomalies *a, int64_t offset, const char *message);
 int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st);
 /* Applies the end-of-run rules. `ledger` is the run's ledger result (required); `baseline` the

@@ -555,14 +555,245 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot *
     return rc == 1 ? span_general(lc, ev, pc) : rc;
 }
 
-int wt__ledger_calc_rec(wt_ledger_calc *lc, const wt_span_rec *s, uint32_t ci)
+/* What lone_run() and leaf_run() keep in locals for a run's spans of one category c: the
+ * span_common() part that every span of the run shares. A struct of locals, inlined whole. */
+typedef struct run_acc {
+    int64_t min_ts, max_end, min_end;
+    int64_t count, bytes, bytes_ns, sum; /* sum: of the durations */
+    int64_t hits, misses;
+    double mn, mx, total;
+} run_acc;
+
+static inline void acc_init(run_acc *a, const lc_cat *c)
 {
-    lc_thread *t = lc->last_t;
+    *a = (run_acc){ INT64_MAX, INT64_MIN, INT64_MAX, c->count, c->bytes, c->bytes_ns, 0, 0, 0,
+                    c->st.min, c->st.max, c->st.total };
+}
+
+/* span_common()'s sums and extremes for one span of the run (dur >= 0). */
+static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_t end,
+                            int64_t dur, int miss)
+{
+    if (end > a->max_end)
+        a->max_end = end;
+    if (end < a->min_end)
+        a->min_end = end;
+    if (ts < a->min_ts)
+        a->min_ts = ts;
+    a->count = wt__sat_add_i64(a->count, r->count);
+    if (r->bytes > 0) {
+        a->bytes = wt__sat_add_i64(a->bytes, r->bytes);
+        a->bytes_ns = wt__sat_add_i64(a->bytes_ns, dur);
+    }
+    a->hits += r->cached == WT_CACHED_HIT;
+    a->misses += miss;
+    const double sec = (double)dur * NS;
+    if (sec < a->mn)
+        a->mn = sec;
+    if (sec > a->mx)
+        a->mx = sec;
+    a->total += sec;
+    a->sum = wt__sat_add_i64(a->sum, dur);
+}
+
+/* The run's k spans into the process, the category and the thread's span count. */
+static inline void acc_flush(const run_acc *a, wt_ledger_calc *lc, lc_proc *p, lc_cat *c,
+                             lc_thread *t, size_t k)
+{
+    if (a->max_end > p->last_ts)
+        p->last_ts = a->max_end;
+    if (a->min_ts < p->first_ts)
+        p->first_ts = a->min_ts;
+    if (a->min_end < c->first_end)
+        c->first_end = a->min_end;
+    c->count = a->count;
+    c->bytes = a->bytes;
+    c->bytes_ns = a->bytes_ns;
+    c->hits += a->hits;
+    c->misses += a->misses;
+    lc->n_misses_total += a->misses;
+    c->st.min = a->mn;
+    c->st.max = a->mx;
+    c->st.total = a->total;
+    c->st.n += (int64_t)k;
+    t->spans += (int64_t)k;
+}
+
+/* A run of lone top-level spans of one category on thread t, the first of s[0..n) (s[k] of
+ * category ci[k]): every span of a program whose spans are all top-level. What span_common()
+ * and lone_top() do for each, with the sums and extremes in locals, stored once at the end.
+ * The values are the same: the floating point sums take the spans in order; a min or max of
+ * a run is the min or max of its parts; and a saturating sum of values >= 0 onto a base >= 0
+ * is the sum clamped at INT64_MAX however it is split, so the four sums of a lone top's
+ * duration (inclusive, self, the process's and the thread's busy time) share one, added to
+ * each base at the end. Takes spans from the first while each is such a span with nothing to
+ * decide outside the loop: the category of the first, depth 0, no MISS to list, not left
+ * open, not late, no sample replaced, nothing waiting (no remembered span, a main thread),
+ * its interval appended past the set's end without clipping or growth (what cov_insert()
+ * appends: above the set's last end, which is above its frontier); returns how many (0: the
+ * first is not, for span_common()). The thread's state is span_common()'s lone-top test:
+ * nothing pending, no nesting level open, and no child time at depth 1 (so self = dur). */
+static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
+                       const uint32_t *ci, size_t n)
+{
+    const uint32_t c0 = ci[0];
+    lc_proc *const p = lc->cur;
+    const wt_ledger_nest_level *const lv = t->nest.levels;
+    wt_ledger_cover *const cv = &lc->cover;
+    lc_cat *const c = &lc->cats[c0];
+    if (!(t->n_touched == 0 && lv && lv[0].n == 0 && lv[1].n == 0 && lc->n_tops == 0 &&
+          t->tid == t->pid && t->cap_depth >= 2 && t->child_sum[1] == 0 && c0 < t->cap_pend &&
+          c0 < p->cap_cat && cv->n > 0 && cv->iv[cv->n - 1].e >= cv->frontier &&
+          c->st.n + 1 < c->st.next && c->incl_ns >= 0 && c->self_ns >= 0 &&
+          p->cat_self[c0] >= 0 && t->busy_ns >= 0))
+        return 0;
+    /* no sample replaced while n + 1 < next; no growth while below the capacity */
+    const size_t cap = cv->cap < WT_LEDGER_MAX_INTERVALS ? cv->cap : WT_LEDGER_MAX_INTERVALS;
+    if ((uint64_t)(c->st.next - 1 - c->st.n) < n)
+        n = (size_t)(c->st.next - 1 - c->st.n);
+    if (cap - cv->n < n)
+        n = cap - cv->n;
+    const int64_t sync_wm = p->sync_wm, pstart = p->start;
+    const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
+    wt_ledger_iv *const iv = cv->iv + cv->n;
+    int64_t last_e = cv->iv[cv->n - 1].e;
+    double attr = c->attr_ns;
+    run_acc a;
+    acc_init(&a, c);
+    size_t k = 0;
+    for (; k < n; k++) {
+        const wt_span_rec *const r = &s[k];
+        const int64_t dur = r->dur > 0 ? r->dur : 0;
+        const int64_t ts = r->ts, end = ts + dur;
+        const int miss = r->cached == WT_CACHED_MISS;
+        const int64_t from = ts < pstart ? pstart : ts; /* lone_top()'s clip to the start */
+        if (ci[k] != c0 || r->depth != 0 || (miss && list_miss) ||
+            (r->flags & WT_EVF_UNCLOSED) || end < sync_wm || !(last_e < from && from < end))
+            break;
+        acc_span(&a, r, ts, end, dur, miss); /* self = dur */
+        iv[k] = (wt_ledger_iv){ from, end };
+        last_e = end;
+        const int64_t fresh = end - from;
+        /* self * (fresh / self) is self when fresh is self: x / x is exactly 1 */
+        attr += fresh == dur ? (double)dur : (double)dur * ((double)fresh / (double)dur);
+    }
+    if (k == 0)
+        return 0;
+    cv->n += k;
+    acc_flush(&a, lc, p, c, t, k);
+    c->attr_ns = attr;
+    c->incl_ns = wt__sat_add_i64(c->incl_ns, a.sum);
+    c->self_ns = wt__sat_add_i64(c->self_ns, a.sum);
+    p->cat_self[c0] = wt__sat_add_i64(p->cat_self[c0], a.sum);
+    t->busy_ns = wt__sat_add_i64(t->busy_ns, a.sum);
+    if (a.min_ts < t->first_ts)
+        t->first_ts = a.min_ts;
+    if (a.max_end > t->last_top_end)
+        t->last_top_end = a.max_end;
+    t->child_sum[0] = 0; /* wt__self_time() at depth 0 */
+    return k;
+}
+
+/* A run of leaves below the top level, of one category and one depth d on thread t, the first
+ * of s[0..n) (s[k] of category ci[k]): the loads of one phase (nested: 9 spans in 10). What
+ * span_common() does for each when its nesting level's last item is of the category and no
+ * level is open under it (wt_ledger_nest_span()'s commonest case, inline there too), with
+ * the sums and extremes in locals as in lone_run(): the four sums of a leaf's duration (the
+ * child time at d, the pending self time of its category and of the tree, the level's item)
+ * share one, as no child time at d + 1 makes self = dur. A main thread's children (d 1) are
+ * remembered one by one, as wt__ledger_wait_remember() does, while the array has room.
+ * Returns how many it took (0: the first is not such a span, for span_common()). */
+static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
+                       const uint32_t *ci, size_t n)
+{
+    const uint32_t c0 = ci[0], d = s[0].depth;
+    lc_proc *const p = lc->cur;
+    wt_ledger_nest_level *const lv = t->nest.levels;
+    lc_cat *const c = &lc->cats[c0];
+    if (!(d >= 1 && d < WT_LEDGER_NEST_LEVELS - 2 && d < WT_SELF_MAX_DEPTH && lv &&
+          lv[d + 1].n == 0 && lv[d].n > 0 && lv[d].v[lv[d].n - 1].cat == c0 &&
+          d + 2 <= t->cap_depth && c0 < t->cap_pend && t->pend[c0].on &&
+          t->child_sum[d + 1] == 0 && t->child_sum[d] >= 0 && t->pend[c0].ns >= 0 &&
+          t->pend_total >= 0 && lv[d].v[lv[d].n - 1].ns >= 0 && c->st.n + 1 < c->st.next))
+        return 0;
+    if ((uint64_t)(c->st.next - 1 - c->st.n) < n)
+        n = (size_t)(c->st.next - 1 - c->st.n);
+    const int remember = d == 1 && t->tid == t->pid; /* wt__ledger_wait_remember()'s test */
+    if (remember) {
+        const size_t room = (lc->cap_tops < WT_LEDGER_MAX_TOPS ? lc->cap_tops
+                                                                : WT_LEDGER_MAX_TOPS) - lc->n_tops;
+        if (room < n)
+            n = room;
+    }
+    const int64_t sync_wm = p->sync_wm;
+    const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
+    const uint32_t ti = (uint32_t)(t - lc->threads);
+    size_t nt = lc->n_tops, sorted = lc->n_sorted;
+    int64_t last_s = nt ? lc->tops[nt - 1].s : 0;
+    uint32_t kids_of = lc->tops_kids_of;
+    run_acc a;
+    acc_init(&a, c);
+    size_t k = 0;
+    for (; k < n; k++) {
+        const wt_span_rec *const r = &s[k];
+        const int64_t dur = r->dur > 0 ? r->dur : 0;
+        const int64_t ts = r->ts, end = ts + dur;
+        const int miss = r->cached == WT_CACHED_MISS;
+        if (ci[k] != c0 || r->depth != d || (miss && list_miss) ||
+            (r->flags & WT_EVF_UNCLOSED) || end < sync_wm)
+            break;
+        acc_span(&a, r, ts, end, dur, miss);
+        if (remember) {
+            if (sorted == nt && (nt == 0 || last_s <= ts))
+                sorted++;
+            kids_of = nt == 0 || kids_of == ti ? ti : UINT32_MAX;
+            lc->tops[nt++] = (lc_top){ ts, end, t->pid, ti, 1 };
+            last_s = ts;
+        }
+    }
+    if (k == 0)
+        return 0;
+    lc->n_tops = nt;
+    lc->n_sorted = sorted;
+    lc->tops_kids_of = kids_of;
+    acc_flush(&a, lc, p, c, t, k);
+    t->child_sum[d] = wt__sat_add_i64(t->child_sum[d], a.sum);
+    t->pend[c0].ns = wt__sat_add_i64(t->pend[c0].ns, a.sum);
+    t->pend_total = wt__sat_add_i64(t->pend_total, a.sum);
+    wt_ledger_nest_item *const it = &lv[d].v[lv[d].n - 1];
+    it->ns = wt__sat_add_i64(it->ns, a.sum);
+    if (a.min_ts < t->env_start)
+        t->env_start = a.min_ts;
+    if (a.max_end > t->env_end)
+        t->env_end = a.max_end;
+    return k;
+}
+
+int wt__ledger_calc_run(wt_ledger_calc *lc, const wt_span_rec *s, const uint32_t *ci, size_t n,
+                        size_t *taken)
+{
+    lc_thread *const t = lc->last_t;
+    size_t k = 0;
+    int rc = 1;
     if (WT_UNLIKELY(!lc->cur || !t || lc->opts.by_label))
-        return 1;
-    const lc_fields f = { s->ts, s->dur, s->count, s->bytes, s->depth, s->flags,
-                          (wt_cached)s->cached };
-    return span_common(lc, t, ci, &f);
+        goto out;
+    rc = 0;
+    while (k < n) {
+        const size_t m = s[k].depth == 0 ? lone_run(lc, t, s + k, ci + k, n - k)
+                                         : leaf_run(lc, t, s + k, ci + k, n - k);
+        k += m;
+        if (m || k == n)
+            continue;
+        const wt_span_rec *const r = &s[k];
+        const lc_fields f = { r->ts, r->dur, r->count, r->bytes, r->depth, r->flags,
+                              (wt_cached)r->cached };
+        if ((rc = span_common(lc, t, ci[k], &f)) != 0)
+            break;
+        k++;
+    }
+out:
+    *taken = k;
+    return rc;
 }
 
 int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)

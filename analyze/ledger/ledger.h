@@ -168,21 +168,23 @@ int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev);
 /* The same for an event known to be a WT_EV_SPAN, for the direct span path of analysis.c; also
  * points *slot at this span's (category, label) pointer-cache slot: after a return of 0 its
  * x is the span's category index, its valid is 1 when the pair has keys of its own (not
- * folded: wt__ledger_calc_rec() may take its spans), and its z is a word the caller may keep
+ * folded: wt__ledger_calc_run() may take its spans), and its z is a word the caller may keep
  * its own per-key index in (0 whenever the slot is (re)filled and at each file). The slot is
  * good until the next call on lc. */
 int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot **slot);
 /* The batch path of analysis.c: the thread of a batch of spans, (pid, tid), looked up (made on
- * first sight) once for the batch. 0 when wt__ledger_calc_rec() may take the batch's spans; 1
+ * first sight) once for the batch. 0 when wt__ledger_calc_run() may take the batch's spans; 1
  * when they go through wt__ledger_calc_span() (the thread is folded into "(other threads)");
  * WT_ENOMEM; WT_ESTATE outside a file. */
 int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid);
-/* One span of that batch, of category index ci (the x of the slot that an earlier span of the
- * same (category, label) got from wt__ledger_calc_span() in this file, with valid 1): its common
- * case, the same work as wt__ledger_calc_span() on the span as an event. 1 when the span is
- * not the common case (nothing changed: the caller passes it to wt__ledger_calc_span()), else
- * 0 or WT_ENOMEM. */
-int wt__ledger_calc_rec(wt_ledger_calc *lc, const wt_span_rec *s, uint32_t ci);
+/* Spans s[0..n) of that batch in order, s[k] of category index ci[k] (the x of the slot that an
+ * earlier span of the same (category, label) got from wt__ledger_calc_span() in this file,
+ * with valid 1), while each is the common case: the same work as wt__ledger_calc_span() on the
+ * span as an event. *taken is how many were done. Returns 0 when all n were; 1 when s[*taken]
+ * is not the common case (nothing changed for it: the caller passes it to
+ * wt__ledger_calc_span()); WT_ENOMEM. */
+int wt__ledger_calc_run(wt_ledger_calc *lc, const wt_span_rec *s, const uint32_t *ci, size_t n,
+                        size_t *taken);
 /* The current file is damaged at `offset` (already reported on stderr). */
 void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message);
 /* The current file ended; `st` as from wt_reader_get_stats(). */

@@ -106,6 +106,8 @@ struct wt_ledger_calc {
     lc_top *tops;          /* recent top-level spans: tops[0..n_sorted) by start, then the
                               ones that came out of order, sorted when asked (ledger_wait.c) */
     size_t n_tops, cap_tops, n_sorted;
+    uint32_t tops_kids_of; /* the thread whose children every remembered span is, when they
+                              all are one main thread's (UINT32_MAX: not so) */
     lc_top *tops_tmp;      /* scratch of the same capacity, for sorting the tail */
     wt_ledger_cover wait_others, wait_kids; /* scratch of ledger_wait.c */
     int64_t forced_folds, late_spans;
@@ -155,7 +157,9 @@ static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *
      * the sorted head; the others wait in the tail for ledger_wait.c's sort_tops() */
     if (lc->n_sorted == lc->n_tops && (lc->n_tops == 0 || lc->tops[lc->n_tops - 1].s <= s))
         lc->n_sorted++;
-    lc->tops[lc->n_tops++] = (lc_top){ s, e, t->pid, (uint32_t)(t - lc->threads), kid };
+    const uint32_t ti = (uint32_t)(t - lc->threads);
+    lc->tops_kids_of = kid && (lc->n_tops == 0 || lc->tops_kids_of == ti) ? ti : UINT32_MAX;
+    lc->tops[lc->n_tops++] = (lc_top){ s, e, t->pid, ti, kid };
     return 0;
 }
 

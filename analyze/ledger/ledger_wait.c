@@ -84,16 +84,82 @@ static void sort_tops(wt_ledger_calc *lc)
     lc->n_sorted = n;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value of rank k (0-based, k < n) of v[0..n), v reordered: quickselect, with qsort for
+ * what is left after 64 rounds (a hostile order cannot make it quadratic). */
+static int64_t rank_of(int64_t *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* k is in [lo, hi) */
+    for (int round = 0; hi - lo > 1; round++) {
+        if (round == 64) {
+            qsort(v + lo, hi - lo, sizeof *v, cmp_i64);
+            return v[k];
+        }
+        /* three-way partition of [lo, hi) around the middle value: < | == | > */
+        const int64_t pv = v[lo + (hi - lo) / 2];
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            const int64_t x = v[i];
+            if (x < pv) {
+                v[i++] = v[lt];
+                v[lt++] = x;
+            } else if (x > pv) {
+                v[i] = v[--gt];
+                v[gt] = x;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return pv;
+    }
+    return v[k];
+}
+
+/* Forgets the oldest half of a full array: the first n / 2 in the order sort_tops() gives (by
+ * start; equal starts in arrival order, which is their order in the array: sorts are stable
+ * and a merge puts the earlier head first), which is what an enclosing parent searches. The
+ * rest keep their order, so a later sort_tops() gives what it would have after a sort here;
+ * their sorted prefix is the new head. Only the start of rank n / 2 is needed, not a sort:
+ * threads that flush in turn leave most of the array out of order, and sorting it all at
+ * every bound cost 8 % of the ledger's time on bench_analyze's threads8 shape. */
+static void forget_half(wt_ledger_calc *lc)
+{
+    const size_t n = lc->n_tops, half = n / 2;
+    int64_t *const starts = (int64_t *)(void *)lc->tops_tmp; /* scratch of n lc_top's */
+    for (size_t i = 0; i < n; i++)
+        starts[i] = lc->tops[i].s;
+    const int64_t pivot = rank_of(starts, n, half);
+    size_t less = 0;
+    for (size_t i = 0; i < n; i++)
+        less += lc->tops[i].s < pivot;
+    size_t drop_eq = half - less, out = 0; /* of the starts equal to pivot, the first go */
+    for (size_t i = 0; i < n; i++) {
+        const int64_t s = lc->tops[i].s;
+        if (s < pivot || (s == pivot && drop_eq && drop_eq--))
+            continue;
+        lc->tops[out++] = lc->tops[i];
+    }
+    size_t h = out ? 1 : 0;
+    while (h < out && lc->tops[h - 1].s <= lc->tops[h].s)
+        h++;
+    lc->n_tops = out;
+    lc->n_sorted = h;
+}
+
 int wt__ledger_wait_room(wt_ledger_calc *lc)
 {
-    if (lc->n_tops == WT_LEDGER_MAX_TOPS) {
-        /* forget the oldest half: by start, which is what an enclosing parent searches */
-        sort_tops(lc);
-        const size_t half = lc->n_tops / 2;
-        memmove(lc->tops, lc->tops + half, (lc->n_tops - half) * sizeof *lc->tops);
-        lc->n_tops -= half;
-        lc->n_sorted = lc->n_tops;
-    }
+    if (lc->n_tops == WT_LEDGER_MAX_TOPS)
+        forget_half(lc);
     if (lc->n_tops == lc->cap_tops) {
         const size_t cap = lc->cap_tops ? lc->cap_tops * 2 : 64;
         lc_top *v = realloc(lc->tops, cap * sizeof *v);
@@ -141,6 +207,15 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         return wt__ledger_wait_remember(lc, t, s, e, 0);
     if (lc->n_tops == 0)
         return 0; /* nothing ran inside it, and it has no child to drop */
+    if (lc->tops_kids_of == me && lc->n_sorted == lc->n_tops && lc->tops[0].s >= s &&
+        lc->tops[lc->n_tops - 1].s <= e) {
+        /* only its own children, all starting inside it (a main thread's tree, the nested
+         * shape): no other thread's work inside, so nothing waited (what follows would add 0),
+         * and every one of them leaves */
+        lc->n_tops = 0;
+        lc->n_sorted = 0;
+        return 0;
+    }
     wt_ledger_cover *u = &lc->wait_others, *k = &lc->wait_kids;
     empty(u);
     empty(k);
