@@ -174,9 +174,15 @@ static void label_of(int i, char *out, size_t cap)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(a, b); }
 
-static int child_labels(void *arg)
+/* What a child records: n spans, span i labelled by label(i) formatted into one buffer. */
+typedef struct run_spec {
+    int n;
+    void (*label)(int i, char *out, size_t cap);
+} run_spec;
+
+static int child_record(void *arg)
 {
-    (void)arg;
+    const run_spec *r = arg;
     setenv("WALLTIME_SUMMARY", "0", 1);
     /* the smallest ring, so spans whose words take 1 to 4 entries wrap to its start often; no
      * span may be dropped, as each is checked */
@@ -185,8 +191,8 @@ static int child_labels(void *arg)
     if (wt_open(path) != 0)
         return 10;
     char buf[128];
-    for (int i = 0; i < N_SPANS; i++) {
-        label_of(i, buf, sizeof buf);
+    for (int i = 0; i < r->n; i++) {
+        r->label(i, buf, sizeof buf);
         const wt_span h = wt_begin("load", buf);
         wt_end(h, WT_CACHED_HIT, 0, NULL);
     }
@@ -197,7 +203,8 @@ static void test_wtext_every_label_reads_back_exactly_through_a_small_ring(void 
 {
     (void)state;
     const uint32_t base = wt__string_count(); /* the strings the child inherits */
-    assert_true(exited_0(rt_run(child_labels, NULL, NULL, NULL)));
+    run_spec spec = { N_SPANS, label_of };
+    assert_true(exited_0(rt_run(child_record, &spec, NULL, NULL)));
     rt_trace *t = rt_read(path);
     assert_int_equal(t->open_rc, 0);
     assert_int_equal(t->errors, 0);
@@ -232,28 +239,14 @@ static void test_wtext_every_label_reads_back_exactly_through_a_small_ring(void 
 
 #define N_UNIQUE 60000
 
-static int child_unique(void *arg)
-{
-    (void)arg;
-    setenv("WALLTIME_SUMMARY", "0", 1);
-    setenv("WALLTIME_RING", "1024", 1);
-    setenv("WALLTIME_RING_WAIT_MS", "10000", 1);
-    if (wt_open(path) != 0)
-        return 10;
-    char buf[32];
-    for (int i = 0; i < N_UNIQUE; i++) {
-        snprintf(buf, sizeof buf, "u.%d", i);
-        const wt_span h = wt_begin("load", buf);
-        wt_end(h, WT_CACHED_HIT, 0, NULL);
-    }
-    return wt_close() != 0;
-}
+static void unique_label(int i, char *out, size_t cap) { snprintf(out, cap, "u.%d", i); }
 
 static void test_wtext_new_labels_take_ids_in_the_order_they_appear(void **state)
 {
     (void)state;
     const uint32_t base = wt__string_count(); /* the strings the child inherits */
-    assert_true(exited_0(rt_run(child_unique, NULL, NULL, NULL)));
+    run_spec spec = { N_UNIQUE, unique_label };
+    assert_true(exited_0(rt_run(child_record, &spec, NULL, NULL)));
     wt_reader *r = NULL;
     assert_int_equal(wt_reader_open(path, &r), 0);
     wt_event ev;
