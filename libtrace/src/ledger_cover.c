@@ -32,21 +32,33 @@ static void move_room(wt_ledger_cover *c, size_t g)
     c->tail = c->n - g;
 }
 
+/* Counts into folded_ns the first of the n intervals at v that end at or below f; returns
+ * how many. */
+static size_t fold_below(wt_ledger_cover *c, const wt_ledger_iv *v, size_t n, int64_t f)
+{
+    size_t k = 0;
+    for (; k < n && v[k].e <= f; k++)
+        c->folded_ns += v[k].e - v[k].s;
+    return k;
+}
+
 void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f)
 {
     if (f <= c->frontier)
         return;
-    size_t k = 0;
-    wt_ledger_iv *v;
-    while (k < c->n && (v = wt_ledger_cover_at(c, k))->e <= f) {
-        c->folded_ns += v->e - v->s;
-        k++;
-    }
-    if (k < c->n && (v = wt_ledger_cover_at(c, k))->s < f) {
-        c->folded_ns += f - v->s;
-        v->s = f;
-    }
+    /* the front, then the tail if the front went whole (each a plain array: no rank lookup
+     * per interval, the scan being most of a fold) */
     const size_t front = c->n - c->tail;
+    size_t k = fold_below(c, c->iv, front, f);
+    if (k == front)
+        k += fold_below(c, c->iv + c->cap - c->tail, c->tail, f);
+    if (k < c->n) {
+        wt_ledger_iv *v = wt_ledger_cover_at(c, k);
+        if (v->s < f) {
+            c->folded_ns += f - v->s;
+            v->s = f;
+        }
+    }
     if (k >= front) { /* the front folded whole: what is left is the tail, moving nothing */
         c->n -= k;
         c->tail = c->n;
