@@ -173,7 +173,9 @@ typedef struct wt_ledger_iv {
 
 typedef struct wt_ledger_cover {
     wt_ledger_iv *iv; /* a gap buffer: ranks below n - tail at iv[0..n - tail), the last
-                         `tail` at iv[cap - tail..cap); with tail 0, iv[0..n) in order */
+                         `tail` at iv[cap - tail..cap); with tail 0, iv[0..n) in order, and
+                         a caller may append past iv[n - 1] itself while n < cap (the
+                         interval disjoint from it, not touching, at or above the frontier) */
     size_t n, cap;
     size_t tail;       /* intervals after the free room (where the last insertion went) */
     int64_t folded_ns; /* measure of what was folded */
