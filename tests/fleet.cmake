@@ -1,6 +1,7 @@
 # Many runs (issue 12): the warehouse tables (test_fleet_table: rows by hand from tracebuild
 # traces) and docs/FLEET.md's DuckDB queries against the ledger (test_fleet_duckdb: node and
 # @duckdb/node-api from tests/fleet, `npm ci` there; skipped with a line saying so without them).
+# test_fleet_inputs: --files-from lists, stdin and directories against orders worked out by hand.
 wt_add_test(test_fleet_table SOURCES test_fleet_table.c)
 wt_add_test(test_fleet_hosts SOURCES test_fleet_hosts.c)
 add_test(NAME test_fleet_duckdb
@@ -11,3 +12,4 @@ set_tests_properties(test_fleet_duckdb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 30
 wt_add_test(test_fleet_trend SOURCES test_fleet_trend.c LABELS threads)
 wt_add_test(test_fleet_runsum SOURCES test_fleet_runsum.c)
 wt_add_test(test_fleet_extsort SOURCES test_fleet_extsort.c)
+wt_add_test(test_fleet_inputs SOURCES test_fleet_inputs.c LABELS threads)

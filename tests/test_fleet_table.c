@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include <cmocka.h>
@@ -221,6 +223,56 @@ static void test_table_needs_a_directory(void **state)
     assert_int_equal(fleet_cli("export --format table -o afile a.wtrace"), 1);
 }
 
+/* Every table in tables `a` (a folder of the test's) is in `b`, decompressed equal; returns how
+ * many. */
+static int same_tables(const char *a, const char *b)
+{
+    DIR *d = opendir(tb_path_in(a));
+    assert_non_null(d);
+    int n = 0;
+    for (const struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/%s", a, e->d_name);
+        snprintf(pb, sizeof pb, "%s/%s", b, e->d_name);
+        char *ta = read_zst(tb_path_in(pa)), *tbl = read_zst(tb_path_in(pb));
+        assert_string_equal(ta, tbl);
+        free(ta);
+        free(tbl);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The same tables from a list (a missing file in it: named, exit 4, the rest exported) and from
+ * a folder (a file not named *.wtrace in it) as from the command line. */
+static void test_table_inputs_from_a_list_and_a_folder(void **state)
+{
+    (void)state;
+    assert_int_equal(mkdir(tb_path_in("runs"), 0777), 0);
+    assert_int_equal(mkdir(tb_path_in("runs/x"), 0777), 0);
+    make_run_a(tb_path_in("runs/x/a.wtrace"));
+    make_legacy(tb_path_in("runs/b.wtrace"), 200);
+    tb_write_file(tb_path_in("runs/readme.txt"), (const unsigned char *)"x", 1);
+    static const char list[] = "runs/x/a.wtrace\n\nruns/gone.wtrace\nruns/b.wtrace\n";
+    tb_write_file(tb_path_in("list.txt"), (const unsigned char *)list, sizeof list - 1);
+    assert_int_equal(fleet_cli("export --format table -o t1 runs/x/a.wtrace runs/b.wtrace"), 0);
+    assert_int_equal(fleet_cli("export --format table -o t2 --files-from list.txt"), 4);
+    char *err = cli_slurp(tb_path_in("err.txt"));
+    assert_non_null(strstr(err, "'runs/gone.wtrace'"));
+    assert_non_null(strstr(err, "1 input file(s) could not be read"));
+    free(err);
+    assert_int_equal(fleet_cli("export --format table -o t3 --json runs"), 0);
+    char *out = cli_slurp(tb_path_in("out.txt"));
+    assert_non_null(strstr(out, "\"runs\": 2,"));
+    free(out);
+    assert_int_equal(same_tables("t1", "t2"), 6);
+    assert_int_equal(same_tables("t1", "t3"), 6);
+    assert_int_equal(same_tables("t3", "t1"), 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +280,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_table_runs_append_into_one_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_damaged_and_unreadable_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_needs_a_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_inputs_from_a_list_and_a_folder, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,6 +321,36 @@ int wt_args_files(int argc, char **argv, const char *cmd, char **files, int *nfi
     return 0;
 }
 
+int wt_args_files_from(wt_inputs *in, const char *list, int nul)
+{
+    const int rc = wt_inputs_add_list(in, list, nul);
+    if (rc == WT_EOPEN)
+        wt_cli_error("%s: cannot open the list '%s': %s", command, list, strerror(errno));
+    else if (rc < 0)
+        wt_cli_error("%s: %s", command, wt_strerror(rc));
+    return rc < 0 ? WT_EXIT_FAIL : -1;
+}
+
+int wt_args_inputs(int argc, char **argv, const char *cmd, int lists, wt_inputs *in)
+{
+    const int rc = optind < argc ? wt_inputs_add_paths(in, argv + optind, (size_t)(argc - optind))
+                                 : 0;
+    if (rc < 0) {
+        wt_cli_error("%s: %s", cmd, wt_strerror(rc));
+        return WT_EXIT_FAIL;
+    }
+    if (optind >= argc && lists == 0) {
+        wt_args_no_file(cmd);
+        return WT_EXIT_USAGE;
+    }
+    return -1;
+}
+
+const char wt_args_inputs_help[] =
+    "      --files-from LIST    also the traces named in LIST, one path a line ('-': stdin;\n"
+    "                           empty lines skipped), before FILEs; repeatable\n"
+    "      --files-from0 LIST   the same, the paths separated by NUL bytes (find -print0)\n";
+
 int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FILE *), int *json,
                        char **files, int *nfiles)
 {

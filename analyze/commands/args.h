@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "inputs.h"
 
 /* Parses a finite number; reports "option: 'value' is not a number" and returns -1 on error. */
 int wt_args_double(const char *opt, const char *s, double *out);
@@ -96,6 +97,19 @@ void wt_args_no_file(const char *cmd);
  * argc) and counted in *nfiles. Returns 0, or -1 after "no trace file given" for CMD when
  * there are none. */
 int wt_args_files(int argc, char **argv, const char *cmd, char **files, int *nfiles);
+
+/* The inputs of a fleet command (trend, export --format table; inputs.h): --files-from LIST
+ * (`nul` 0) or --files-from0 LIST (`nul` 1) appended to `in`, the list opened now. Returns -1
+ * to go on, else the exit status to return: WT_EXIT_FAIL after "cannot open the list 'LIST'"
+ * or out of memory (said). */
+int wt_args_files_from(wt_inputs *in, const char *list, int nul);
+/* The operands after getopt_long's loop, argv[optind..argc), appended to `in` after its lists.
+ * Returns -1 to go on, else the exit status to return: WT_EXIT_USAGE after "no trace file
+ * given" for CMD when there are neither operands nor lists (`lists`: how many were given),
+ * WT_EXIT_FAIL after saying out of memory. */
+int wt_args_inputs(int argc, char **argv, const char *cmd, int lists, wt_inputs *in);
+/* The help lines of --files-from and --files-from0. */
+extern const char wt_args_inputs_help[];
 
 /* True when argv[i] looks like an option ("-x", "--x"; a lone "-" is not one). */
 #define WT_ARGS_IS_OPTION(s) ((s)[0] == '-' && (s)[1] != '\0')

@@ -33,12 +33,16 @@ static void usage(FILE *out)
             "      --json               a report of what was written, as JSON on stdout\n"
             "  -h, --help               this text\n"
             "\n"
+            "With --format table (each file on its own, one after another), a FILE that is a\n"
+            "directory stands for every *.wtrace under it, and the traces can come in a list:\n"
+            "%s"
+            "\n"
             "The anomalies in the timeline follow the same options as in `ledger` and `anomalies`:\n"
             "%s"
             "\n"
             "A damaged file exports what is readable (exit 4); the output is written to a\n"
             "temporary file and renamed, so a failed export leaves nothing behind (exit 1).\n",
-            wt_anomaly_args_help);
+            wt_args_inputs_help, wt_anomaly_args_help);
 }
 
 /* --json: what was written, for scripts ("walltime-export/1"). */
@@ -96,6 +100,23 @@ static int check_budgets(void *ctx, const wt_ledger_result *r)
     return wt_anomaly_args_check(ctx, r) < 0;
 }
 
+/* The inputs of a table export: the lists in order, then the operands. -1 to go on, else the
+ * exit status (said). */
+static int table_inputs(int argc, char **argv, char **lists, const unsigned char *list0,
+                        int nlists, wt_inputs **in)
+{
+    if (wt_inputs_create("export", in) < 0) {
+        wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
+        return WT_EXIT_FAIL;
+    }
+    for (int i = 0; i < nlists; i++) {
+        const int st = wt_args_files_from(*in, lists[i], list0[i]);
+        if (st >= 0)
+            return st;
+    }
+    return wt_args_inputs(argc, argv, "export", nlists, *in);
+}
+
 int cmd_export(int argc, char **argv)
 {
     wt_anomaly_config aa;
@@ -105,13 +126,18 @@ int cmd_export(int argc, char **argv)
     const char *output = NULL;
     char *owned = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    int json = 0, nfiles = 0, status = WT_EXIT_USAGE, table = 0;
-    if (!files) {
+    /* --files-from lists (table only), in the order given, and whether each is NUL-separated */
+    char **lists = calloc((size_t)argc + 1, sizeof *lists);
+    unsigned char *list0 = calloc((size_t)argc + 1, 1);
+    wt_inputs *in = NULL;
+    int json = 0, nfiles = 0, nlists = 0, status = WT_EXIT_USAGE, table = 0;
+    if (!files || !lists || !list0) {
         wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
         status = WT_EXIT_FAIL;
         goto out;
     }
-    enum { OPT_NO_ANALYSIS = WT_OPT_FIRST_FREE, OPT_ALIGNED, OPT_JSON };
+    enum { OPT_NO_ANALYSIS = WT_OPT_FIRST_FREE, OPT_ALIGNED, OPT_JSON, OPT_FILES_FROM,
+           OPT_FILES_FROM0 };
     static const struct option longopts[] = {
         { "help", no_argument, NULL, 'h' },
         { "format", required_argument, NULL, 'f' },
@@ -119,6 +145,8 @@ int cmd_export(int argc, char **argv)
         { "no-analysis", no_argument, NULL, OPT_NO_ANALYSIS },
         { "aligned-rounds", no_argument, NULL, OPT_ALIGNED },
         { "json", no_argument, NULL, OPT_JSON },
+        { "files-from", required_argument, NULL, OPT_FILES_FROM },
+        { "files-from0", required_argument, NULL, OPT_FILES_FROM0 },
         WT_ANOMALY_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -149,6 +177,9 @@ int cmd_export(int argc, char **argv)
             o.aligned_rounds = 1;
         } else if (c == OPT_JSON) {
             json = 1;
+        } else if (c == OPT_FILES_FROM || c == OPT_FILES_FROM0) {
+            list0[nlists] = c == OPT_FILES_FROM0;
+            lists[nlists++] = optarg;
         } else if (c == ':' || c == '?') {
             wt_args_getopt_error(c, argv);
             goto out;
@@ -156,12 +187,18 @@ int cmd_export(int argc, char **argv)
             goto out;
         }
     }
-    if (wt_args_files(argc, argv, "export", files, &nfiles) < 0)
-        goto out;
     if (table) {
-        status = wt_table_command(files, nfiles, output, json);
+        status = table_inputs(argc, argv, lists, list0, nlists, &in);
+        if (status < 0)
+            status = wt_table_command(in, output, json);
         goto out;
     }
+    if (nlists) {
+        wt_usage_error("--files-from is for --format table (a timeline takes its FILEs)");
+        goto out;
+    }
+    if (wt_args_files(argc, argv, "export", files, &nfiles) < 0)
+        goto out;
     status = WT_EXIT_FAIL;
     if (!output && !(output = owned = default_output(files[0], o.format))) {
         wt_cli_error("export: %s", wt_strerror(WT_ENOMEM));
@@ -236,5 +273,8 @@ out:
     wt_anomaly_config_release(&aa);
     free(owned);
     free(files);
+    free(lists);
+    free(list0);
+    wt_inputs_free(in);
     return status;
 }

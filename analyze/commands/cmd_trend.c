@@ -11,11 +11,15 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " WT_PROG " trend [OPTIONS] FILE.wtrace...\n"
+            "usage: " WT_PROG " trend [OPTIONS] [--files-from LIST] [FILE.wtrace|DIR]...\n"
             "\n"
             "How each category's seconds per run move over many runs (each file a run), in order\n"
-            "of their start, and the runs where a category changed beyond its noise.\n"
+            "of their start, and the runs where a category changed beyond its noise. A DIR\n"
+            "stands for every *.wtrace under it (sorted by name, links to directories not\n"
+            "followed). For more runs than a command line holds:\n"
+            "  find runs -name '*.wtrace' | " WT_PROG " trend --files-from -\n"
             "\n"
+            "%s"
             "  -g, --group KEYS         group runs by these metadata keys (comma-separated; `host`\n"
             "                           and `command` fall back to the header); default: one group\n"
             "      --window N           runs before a run that set its reference level (50)\n"
@@ -33,8 +37,9 @@ static void usage(FILE *out)
             "all more than K x max(1.4826 MAD, F x median, 1 us) from the median of the window of\n"
             "runs before it, on one side; the window then restarts at that run.\n"
             "Exit: 0; 1 nothing readable; 2 usage; 3 --fail-on matched; 4 a file was damaged or\n"
-            "unreadable (named on stderr, left out of the series).\n",
-            WT_TREND_MAX_CHARTS);
+            "unreadable, or a list line or directory could not be read (named on stderr, left\n"
+            "out of the series).\n",
+            wt_args_inputs_help, WT_TREND_MAX_CHARTS);
 }
 
 /* Whether `key` is one of the --group keys. */
@@ -81,9 +86,15 @@ int cmd_trend(int argc, char **argv)
     const char *svg = NULL;
     int status = WT_EXIT_USAGE, fail_regression = 0;
     wt_trend *t = NULL;
+    wt_inputs *in = NULL;
+    int lists = 0;
     wt_args_set_command("trend");
+    if (wt_inputs_create("trend", &in) < 0) {
+        wt_cli_error("trend: %s", wt_strerror(WT_ENOMEM));
+        return WT_EXIT_FAIL;
+    }
     enum { OPT_WINDOW = WT_OPT_FIRST_FREE, OPT_MIN_RUNS, OPT_PERSIST, OPT_K, OPT_FLOOR, OPT_SVG,
-           OPT_JSON, OPT_FAIL_ON };
+           OPT_JSON, OPT_FAIL_ON, OPT_FILES_FROM, OPT_FILES_FROM0 };
     static const struct option longopts[] = {
         { "help", no_argument, NULL, 'h' },
         { "group", required_argument, NULL, 'g' },
@@ -96,6 +107,8 @@ int cmd_trend(int argc, char **argv)
         { "svg", required_argument, NULL, OPT_SVG },
         { "json", no_argument, NULL, OPT_JSON },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+        { "files-from", required_argument, NULL, OPT_FILES_FROM },
+        { "files-from0", required_argument, NULL, OPT_FILES_FROM0 },
         { NULL, 0, NULL, 0 },
     };
     int c, bad = 0;
@@ -126,6 +139,16 @@ int cmd_trend(int argc, char **argv)
             }
             fail_regression = 1;
             break;
+        case OPT_FILES_FROM:
+        case OPT_FILES_FROM0: {
+            const int st = wt_args_files_from(in, optarg, c == OPT_FILES_FROM0);
+            lists++;
+            if (st >= 0) {
+                status = st;
+                goto out;
+            }
+            break;
+        }
         default:
             wt_args_getopt_error(c, argv);
             bad = 1;
@@ -133,8 +156,9 @@ int cmd_trend(int argc, char **argv)
     }
     if (bad)
         goto out;
-    if (optind >= argc) {
-        wt_args_no_file("trend");
+    const int ist = wt_args_inputs(argc, argv, "trend", lists, in);
+    if (ist >= 0) {
+        status = ist;
         goto out;
     }
     if (wt_cp_opts_check(&o.cp) < 0) {
@@ -144,13 +168,16 @@ int cmd_trend(int argc, char **argv)
         goto out;
     }
     status = WT_EXIT_FAIL;
-    /* the files are argv's own (getopt_long moved them to its end): no word per run here */
-    int rc = wt_trend_run(argv + optind, argc - optind, &o, stdout, &t);
+    /* the paths are argv's own (getopt_long moved them to its end) or the lists': taken as the
+     * workers go, no word per run here */
+    int rc = wt_trend_run_inputs(in, &o, stdout, &t);
     if (rc < 0) {
         wt_cli_error("trend: %s", wt_strerror(rc));
         goto out;
     }
     const wt_trend_result *r = wt_trend_result_get(t);
+    if (r->src.files_ok + r->src.files_damaged + r->src.files_failed == 0)
+        wt_cli_error("trend: no trace file: the lists and directories given named none");
     if (r->src.files_damaged || r->src.files_failed)
         wt_cli_error("trend: %d damaged and %d unreadable file(s) left out of the series",
                      r->src.files_damaged, r->src.files_failed);
@@ -182,6 +209,7 @@ int cmd_trend(int argc, char **argv)
              : wt_source_exit_status(&r->src);
 out:
     wt_trend_free(t);
+    wt_inputs_free(in);
     free(keys);
     return status;
 }

@@ -504,7 +504,7 @@ static int make_dir(const char *dir)
     return WT_EOPEN;
 }
 
-int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report *rep)
+int wt_table_export_inputs(wt_inputs *in, const char *dir, wt_table_report *rep)
 {
     static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, NULL };
     memset(rep, 0, sizeof *rep);
@@ -512,15 +512,24 @@ int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report 
     if (rc < 0)
         return rc;
     tbl_ctx *c = calloc(1, sizeof *c);
-    if (!c)
+    char *path = malloc(WT_INPUTS_PATH_MAX); /* the file being read, taken from `in` */
+    if (!c || !path) {
+        free(c);
+        free(path);
         return WT_ENOMEM;
+    }
     c->dir = dir;
     c->rep = rep;
-    for (int i = 0; i < n && rc == 0; i++) {
+    int got;
+    while (rc == 0 && (got = wt_inputs_next(in, path)) != 0) {
+        if (got < 0) {
+            rc = got;
+            break;
+        }
         wt_source_result one = { 0 };
-        rc = read_rounds(c, paths[i]);
+        rc = read_rounds(c, path);
         if (rc == 0)
-            rc = wt_source_run(&paths[i], 1, &ops, c, &one);
+            rc = wt_source_run(&path, 1, &ops, c, &one);
         if (rc != 0 && (c->spans || c->tmp_spans))
             close_file(c, NULL); /* stopped inside the file: leave nothing behind */
         file_reset(c);
@@ -529,8 +538,22 @@ int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report 
         rep->src.files_damaged += one.files_damaged;
         rep->src.files_no_end += one.files_no_end;
     }
+    rep->src.files_failed += wt_inputs_failed(in); /* lines and directories passed over */
+    free(path);
     free(c->rounds);
     free(c->threads);
     free(c);
+    return rc;
+}
+
+int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report *rep)
+{
+    wt_inputs *in = NULL;
+    int rc = wt_inputs_create("export", &in);
+    if (rc == 0 && n > 0)
+        rc = wt_inputs_add_paths(in, paths, (size_t)n);
+    if (rc == 0)
+        rc = wt_table_export_inputs(in, dir, rep);
+    wt_inputs_free(in);
     return rc;
 }

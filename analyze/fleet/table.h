@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "inputs.h"
 #include "source.h"
 
 #define WT_TABLE_SCHEMA "walltime-table/1"
@@ -43,6 +44,10 @@ typedef struct wt_table_report {
  * what happened to each file) or a negative WT_E*: WT_EOPEN when `dir` cannot be made or
  * written (errno says why), WT_EIO when writing failed, WT_ENOMEM. */
 int wt_table_export(char *const *paths, int n, const char *dir, wt_table_report *rep);
+/* wt_table_export() of the inputs `in` (inputs.h: lists, directories, paths), taken one file at
+ * a time; inputs the lists or directories could not give are named on stderr and counted in
+ * rep->src.files_failed. `in` is spent. (wt_table_export: its paths as such inputs.) */
+int wt_table_export_inputs(wt_inputs *in, const char *dir, wt_table_report *rep);
 
 /* The run id of a trace: its header's, or for a 1.0 file without one, 32 hex digits derived
  * from host, pid, process start and open times and the realtime anchor (stable across

@@ -8,14 +8,14 @@
 #include "json.h"
 #include "table.h"
 
-int wt_table_command(char *const *files, int n, const char *dir, int json)
+int wt_table_command(wt_inputs *in, const char *dir, int json)
 {
     if (!dir || !strcmp(dir, "-")) {
         wt_cli_error("export: --format table needs a directory: -o DIR");
         return WT_EXIT_USAGE;
     }
     wt_table_report rep;
-    int rc = wt_table_export(files, n, dir, &rep);
+    int rc = wt_table_export_inputs(in, dir, &rep);
     if (rc == WT_EOPEN) {
         wt_cli_error("cannot write tables into '%s': %s", dir, strerror(errno));
         return WT_EXIT_FAIL;
@@ -24,6 +24,8 @@ int wt_table_command(char *const *files, int n, const char *dir, int json)
         wt_cli_error("export: '%s': %s", dir, wt_strerror(rc));
         return WT_EXIT_FAIL;
     }
+    if (rep.src.files_ok + rep.src.files_damaged + rep.src.files_failed == 0)
+        wt_cli_error("export: no trace file: the lists and directories given named none");
     if (rep.src.files_failed)
         wt_cli_error("'%s': %d input file(s) could not be read and have no tables", dir,
                      rep.src.files_failed);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "extsort.h"
+#include "inputs.h"
 #include "json.h"
 #include "runsum.h"
 #include "spanstat.h"
@@ -21,12 +22,12 @@ typedef struct run_cat {
     double self_s, incl_s, flat_s;
 } run_cat;
 
-/* A run's summary as its pass makes it and as the series read it: its header fields, its group
- * and its seconds per category. Category names are the trend's interned copies (names), so a
+/* A run's summary as its pass makes it and as the series read it: its path, header fields, its
+ * group and its seconds per category. Category names are the trend's interned copies (names), so a
  * thousand runs of one category hold its name once; host and group are the pass's own strings,
- * then the spill record's (a fleet may give every run a host of its own: a container's name).
- * Between the two it waits in the spill file (a spill_head, its host and group, then its
- * run_cats), not in memory. */
+ * then the spill record's (a fleet may give every run a host of its own: a container's name);
+ * the path is the worker's buffer, then the spill record's. Between the two it waits in the
+ * spill file (a spill_head, its host, group and path, then its run_cats), not in memory. */
 typedef struct run_sum {
     const char *path;
     int ok;                /* the header was read: start, run id and host are known */
@@ -43,17 +44,17 @@ typedef struct run_sum {
 typedef struct run_ref {
     int64_t start_utc_ns;
     int64_t spill_at;      /* its spill record's offset; -1 none (skipped) */
-    int32_t order;         /* its place on the command line (its path's): ties of start keep it */
+    int32_t order;         /* its place in the order given (its path's): ties of start keep it */
     unsigned char ok;      /* the header was read */
     unsigned char skipped; /* damaged or unreadable: named on stderr, not in the series */
 } run_ref;
 
-/* A spill record's head; its host and group (their bytes, no NUL) and its n_cats run_cats
- * follow. The run_cats' pointers are the trend's interned strings: the file is this process's
+/* A spill record's head; its host, group and path (their bytes, no NUL) and its n_cats
+ * run_cats follow. The run_cats' pointers are the trend's interned strings: the file is this process's
  * own, unlinked, read back by it. */
 typedef struct spill_head {
     char run_id[33];
-    uint32_t host_len, group_len;
+    uint32_t host_len, group_len, path_len;
     uint64_t n_cats;
 } spill_head;
 
@@ -183,7 +184,7 @@ struct wt_trend {
     const wt_trend_opts *o;
     wt_json j;
     FILE *out;
-    char *const *paths; /* the command line's */
+    wt_inputs *in;     /* the paths, taken by the workers (under mu) as they go */
     wt__extsort *sort; /* the runs' refs, put as they are read, taken in start order */
     FILE *spill;       /* the runs' summaries from their pass to the series (wt__tmpfd) */
     int64_t spill_len;
@@ -191,7 +192,6 @@ struct wt_trend {
     size_t cap_cur;
     char *cur_strs;    /* its host and group, each NUL-ended, grown to cap_strs */
     size_t cap_strs;
-    int n_runs;
     wt__strmap names;  /* the categories of the runs read (under mu), the changes' hosts */
     wt__strmap group_map, cat_map;
     group *groups;
@@ -205,7 +205,7 @@ struct wt_trend {
     wt_trend_result res;
     /* the workers: each takes the next file */
     pthread_mutex_t mu;
-    int next, err;
+    int next, err; /* next: the order the next path taken gets */
 };
 
 static group *group_of(wt_trend *t, const char *name)
@@ -279,20 +279,24 @@ static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
     memset(&h, 0, sizeof h);
     memcpy(h.run_id, r->run_id, sizeof h.run_id);
     const size_t host_len = strlen(r->host), group_len = strlen(r->group);
+    const size_t path_len = strlen(r->path); /* < WT_INPUTS_PATH_MAX */
     if (host_len > UINT32_MAX || group_len > UINT32_MAX)
         return WT_ENOMEM;
     h.host_len = (uint32_t)host_len;
     h.group_len = (uint32_t)group_len;
+    h.path_len = (uint32_t)path_len;
     h.n_cats = r->n_cats;
     if (fwrite(&h, sizeof h, 1, t->spill) != 1 ||
         fwrite(r->host, 1, host_len, t->spill) != host_len ||
         fwrite(r->group, 1, group_len, t->spill) != group_len ||
+        fwrite(r->path, 1, path_len, t->spill) != path_len ||
         (r->n_cats && fwrite(r->cats, sizeof *r->cats, r->n_cats, t->spill) != r->n_cats)) {
         wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
         return WT_EIO;
     }
     ref->spill_at = t->spill_len;
-    t->spill_len += (int64_t)(sizeof h + host_len + group_len + r->n_cats * sizeof *r->cats);
+    t->spill_len +=
+        (int64_t)(sizeof h + host_len + group_len + path_len + r->n_cats * sizeof *r->cats);
     return 0;
 }
 
@@ -327,7 +331,7 @@ static int spill_get(wt_trend *t, const run_ref *ref)
     if (rc)
         return rc;
     run_sum *r = &t->cur;
-    const size_t strs = (size_t)h.host_len + h.group_len + 2;
+    const size_t strs = (size_t)h.host_len + h.group_len + h.path_len + 3;
     if (strs > t->cap_strs) {
         char *b = realloc(t->cur_strs, strs);
         if (!b)
@@ -335,8 +339,9 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         t->cur_strs = b;
         t->cap_strs = strs;
     }
-    if ((rc = spill_str(t, t->cur_strs, h.host_len)) != 0 ||
-        (rc = spill_str(t, t->cur_strs + h.host_len + 1, h.group_len)) != 0)
+    char *host = t->cur_strs, *grp = host + h.host_len + 1, *path = grp + h.group_len + 1;
+    if ((rc = spill_str(t, host, h.host_len)) != 0 || (rc = spill_str(t, grp, h.group_len)) != 0 ||
+        (rc = spill_str(t, path, h.path_len)) != 0)
         return rc;
     if (h.n_cats > t->cap_cur) {
         run_cat *c = realloc(r->cats, h.n_cats * sizeof *c);
@@ -349,11 +354,11 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         wt_cli_error("trend: cannot read its temporary file back");
         return WT_EIO;
     }
-    r->path = t->paths[ref->order]; /* what the series read of it; ok and skipped stay the pass's */
+    r->path = path; /* what the series read of it; ok and skipped stay the pass's */
     r->start_utc_ns = ref->start_utc_ns;
     memcpy(r->run_id, h.run_id, sizeof r->run_id);
-    r->host = t->cur_strs;
-    r->group = t->cur_strs + h.host_len + 1;
+    r->host = host;
+    r->group = grp;
     r->n_cats = h.n_cats;
     return 0;
 }
@@ -377,17 +382,24 @@ static const run_ref *recent_ref(const wt_trend *t, const series *s, int64_t k)
     return NULL;
 }
 
-/* What a change says of its run: the head of ref's spill record into *h, and its host, interned
- * (a change keeps it: WT_TREND_MAX_CHANGES at most), into *host. 0, WT_ENOMEM or WT_EIO. */
-static int spill_change_get(wt_trend *t, const run_ref *ref, spill_head *h, const char **host)
+/* What a change says of its run: the head of ref's spill record into *h, and its host and path,
+ * interned (a change keeps them: WT_TREND_MAX_CHANGES at most), into *host and *file. 0,
+ * WT_ENOMEM or WT_EIO. */
+static int spill_change_get(wt_trend *t, const run_ref *ref, spill_head *h, const char **host,
+                            const char **file)
 {
     int rc = spill_head_get(t, ref, h);
-    char *s = rc ? NULL : malloc((size_t)h->host_len + 1);
+    char *s = rc ? NULL : malloc((size_t)h->host_len + h->path_len + 2);
+    char *path = s ? s + h->host_len + 1 : NULL;
     if (rc == 0 && !s)
         rc = WT_ENOMEM;
     if (rc == 0)
         rc = spill_str(t, s, h->host_len);
-    if (rc == 0 && !(*host = intern(t, s)))
+    if (rc == 0 && fseeko(t->spill, h->group_len, SEEK_CUR) != 0)
+        rc = WT_EIO;
+    if (rc == 0)
+        rc = spill_str(t, path, h->path_len);
+    if (rc == 0 && (!(*host = intern(t, s)) || !(*file = intern(t, path))))
         rc = WT_ENOMEM;
     free(s);
     return rc;
@@ -409,8 +421,8 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     t->changes = nc;
     const run_ref *h = recent_ref(t, s, c->ref);
     spill_head hd;
-    const char *host = NULL;
-    const int rc = h ? spill_change_get(t, h, &hd, &host) : WT_EIO;
+    const char *host = NULL, *file = NULL;
+    const int rc = h ? spill_change_get(t, h, &hd, &host, &file) : WT_EIO;
     if (rc)
         return rc;
     wt_trend_change *x = &t->changes[t->res.n_changes++];
@@ -419,7 +431,7 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     x->category = t->cat_names[ci];
     memcpy(x->run_id, hd.run_id, 33);
     x->host = host;
-    x->file = t->paths[h->order];
+    x->file = file;
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
     x->before_s = c->before;
@@ -548,13 +560,13 @@ static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
 
 /* One file, one open: header, spans and metadata in the same pass, through the worker's
  * reader (*rd, reopened for each of its files). */
-static int read_run(wt_trend *t, run_ref *ref, wt_runsum *rs, wt_reader **rd)
+static int read_run(wt_trend *t, const char *path, run_ref *ref, wt_runsum *rs, wt_reader **rd)
 {
     static const wt_source_ops ops = { run_begin, run_event, NULL, NULL, run_spans };
     run_sum sum;
     memset(&sum, 0, sizeof sum);
     run_sum *r = &sum;
-    r->path = t->paths[ref->order];
+    r->path = path;
     run_ctx m = { .o = t->o, .r = r, .rs = rs };
     char *paths[1] = { (char *)r->path };
     wt_runsum_reset(rs);
@@ -581,17 +593,30 @@ static int read_run(wt_trend *t, run_ref *ref, wt_runsum *rs, wt_reader **rd)
     return rc;
 }
 
+/* Under mu: the next path into buf (1), or 0 when there is none, or WT_ENOMEM. The order of a
+ * run is an int32: a list can be endless (`yes`), the spill file not. */
+static int next_path(wt_trend *t, char *buf)
+{
+    if (t->next == INT32_MAX) {
+        if (!t->err)
+            wt_cli_error("trend: more than %d inputs", INT32_MAX - 1);
+        return WT_ELIMIT;
+    }
+    return wt_inputs_next(t->in, buf);
+}
+
 static void *worker(void *arg)
 {
     wt_trend *t = arg;
     wt_runsum *rs = NULL;
     wt_reader *rd = NULL; /* one per worker: its buffers and zstd context serve every file */
+    char path[WT_INPUTS_PATH_MAX]; /* the file being read: the spill record keeps it after */
     int rc = wt_runsum_create(&rs);
     pthread_mutex_lock(&t->mu);
-    while (rc == 0 && !t->err && t->next < t->n_runs) {
+    while (rc == 0 && !t->err && (rc = next_path(t, path)) == 1) {
         run_ref r = { .order = t->next++, .spill_at = -1 };
         pthread_mutex_unlock(&t->mu);
-        rc = read_run(t, &r, rs, &rd);
+        rc = read_run(t, path, &r, rs, &rd);
         pthread_mutex_lock(&t->mu);
         if (rc == 0 && (rc = wt__extsort_put(t->sort, &r)) == WT_EIO)
             wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
@@ -635,10 +660,9 @@ static int feed_all(wt_trend *t)
 }
 
 /* Reads every file (in parallel), then orders the runs by start and feeds the series. */
-static int run_all(wt_trend *t, char *const *paths, int n)
+static int run_all(wt_trend *t, wt_inputs *in)
 {
-    t->paths = paths;
-    t->n_runs = n;
+    t->in = in;
     const size_t chunk = t->o->sort_chunk > 0 ? (size_t)t->o->sort_chunk : 0;
     const int made = wt__extsort_create(sizeof(run_ref), chunk, start_cmp, &t->sort);
     if (made)
@@ -650,8 +674,6 @@ static int run_all(wt_trend *t, char *const *paths, int n)
     }
     if (nthreads > 256)
         nthreads = 256;
-    if (nthreads > n)
-        nthreads = n > 0 ? n : 1;
     pthread_t tids[256];
     int started = 0;
     for (; started < nthreads; started++)
@@ -661,6 +683,7 @@ static int run_all(wt_trend *t, char *const *paths, int n)
         worker(t); /* no thread to be had: read them here */
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    t->res.src.files_failed += wt_inputs_failed(in); /* lines and directories passed over */
     return t->err ? t->err : feed_all(t);
 }
 
@@ -747,6 +770,19 @@ static void write_text(wt_trend *t)
 
 int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **tp)
 {
+    wt_inputs *in = NULL;
+    *tp = NULL;
+    int rc = wt_inputs_create("trend", &in);
+    if (rc == 0 && n > 0)
+        rc = wt_inputs_add_paths(in, paths, (size_t)n);
+    if (rc == 0)
+        rc = wt_trend_run_inputs(in, o, out, tp);
+    wt_inputs_free(in);
+    return rc;
+}
+
+int wt_trend_run_inputs(wt_inputs *in, const wt_trend_opts *o, FILE *out, wt_trend **tp)
+{
     *tp = NULL;
     wt_trend *t = calloc(1, sizeof *t);
     if (!t)
@@ -778,7 +814,7 @@ int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, w
         wt_json_object_end(&t->j);
         wt_json_array_begin(&t->j, "runs");
     }
-    if ((rc = run_all(t, paths, n)) < 0)
+    if ((rc = run_all(t, in)) < 0)
         return rc;
     t->res.groups = (int64_t)t->n_groups;
     t->res.categories = (int64_t)t->n_cats;

@@ -13,8 +13,9 @@
  * what orders it (24 bytes), in an external sort (extsort.h). When every file is read, the runs
  * come out of the sort by start and are fed to the series, each summary read back, so the rule
  * sees them in start order. Memory: groups x categories x the rule's window, the sort's
- * buffers, the changes listed; never a word per run, per span or per run's category (the
- * paths are the caller's). A temporary file that cannot be made, written or read back fails
+ * buffers, the changes listed; never a word per run, per span or per run's category: a path
+ * is taken from the inputs (inputs.h) when a worker is free for it, and what needs it later
+ * (the JSON's runs, a change's file) reads it back from the run's spill record. A temporary file that cannot be made, written or read back fails
  * the run (WT_EIO), said on stderr. */
 #ifndef WT_FLEET_TREND_H
 #define WT_FLEET_TREND_H
@@ -23,6 +24,7 @@
 #include <stdio.h>
 
 #include "changepoint.h"
+#include "inputs.h"
 #include "source.h"
 
 #define WT_TREND_SCHEMA "walltime-trend/1"
@@ -77,10 +79,16 @@ typedef struct wt_trend_result {
 
 typedef struct wt_trend wt_trend;
 
-/* Runs the trend of `paths[0..n)`: reads every file, then writes to `out` the per-run series in
- * start order (JSON: the "runs" array; text: the runs are only counted), then the summary (text
- * table / "series" and "changes"). Damaged and unreadable files are named on stderr (as they are
- * read) and left out of the series. Returns 0 and *out_trend (free it), or a negative WT_E*. */
+/* Runs the trend of the inputs `in` (inputs.h: lists, directories, paths), taken by the workers
+ * one at a time as they go (ties of start keep the order given): reads every file, then writes
+ * to `out` the per-run series in start order (JSON: the "runs" array; text: the runs are only
+ * counted), then the summary (text table / "series" and "changes"). Damaged and unreadable
+ * files, and inputs the lists or directories could not give, are named on stderr (as they are
+ * met) and left out of the series (result: src.files_damaged, src.files_failed). Returns 0 and
+ * *t (free it; also on failure, when set), or a negative WT_E*. `in` is spent. */
+int wt_trend_run_inputs(wt_inputs *in, const wt_trend_opts *o, FILE *out, wt_trend **t);
+
+/* wt_trend_run_inputs() over `paths[0..n)` (a directory among them stands for its traces). */
 int wt_trend_run(char *const *paths, int n, const wt_trend_opts *o, FILE *out, wt_trend **t);
 
 const wt_trend_result *wt_trend_result_get(const wt_trend *t);
