@@ -180,7 +180,7 @@ static void cov_compact(wt_ledger_calc *lc)
         f = INT64_MIN; /* another process may still reach back: fold only when forced */
     wt_ledger_cover_fold(&lc->cover, f);
     if (lc->cover.n > WT_LEDGER_MAX_INTERVALS / 2) {
-        wt_ledger_cover_fold(&lc->cover, lc->cover.iv[lc->cover.n / 2].s);
+        wt_ledger_cover_fold(&lc->cover, wt_ledger_cover_at(&lc->cover, lc->cover.n / 2)->s);
         lc->forced_folds++;
     }
 }
@@ -208,8 +208,8 @@ static __attribute__((noinline)) int64_t cov_insert_general(wt_ledger_calc *lc, 
 static inline int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *clipped)
 {
     wt_ledger_cover *c = &lc->cover;
-    if (c->n && c->iv[c->n - 1].e < s && s < e && s >= c->frontier && c->n < c->cap &&
-        c->n < WT_LEDGER_MAX_INTERVALS) {
+    if (c->n && c->tail == 0 && c->iv[c->n - 1].e < s && s < e && s >= c->frontier &&
+        c->n < c->cap && c->n < WT_LEDGER_MAX_INTERVALS) {
         c->iv[c->n++] = (wt_ledger_iv){ s, e };
         *clipped = 0;
         return e - s;
@@ -643,8 +643,9 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     lc_cat *const c = &lc->cats[c0];
     if (!(t->n_touched == 0 && lv && lv[0].n == 0 && lv[1].n == 0 && lc->n_tops == 0 &&
           t->tid == t->pid && t->cap_depth >= 2 && t->child_sum[1] == 0 && c0 < t->cap_pend &&
-          c0 < p->cap_cat && cv->n > 0 && cv->iv[cv->n - 1].e >= cv->frontier &&
-          c->st.n + 1 < c->st.next && c->incl_ns >= 0 && c->self_ns >= 0 &&
+          c0 < p->cap_cat && cv->n > 0 && cv->tail == 0 &&
+          cv->iv[cv->n - 1].e >= cv->frontier && c->st.n + 1 < c->st.next &&
+          c->incl_ns >= 0 && c->self_ns >= 0 &&
           p->cat_self[c0] >= 0 && t->busy_ns >= 0))
         return 0;
     /* no sample replaced while n + 1 < next; no growth while below the capacity */

@@ -181,11 +181,12 @@ static int64_t meet(const wt_ledger_cover *a, const wt_ledger_cover *b)
     int64_t m = 0;
     size_t i = 0, j = 0;
     while (i < a->n && j < b->n) {
-        const int64_t s = a->iv[i].s > b->iv[j].s ? a->iv[i].s : b->iv[j].s;
-        const int64_t e = a->iv[i].e < b->iv[j].e ? a->iv[i].e : b->iv[j].e;
+        const wt_ledger_iv *x = wt_ledger_cover_at(a, i), *y = wt_ledger_cover_at(b, j);
+        const int64_t s = x->s > y->s ? x->s : y->s;
+        const int64_t e = x->e < y->e ? x->e : y->e;
         if (e > s)
             m = wt__sat_add_i64(m, e - s);
-        if (a->iv[i].e < b->iv[j].e)
+        if (x->e < y->e)
             i++;
         else
             j++;
@@ -196,6 +197,7 @@ static int64_t meet(const wt_ledger_cover *a, const wt_ledger_cover *b)
 static void empty(wt_ledger_cover *c)
 {
     c->n = 0; /* its memory is kept for the next span */
+    c->tail = 0;
     c->folded_ns = 0;
     c->frontier = INT64_MIN;
 }

@@ -305,7 +305,7 @@ static __attribute__((noinline)) int64_t cover_add_slow(wt_ledger_cover *c, int6
     if (rc == WT_ENOSPC) {
         wt_ledger_cover_fold(c, safe_frontier());
         if (c->n > COVER_MAX / 2)
-            wt_ledger_cover_fold(c, c->iv[c->n / 2].s);
+            wt_ledger_cover_fold(c, wt_ledger_cover_at(c, c->n / 2)->s);
         rc = wt_ledger_cover_add(c, s, e, COVER_MAX, &fresh, &clipped);
     }
     clipped_spans += clipped;
@@ -320,7 +320,7 @@ static inline int64_t cover_add(wt_ledger_cover *c, int64_t s, int64_t e)
     /* the common case, a span after every interval of the set (a thread's next top-level
      * span): appended whole, all of it fresh, as wt_ledger_cover_add() would, without its
      * search, merge loop and call (a third of the exit ledger's cost per span) */
-    if (e > s && s >= c->frontier && c->n < c->cap && c->n < COVER_MAX &&
+    if (e > s && s >= c->frontier && c->n < c->cap && c->n < COVER_MAX && c->tail == 0 &&
         (c->n == 0 || c->iv[c->n - 1].e < s)) {
         c->iv[c->n++] = (wt_ledger_iv){ s, e };
         return e - s;

@@ -172,11 +172,21 @@ typedef struct wt_ledger_iv {
 } wt_ledger_iv;
 
 typedef struct wt_ledger_cover {
-    wt_ledger_iv *iv;
+    wt_ledger_iv *iv; /* a gap buffer: ranks below n - tail at iv[0..n - tail), the last
+                         `tail` at iv[cap - tail..cap); with tail 0, iv[0..n) in order, and
+                         a caller may append past iv[n - 1] itself while n < cap (the
+                         interval disjoint from it, not touching, at or above the frontier) */
     size_t n, cap;
+    size_t tail;       /* intervals after the free room (where the last insertion went) */
     int64_t folded_ns; /* measure of what was folded */
     int64_t frontier;  /* everything below is folded; INT64_MIN at first */
 } wt_ledger_cover;
+
+/* The interval of rank i (i < n), in order of time. */
+static inline wt_ledger_iv *wt_ledger_cover_at(const wt_ledger_cover *c, size_t i)
+{
+    return c->iv + (i < c->n - c->tail ? i : i + (c->cap - c->n));
+}
 
 /* An empty set. */
 WT_API void wt_ledger_cover_init(wt_ledger_cover *c);
