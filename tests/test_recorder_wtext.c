@@ -61,7 +61,8 @@ static void test_wtext_labels_sharing_their_first_16_bytes_keep_their_own_ids(vo
         "layers.17.attn.q",      "layers.17.attn.q_",     "layers.17.attn.q_proj",
         "layers.17.attn.q_prok", "layers.17.attn.q_proja", "layers.17.attn.k_proj",
         "layers.17.attn.",       "layers.17.attn",        "layers.17.attn.r",
-        "l",                     "m",                     "layers.17.attn.q_proj.weight.and.some.more.bytes.to.pass.the.second.line",
+        "l",                     "m",
+        "layers.17.attn.q_proj.weight.and.some.more.bytes.to.pass.the.second.line",
     };
     uint32_t id[N_SAME_HEAD];
     for (int i = 0; i < N_SAME_HEAD; i++) {
@@ -162,7 +163,8 @@ static void label_of(int i, char *out, size_t cap)
     const unsigned len = 1 + k % 88;
     char tmp[160];
     /* the same first 16 bytes for every label of 16 bytes or more */
-    snprintf(tmp, sizeof tmp, "model.layers.xx.%u.self_attn.q_proj.weight.%u.and.bytes.to.fill.the.cap.and.past.it.%u",
+    snprintf(tmp, sizeof tmp,
+             "model.layers.xx.%u.self_attn.q_proj.weight.%u.and.bytes.to.fill.the.cap.and.past.it.%u",
              k, k * 31u, k * 17u);
     if (len < 16) /* short ones vary within their bytes */
         snprintf(tmp, sizeof tmp, "%u.%u.layer.wq", k, k * 13u);

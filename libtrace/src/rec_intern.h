@@ -362,7 +362,8 @@ static inline int wt__tcache_has(const wt__tcache_ent *w, const char *s, uint32_
 /* The front cache's id for the len bytes at s (readable as wt__intern_bytes() wants), or 0:
  * no table is read and nothing is written, so the encoding loop inlines it and calls out
  * only for a label the cache does not hold. */
-static inline __attribute__((always_inline)) uint32_t wt__tcache_find(const wt__tcache *f, const char *s, uint32_t len)
+static inline __attribute__((always_inline)) uint32_t
+wt__tcache_find(const wt__tcache *f, const char *s, uint32_t len)
 {
     uint64_t h[2];
     wt__tcache_head(s, len, h);
