@@ -6,6 +6,8 @@ wt_add_test(test_recorder_threads SOURCES test_recorder_threads.c LABELS threads
 wt_add_test(test_recorder_labels SOURCES test_recorder_labels.c LABELS threads)
 # Issue 11: formatted labels copied at wt_begin, interned by the writer: reuse, cap, pages, crashes.
 wt_add_test(test_recorder_fmt SOURCES test_recorder_fmt.c LABELS threads)
+# Issue 11: the writer's cache of copied labels: shared sets and heads, a small ring, id order.
+wt_add_test(test_recorder_wtext SOURCES test_recorder_wtext.c LABELS threads)
 # Issue 11: lookups by content read aligned words: unmapped pages, alignments, cuts, collisions.
 wt_add_test(test_recorder_strings SOURCES test_recorder_strings.c)
 # Issue 11: the pointer cache never gives a wrong label: shared sets, writable memory, 5,000

@@ -109,21 +109,51 @@ static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, uint32_t a, con
     }
 }
 
-/* The id of a formatted label: the bytes of text word w, from the raw entries at `at` (its
- * words as wt_begin copied them, rec_state.h), to the sink's table. */
-static uint32_t text_id(wt__sink *s, const wt__tstate *ts, uint64_t at, uint32_t w)
+/* A formatted label's id from the sink's label() (the front cache did not hold it, or its
+ * entries wrap to the ring's start: they are joined here first). Out of line, as the join's
+ * buffer and the call would make every label save registers. */
+static __attribute__((noinline)) uint32_t text_slow(wt__sink *s, const wt__tstate *ts,
+                                                    uint64_t at, uint32_t w)
 {
     char buf[WT__TEXT_MAX_ENTRIES * sizeof(wt__ent)];
-    const unsigned k = WT__TEXT_ENTRIES(w), off = WT__TEXT_OFF(w), len = WT__TEXT_LEN(w);
-    if (k > WT__TEXT_MAX_ENTRIES || off + len > k * sizeof(wt__ent))
-        return 0; /* cannot happen: words made by wt__text_take() */
+    const unsigned k = WT__TEXT_ENTRIES(w);
     const char *words = (const char *)(const void *)wt__ring_at(ts, at);
     if ((at & ts->mask) + k > ts->mask + 1) { /* they wrap to the ring's start: joined here */
         for (unsigned i = 0; i < k; i++)
             memcpy(buf + i * sizeof(wt__ent), wt__ring_at(ts, at + i), sizeof(wt__ent));
         words = buf;
     }
-    return s->label(s, words + off, len);
+    return s->label(s, words + WT__TEXT_OFF(w), WT__TEXT_LEN(w));
+}
+
+/* The id of a formatted label: the bytes of text word w, from the raw entries at `at` (its
+ * words as wt_begin copied them, rec_state.h) of the ring (ts's, `ring` and `mask` passed as
+ * the encoding loop keeps them in registers). A label the front cache holds is found here,
+ * inlined into the loop without a call (the 16 bytes from the label's first are within its
+ * first entry, its offset being at most 7, so they are readable as the cache wants); any
+ * other goes to text_slow(). */
+static inline __attribute__((always_inline)) uint32_t
+text_id(wt__sink *s, const wt__tcache *front, const wt__tstate *ts, const wt__ent *ring,
+        uint64_t mask, uint64_t at, uint32_t w)
+{
+    const unsigned k = WT__TEXT_ENTRIES(w), off = WT__TEXT_OFF(w), len = WT__TEXT_LEN(w);
+    if (k > WT__TEXT_MAX_ENTRIES || off + len > k * sizeof(wt__ent))
+        return 0; /* cannot happen: words made by wt__text_take() */
+    uint32_t id = 0;
+    if (front && (at & mask) + k <= mask + 1)
+        id = wt__tcache_find(front, (const char *)(const void *)&ring[at & mask] + off, len);
+    return id ? id : text_slow(s, ts, at, w);
+}
+
+/* Counts a formatted label of an encoded span, and whether it was the one before again, for
+ * the writer's hint (rec_writer.c). Only once the span is encoded: a loop that stops at a
+ * span (a string to define first, a full frame) takes its label again, and counting it twice
+ * would be a repeat. */
+static inline void text_count(struct wt__text_count *tc, uint32_t id)
+{
+    tc->n++;
+    tc->reps += id == tc->last;
+    tc->last = id;
 }
 
 /* A plain span: kind SPAN and no extension (the top 7 bits of b are kind:4 cached:2 ext:1). */
@@ -193,7 +223,7 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
         const uint32_t b0 = e->b;
         uint32_t lab0 = e->a;
         if (IS_PLAIN_TEXT(b0))
-            lab0 = text_id(s, ts, pos + 1, lab0);
+            lab0 = text_id(s, s->front, ts, ts->ring, ts->mask, pos + 1, lab0);
         else if (!IS_PLAIN(b0))
             break;
         const uint32_t need = lab0 > WT__B_CATID(b0) ? lab0 : WT__B_CATID(b0);
@@ -241,19 +271,23 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
         uint8_t *p = enc->buf + enc->len;
         int64_t prev = enc->prev;
         run_agg a = g;
+        const wt__tcache *const front = s->front;
+        struct wt__text_count tc = s->text;
         while (pos < lim) {
             e = &ring[pos & mask];
             const uint32_t b = e->b, cat = WT__B_CATID(b);
             uint32_t label = e->a;
             uint64_t step = 1;
             if (IS_PLAIN_TEXT(b)) {
-                label = text_id(s, ts, pos + 1, label);
+                label = text_id(s, front, ts, ring, mask, pos + 1, label);
                 step += WT__TEXT_ENTRIES(e->a);
             } else if (!IS_PLAIN(b)) {
                 break;
             }
             if ((label > cat ? label : cat) > sdone)
                 break;
+            if (step > 1)
+                text_count(&tc, label);
             const int64_t end = ns0 + (int64_t)((double)(int64_t)(e->t1 - tick0) * npt);
             const int64_t ticks = (int64_t)(e->t1 - e->t0);
             int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
@@ -297,6 +331,7 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
             pos += step;
         }
         g = a;
+        s->text = tc;
         enc->len = (size_t)(p - enc->buf);
         enc->prev = prev;
     }
@@ -328,11 +363,13 @@ uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_
         uint64_t n = 1 + (uint64_t)has_ext;
         uint32_t a = e->a;
         if (WT__B_TEXT(b)) {
-            a = text_id(s, ts, pos + n, a);
+            a = text_id(s, s->front, ts, ts->ring, ts->mask, pos + n, a);
             n += WT__TEXT_ENTRIES(e->a);
         }
         if (emit_one(s, tid, e, a, has_ext ? &x : NULL, c))
             break;
+        if (WT__B_TEXT(b))
+            text_count(&s->text, a);
         pos += n;
         *progress = pos;
     }

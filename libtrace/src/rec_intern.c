@@ -474,15 +474,37 @@ static __attribute__((noinline)) uint32_t intern_global(wt__icache *c, const cha
     return intern_key(c, s, &k);
 }
 
-uint32_t wt__intern_bytes(wt__icache *c, const char *s, uint32_t len)
+int wt__string_tail_eq(uint32_t id, const char *s, uint32_t n) { return same_tail(id, s, n); }
+
+/* A label in neither way of its set: the content table, then the global table; the label
+ * then takes way 0 (the older one moves to way 1). Out of line, so the hit path saves no
+ * registers. */
+static __attribute__((noinline)) uint32_t tcache_miss(wt__icache *c, wt__tcache *f,
+                                                      const char *s, uint32_t len)
 {
     wt__skey k;
     k.len = len;
-    k.head[0] = chunk(s, len, 0);
-    k.head[1] = chunk(s, len, 1);
+    wt__tcache_head(s, len, k.head);
     k.hash = hash_key(s, len, k.head[0], k.head[1]);
-    const uint32_t id = ctab_find(c, s, &k);
-    return id ? id : intern_key(c, s, &k);
+    uint32_t id = ctab_find(c, s, &k);
+    if (!id)
+        id = intern_key(c, s, &k);
+    /* the overflow marker (whose bytes are not these) stays out, as from the content table */
+    if (id && ent_of(id)->len == len) {
+        wt__tcache_ent *set = wt__tcache_set(f, k.head, len);
+        set[1] = set[0];
+        set[0].head[0] = k.head[0];
+        set[0].head[1] = k.head[1];
+        set[0].len1 = len + 1;
+        set[0].id = id;
+    }
+    return id;
+}
+
+uint32_t wt__intern_bytes(wt__icache *c, wt__tcache *f, const char *s, uint32_t len)
+{
+    const uint32_t id = wt__tcache_find(f, s, len);
+    return id ? id : tcache_miss(c, f, s, len);
 }
 
 uint32_t wt__intern_bytes_try(const char *s, uint32_t len)

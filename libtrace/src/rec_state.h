@@ -321,6 +321,14 @@ struct wt__sink {
      * handler's try-lock and placeholder); never 0 for a label that has bytes unless memory
      * ran out */
     uint32_t (*label)(wt__sink *, const char *s, uint32_t len);
+    /* the writer's front cache of copied labels (rec_intern.h), looked in before label();
+     * NULL in the crash handler's */
+    const wt__tcache *front;
+    /* copied labels seen, how many were the one before again, the last one's id (the
+     * writer's hint, rec_writer.c) */
+    struct wt__text_count {
+        uint32_t n, reps, last;
+    } text;
     int agg;                  /* feed the ledger aggregates (writer only) */
 };
 /* Encodes the entries [from, to) of ts; returns the position reached (to, or less when the

@@ -39,9 +39,6 @@ static struct {
     wt__tstate **touched; /* rings with entries in the frame being built */
     size_t n_touched, cap_touched;
     wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
-    /* the copied labels of the ring being drained: how many, how many were the one before
-     * again, and the last one's id (text_hint) */
-    uint32_t text_n, text_reps, text_last;
 } W;
 
 /* The writer's own content table for formatted labels (rec_state.h): their bytes -> ids,
@@ -49,9 +46,14 @@ static struct {
  * pointer cache's pages are never touched. In a forked child it is the parent's, which
  * matches the string table the child inherits (a fork waits for the writer between passes). */
 static wt__icache labels;
+/* Its front cache (rec_intern.h), kept and inherited as the table is. */
+static wt__tcache labels_front;
 
-/* No memo of the last label before the table: its compare and copy cost 1,000 labels in turn
- * more (about 65 instructions a span) than they saved a repeated one (about 35). */
+/* A copied label the front cache did not answer inline (rec_emit.c's text_id: a label new to
+ * it, or one whose entries wrap to the ring's start). A hit there takes no lock, so it needs
+ * no crash check. No memo of the last label before the table: its compare and copy cost
+ * 1,000 labels in turn more (about 65 instructions a span) than they saved a repeated one
+ * (about 35). */
 static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
 {
     (void)s;
@@ -59,11 +61,7 @@ static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
      * crash handler, which interns the same labels from the rings */
     if (atomic_load_explicit(&wt__g.crashed, memory_order_relaxed))
         return 0;
-    const uint32_t id = wt__intern_bytes(&labels, str, len);
-    W.text_n++;
-    W.text_reps += id == W.text_last;
-    W.text_last = id;
-    return id;
+    return wt__intern_bytes(&labels, &labels_front, str, len);
 }
 
 /* After a thread's entries: when at least a quarter of its copied labels (and two) were the
@@ -73,7 +71,8 @@ static uint32_t wlabel(wt__sink *s, const char *str, uint32_t len)
  * repeat itself. 1,000 labels in turn or at random never reach a quarter. */
 static void text_hint(wt__tstate *ts)
 {
-    if (W.text_reps >= 2 && W.text_reps >= W.text_n / 4 &&
+    const wt__sink *s = &W.sink;
+    if (s->text.reps >= 2 && s->text.reps >= s->text.n / 4 &&
         !atomic_load_explicit(&ts->text_again, memory_order_relaxed))
         atomic_store_explicit(&ts->text_again, 1, memory_order_relaxed);
 }
@@ -233,7 +232,7 @@ static int drain(void)
         if (touch(ts))
             goto fail;
         W.cur = ts;
-        W.text_n = W.text_reps = W.text_last = 0;
+        W.sink.text = (struct wt__text_count){ 0, 0, 0 };
         if (ts->enc_pos < h && wt__emit_ring(&W.sink, ts, ts->enc_pos, h, &c, &ts->enc_pos) < h)
             goto fail;
         text_hint(ts);
@@ -376,6 +375,7 @@ int wt__writer_start(void)
     wt__enc_reset(&W.sink.enc, W.buf, WT__FRAME_TARGET);
     W.sink.flush = wflush;
     W.sink.label = wlabel;
+    W.sink.front = &labels_front;
     W.sink.agg = 1;
     W.n_touched = 0;
     atomic_store(&wt__g.stop, 0);
