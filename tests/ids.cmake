@@ -1,4 +1,4 @@
 # The ledger and anomalies on span batches keyed by string ids (analyze/core/analysis.c).
-wt_add_test(test_analysis_ids SOURCES test_analysis_ids.c)
+wt_add_test(test_analysis_ids SOURCES test_analysis_ids.c analysis_ways.c)
 # Their runs over a batch (ledger.c lone_run()/leaf_run(), anomalies.c hit_run()).
-wt_add_test(test_ledger_runs SOURCES test_ledger_runs.c)
+wt_add_test(test_ledger_runs SOURCES test_ledger_runs.c analysis_ways.c)

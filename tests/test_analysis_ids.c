@@ -13,79 +13,29 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analysis_ways.h"
 #include "tracebuild.h"
 
 #define NS 1e-9
 #define EPS 1e-15
 
-/* The two ways through analysis.c: 0 the batch (id) path, 1 the event path (a caller's event
- * callback turns the id path off: every span comes as a wt_event). */
-static int noop_event(void *ctx, int fi, const wt_event *ev)
-{
-    (void)ctx;
-    (void)fi;
-    (void)ev;
-    return 0;
-}
-
-/* Runs the files through wt_analysis_run() the given way into *a (release it). */
+/* Runs the files the given way (analysis_ways.h: 0 the batch (id) path, 1 the event path)
+ * into *a (release it); `want_damaged` of them must be damaged. */
 static void analyse(char *const *paths, int n, int way, wt_analysis *a, int want_damaged)
 {
-    static const wt_source_ops events_too = { .event = noop_event };
-    wt_analysis_opts o;
-    memset(&o, 0, sizeof o);
-    if (way == 1)
-        o.also = &events_too;
-    assert_int_equal(wt_analysis_run(paths, n, &o, a), 0);
+    aw_analyse(paths, n, way, a);
     assert_int_equal(a->res.files_damaged, want_damaged);
-}
-
-static const wt_ledger_cat *cat_named(const wt_analysis *a, const char *name)
-{
-    const wt_ledger_result *r = wt_ledger_calc_result(a->lc);
-    for (size_t i = 0; i < r->n_cats; i++)
-        if (r->cats[i].name && strcmp(r->cats[i].name, name) == 0)
-            return &r->cats[i];
-    return NULL;
 }
 
 /* Category `name` has `spans` spans summing `ns` ns (flat), `hits` HITs and `misses` MISSes. */
 static void check_cat(const wt_analysis *a, const char *name, int64_t spans, int64_t ns,
                       int64_t hits, int64_t misses)
 {
-    const wt_ledger_cat *c = cat_named(a, name);
-    assert_non_null(c);
+    const wt_ledger_cat *c = aw_cat_named(a, name);
     assert_int_equal(c->spans, spans);
     assert_true(c->flat_seconds > (double)ns * NS - EPS && c->flat_seconds < (double)ns * NS + EPS);
     assert_int_equal(c->hits, hits);
     assert_int_equal(c->misses, misses);
-}
-
-/* The two runs' ledgers and anomalies are the same, field by field. */
-static void check_same(const wt_analysis *x, const wt_analysis *y)
-{
-    const wt_ledger_result *rx = wt_ledger_calc_result(x->lc), *ry = wt_ledger_calc_result(y->lc);
-    assert_int_equal(rx->n_cats, ry->n_cats);
-    assert_true(rx->wall == ry->wall && rx->busy == ry->busy && rx->waiting == ry->waiting);
-    for (size_t i = 0; i < rx->n_cats; i++) {
-        const wt_ledger_cat *a = &rx->cats[i], *b = &ry->cats[i];
-        assert_string_equal(a->name, b->name);
-        assert_true(a->seconds == b->seconds && a->self_seconds == b->self_seconds &&
-                    a->flat_seconds == b->flat_seconds && a->inclusive == b->inclusive);
-        assert_true(a->count == b->count && a->spans == b->spans && a->hits == b->hits &&
-                    a->misses == b->misses && a->bytes == b->bytes);
-        assert_true(a->st.median == b->st.median && a->st.max == b->st.max && a->st.n == b->st.n);
-    }
-    size_t nx, ny;
-    const wt_anomaly *ax = wt_anomalies_list(x->an, &nx), *ay = wt_anomalies_list(y->an, &ny);
-    assert_int_equal(nx, ny);
-    for (size_t i = 0; i < nx; i++) {
-        assert_int_equal(ax[i].kind, ay[i].kind);
-        assert_true(ax[i].ts == ay[i].ts && ax[i].dur == ay[i].dur &&
-                    ax[i].seconds == ay[i].seconds && ax[i].cost == ay[i].cost);
-        assert_string_equal(ax[i].text, ay[i].text);
-    }
 }
 
 static void span(tb *b, int64_t s, int64_t e, const char *cat, const char *label, wt_cached c)
@@ -144,7 +94,7 @@ static void test_ids_epoch_and_damage(void **state)
         check_cat(&w[way], "lost", 3000, 3000 * 50, 3000, 0);
         check_cat(&w[way], "k", 3004, 3000 * 100 + 4 * 50, 3000, 4);
     }
-    check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[1]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(path);
@@ -185,7 +135,7 @@ static void test_ids_reset_per_file(void **state)
         check_cat(&w[way], "a", 3000 + 3000, 3000 * 100 + 3000 * 50, 6000, 0);
         check_cat(&w[way], "b", 3000 + 3000, 3000 * 200 + 3000 * 300, 6000, 0);
     }
-    check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[1]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(pa);

@@ -14,44 +14,10 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analysis_ways.h"
 #include "tracebuild.h"
 
 #define NS 1e-9
-
-static int noop_event(void *ctx, int fi, const wt_event *ev)
-{
-    (void)ctx;
-    (void)fi;
-    (void)ev;
-    return 0;
-}
-
-/* Runs the files through wt_analysis_run() into *a (release it): way 0 the batches, way 1
- * the event path (a caller's event callback turns the batches' id path off). */
-static void analyse(char *const *paths, int n, int way, wt_analysis *a)
-{
-    static const wt_source_ops events_too = { .event = noop_event };
-    static wt_anomaly_opts ao;
-    wt_anomaly_opts_init(&ao);
-    ao.min_cost_s = 0; /* every anomaly listed: the outliers depend on the medians */
-    wt_analysis_opts o;
-    memset(&o, 0, sizeof o);
-    o.anomalies = &ao;
-    if (way == 1)
-        o.also = &events_too;
-    assert_int_equal(wt_analysis_run(paths, n, &o, a), 0);
-}
-
-static const wt_ledger_cat *cat_named(const wt_analysis *a, const char *name)
-{
-    const wt_ledger_result *r = wt_ledger_calc_result(a->lc);
-    for (size_t i = 0; i < r->n_cats; i++)
-        if (strcmp(r->cats[i].name, name) == 0)
-            return &r->cats[i];
-    fail_msg("no category '%s'", name);
-    return NULL;
-}
 
 static const wt_ledger_thread *thread_of(const wt_analysis *a, uint64_t tid)
 {
@@ -68,42 +34,6 @@ static void assert_secs(double s, int64_t ns)
 {
     const double want = (double)ns * NS;
     assert_true(s > want - 1e-12 * (want + 1e-9) && s < want + 1e-12 * (want + 1e-9));
-}
-
-/* Both ways' results are the same, exactly: every row, thread and anomaly. */
-static void check_same(const wt_analysis *x, const wt_analysis *y)
-{
-    const wt_ledger_result *rx = wt_ledger_calc_result(x->lc), *ry = wt_ledger_calc_result(y->lc);
-    assert_int_equal(rx->n_cats, ry->n_cats);
-    assert_true(rx->wall == ry->wall && rx->tracked == ry->tracked && rx->busy == ry->busy &&
-                rx->covered == ry->covered && rx->waiting == ry->waiting);
-    for (size_t i = 0; i < rx->n_cats; i++) {
-        const wt_ledger_cat *a = &rx->cats[i], *b = &ry->cats[i];
-        assert_string_equal(a->name, b->name);
-        assert_true(a->seconds == b->seconds && a->self_seconds == b->self_seconds &&
-                    a->flat_seconds == b->flat_seconds && a->inclusive == b->inclusive);
-        assert_true(a->count == b->count && a->spans == b->spans && a->hits == b->hits &&
-                    a->misses == b->misses && a->bytes == b->bytes);
-        assert_true(a->st.median == b->st.median && a->st.min == b->st.min &&
-                    a->st.max == b->st.max && a->st.n == b->st.n);
-    }
-    assert_int_equal(rx->n_threads, ry->n_threads);
-    for (size_t i = 0; i < rx->n_threads; i++)
-        assert_true(rx->threads[i].busy == ry->threads[i].busy &&
-                    rx->threads[i].waiting == ry->threads[i].waiting &&
-                    rx->threads[i].spans == ry->threads[i].spans);
-    for (int k = 0; k < WT_AN_KIND_COUNT; k++)
-        assert_int_equal(wt_anomalies_below_min_cost(x->an, (wt_anomaly_kind)k),
-                         wt_anomalies_below_min_cost(y->an, (wt_anomaly_kind)k));
-    size_t nx, ny;
-    const wt_anomaly *ax = wt_anomalies_list(x->an, &nx), *ay = wt_anomalies_list(y->an, &ny);
-    assert_int_equal(nx, ny);
-    for (size_t i = 0; i < nx; i++) {
-        assert_int_equal(ax[i].kind, ay[i].kind);
-        assert_true(ax[i].ts == ay[i].ts && ax[i].dur == ay[i].dur &&
-                    ax[i].seconds == ay[i].seconds && ax[i].cost == ay[i].cost);
-        assert_string_equal(ax[i].text, ay[i].text);
-    }
 }
 
 static void span(tb *b, uint64_t tid, int64_t s, int64_t e, uint32_t depth, const char *cat,
@@ -174,8 +104,8 @@ static void test_runs_lone_tops(void **state)
     char *paths[2] = { pa, pb };
     wt_analysis w[2];
     for (int way = 0; way < 2; way++) {
-        analyse(paths, 2, way, &w[way]);
-        const wt_ledger_cat *c = cat_named(&w[way], "work");
+        aw_analyse(paths, 2, way, &w[way]);
+        const wt_ledger_cat *c = aw_cat_named(&w[way], "work");
         /* by hand: every span of both files; B's two first spans 1,000 and 8,100 ns */
         assert_int_equal(c->spans, 2 * A_SPANS + 2);
         assert_int_equal(c->count, 2 * count + 2);
@@ -186,7 +116,7 @@ static void test_runs_lone_tops(void **state)
         assert_secs(c->self_seconds, flat_a + flat);
         assert_secs(c->inclusive, flat_a + flat);
         assert_secs(c->seconds, flat_a + flat);
-        const wt_ledger_cat *e = cat_named(&w[way], "early");
+        const wt_ledger_cat *e = aw_cat_named(&w[way], "early");
         const int64_t b_early = A_SPANS * 1000 + 8276;
         assert_int_equal(e->spans, A_SPANS + 1);
         assert_int_equal(e->hits, A_SPANS + 1);
@@ -214,7 +144,7 @@ static void test_runs_lone_tops(void **state)
             }
         assert_int_equal(no_end, 1);
     }
-    check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[1]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(pa);
@@ -262,8 +192,8 @@ static void test_runs_leaves_and_waiting(void **state)
     char *paths[1] = { path };
     wt_analysis w[2];
     for (int way = 0; way < 2; way++) {
-        analyse(paths, 1, way, &w[way]);
-        const wt_ledger_cat *k = cat_named(&w[way], "weights"), *p = cat_named(&w[way], "phase");
+        aw_analyse(paths, 1, way, &w[way]);
+        const wt_ledger_cat *k = aw_cat_named(&w[way], "weights"), *p = aw_cat_named(&w[way], "phase");
         assert_int_equal(k->spans, PHASES * KIDS);
         assert_int_equal(k->hits, PHASES * KIDS);
         assert_int_equal(k->bytes, PHASES * KIDS * 1024);
@@ -278,7 +208,7 @@ static void test_runs_leaves_and_waiting(void **state)
         assert_secs(thread_of(&w[way], 9)->waiting, 945);
         assert_secs(thread_of(&w[way], 10)->busy, 1300);
     }
-    check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[1]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(path);
@@ -320,7 +250,7 @@ static void test_wait_forgets_oldest_half(void **state)
     forget_trace(path, 1, 337670, 710010);
     char *paths[1] = { path };
     wt_analysis w;
-    analyse(paths, 1, 0, &w);
+    aw_analyse(paths, 1, 0, &w);
     assert_secs(thread_of(&w, 50)->waiting, 11);
     assert_secs(thread_of(&w, 63)->busy, 5);
     wt_analysis_release(&w);
@@ -338,7 +268,7 @@ static void test_wait_forgets_out_of_order(void **state)
     forget_trace(path, 0, 400000, 450000);
     char *paths[1] = { path };
     wt_analysis w;
-    analyse(paths, 1, 0, &w);
+    aw_analyse(paths, 1, 0, &w);
     assert_secs(thread_of(&w, 50)->waiting, 1100);
     assert_secs(thread_of(&w, 62)->busy, 1100);
     wt_analysis_release(&w);

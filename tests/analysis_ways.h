@@ -1,0 +1,23 @@
+/* The two ways through analysis.c, for tests that hold them to each other: way 0 the reader's
+ * span batches (the per-file id table, the ledger's and the anomalies' runs), way 1 the event
+ * path (a caller's event callback turns the batches' id path off: every span comes as a
+ * wt_event, span by span). Used by test_analysis_ids.c and test_ledger_runs.c; a cmocka
+ * assertion fails the test on any difference. Include after <cmocka.h>. */
+#ifndef WT_TEST_ANALYSIS_WAYS_H
+#define WT_TEST_ANALYSIS_WAYS_H
+
+#include "analysis.h"
+
+/* Runs the files through wt_analysis_run() the given way into *a (release it), with every
+ * anomaly listed (no minimum cost: which are listed then depends on the medians alone). */
+void aw_analyse(char *const *paths, int n, int way, wt_analysis *a);
+
+/* The ledger's category `name` (fails the test when there is none). */
+const wt_ledger_cat *aw_cat_named(const wt_analysis *a, const char *name);
+
+/* The two ways' results are the same, exactly: every row (seconds, counts, stats), every
+ * thread, the totals, and every anomaly (kind, times, seconds, cost, text, and the counts
+ * below the minimum cost). */
+void aw_check_same(const wt_analysis *x, const wt_analysis *y);
+
+#endif
