@@ -807,6 +807,23 @@ int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
     return t->pid == pid && t->tid == tid ? 0 : 1;
 }
 
+int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
+{
+    lc_proc *p = lc->cur;
+    if (!p)
+        return WT_ESTATE;
+    lc->events++;
+    if (ts < p->sync_wm) {
+        p->late++;
+        lc->late++;
+    }
+    if (ts > p->last_ts)
+        p->last_ts = ts;
+    if (ts < p->first_ts)
+        p->first_ts = ts;
+    return 0;
+}
+
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
 {
     if (ev->kind == WT_EV_SPAN) {
