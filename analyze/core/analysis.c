@@ -107,12 +107,24 @@ static __attribute__((noinline)) int pair_general(wt_analysis_pair *p, int fi,
     return rc;
 }
 
+/* An event to both analyses and no caller's callback: a span down pair_span(), a counter
+ * sample or a mark (an instant: it only moves the clocks) to the two analyses' instant calls,
+ * without the dispatch of their event calls (a counters trace has two samples per span);
+ * anything else, or any event of another pair, down pair_general(). */
 static int pair_event(void *ctx, int fi, const wt_event *ev)
 {
     wt_analysis_pair *p = ctx;
     wt__pair_slot *slot;
-    if (ev->kind == WT_EV_SPAN && p->lc && p->an && !(p->also && p->also->event))
-        return pair_span(p->lc, p->an, ev, &slot);
+    if (p->lc && p->an && !(p->also && p->also->event)) {
+        if (ev->kind == WT_EV_SPAN)
+            return pair_span(p->lc, p->an, ev, &slot);
+        if (ev->kind == WT_EV_COUNTER || ev->kind == WT_EV_MARK) {
+            const int rc = wt__ledger_calc_instant(p->lc, ev->ts);
+            if (rc == 0)
+                wt__anomalies_instant(p->an, ev->ts);
+            return rc;
+        }
+    }
     return pair_general(p, fi, ev);
 }
 

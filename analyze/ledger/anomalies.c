@@ -507,6 +507,12 @@ size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *
     return k;
 }
 
+void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
+{
+    if (ts > a->last_ts)
+        a->last_ts = ts;
+}
+
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
 {
     if (ev->kind == WT_EV_SPAN) {

@@ -317,6 +317,22 @@ static void add_inclusive(void *ctx, uint32_t cat, int64_t ns)
     lc->cats[cat].incl_ns = wt__sat_add_i64(lc->cats[cat].incl_ns, ns);
 }
 
+/* A top-level span of category ci and duration dur >= 0 whose finished children are the
+ * items of level 1 (`kids`) and nothing else at level 0: what wt_ledger_nest_span() does for
+ * it (put the span's own category at its whole duration into kids, merge kids into the empty
+ * level 0, emit that) without moving the items: each category of the tree's once to
+ * add_inclusive(), ci at dur. The emission's order does not matter here: each call adds to
+ * its own category's sum. The levels are left as that call leaves them: both empty. */
+static inline void nest_tree(wt_ledger_calc *lc, wt_ledger_nest_level *kids, uint32_t ci,
+                             int64_t dur)
+{
+    for (uint32_t i = 0; i < kids->n; i++)
+        if (kids->v[i].cat != ci)
+            add_inclusive(lc, kids->v[i].cat, kids->v[i].ns);
+    add_inclusive(lc, ci, dur);
+    kids->n = 0;
+}
+
 static int grow_depth(lc_thread *t, uint32_t d)
 {
     int64_t *ncs = wt__grow_array(t->child_sum, &t->cap_depth, (size_t)d + 2, sizeof *ncs);
@@ -519,14 +535,22 @@ static inline int span_common(wt_ledger_calc *lc, lc_thread *t, uint32_t ci, con
     }
     pe->ns = wt__sat_add_i64(pe->ns, self);
     t->pend_total = wt__sat_add_i64(t->pend_total, self);
-    /* wt_ledger_nest_span()'s commonest case inline, with its arithmetic: a leaf below the top
-     * level (no level open under it) whose category is the last its level holds, the loads
-     * of one phase: a sum into that item (nested: 9 spans in 10, some 60 instructions each) */
+    /* wt_ledger_nest_span()'s commonest cases inline, with its arithmetic (nested: 9 spans in
+     * 10, some 60 instructions each, and the other two in a phase some 100 each): a leaf below
+     * the top level (no level open under it) whose category is the last its level holds, the
+     * loads of one phase: a sum into that item; such a leaf of a category above all its level
+     * holds (a phase's first load), with room: an append, where add_one()'s search ends; and
+     * a top-level span over its children alone (level 0 empty), nest_tree()'s case. */
     const uint32_t nd =
         f->depth < WT_LEDGER_NEST_LEVELS - 2 ? f->depth : WT_LEDGER_NEST_LEVELS - 2;
     wt_ledger_nest_level *here = lv ? &lv[nd] : NULL;
     if (nd > 0 && here && lv[nd + 1].n == 0 && here->n && here->v[here->n - 1].cat == ci)
         here->v[here->n - 1].ns = wt__sat_add_i64(here->v[here->n - 1].ns, dur);
+    else if (nd > 0 && here && lv[nd + 1].n == 0 && here->n < here->cap &&
+             (here->n == 0 || here->v[here->n - 1].cat < ci))
+        here->v[here->n++] = (wt_ledger_nest_item){ ci, dur };
+    else if (nd == 0 && here && here->n == 0 && lv[1].n > 0)
+        nest_tree(lc, &lv[1], ci, dur);
     else if (WT_UNLIKELY(wt_ledger_nest_span(&t->nest, f->depth, ci, dur, add_inclusive, lc) < 0))
         return WT_ENOMEM;
     if (ts < t->env_start)
@@ -805,6 +829,23 @@ int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid)
     if (!t)
         return WT_ENOMEM;
     return t->pid == pid && t->tid == tid ? 0 : 1;
+}
+
+int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
+{
+    lc_proc *p = lc->cur;
+    if (!p)
+        return WT_ESTATE;
+    lc->events++;
+    if (ts < p->sync_wm) {
+        p->late++;
+        lc->late++;
+    }
+    if (ts > p->last_ts)
+        p->last_ts = ts;
+    if (ts < p->first_ts)
+        p->first_ts = ts;
+    return 0;
 }
 
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)

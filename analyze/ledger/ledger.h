@@ -185,6 +185,11 @@ int wt__ledger_calc_thread(wt_ledger_calc *lc, uint64_t pid, uint64_t tid);
  * wt__ledger_calc_span()); WT_ENOMEM. */
 int wt__ledger_calc_run(wt_ledger_calc *lc, const wt_span_rec *s, const uint32_t *ci, size_t n,
                         size_t *taken);
+/* The same as wt_ledger_calc_event() for a WT_EV_COUNTER or WT_EV_MARK event at `ts`, which
+ * only counts the event and moves the current file's clocks, for the direct path of
+ * analysis.c (a counters trace samples twice per span). Returns 0, or WT_ESTATE outside a
+ * file. */
+int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts);
 /* The current file is damaged at `offset` (already reported on stderr). */
 void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message);
 /* The current file ended; `st` as from wt_reader_get_stats(). */

@@ -1,0 +1,123 @@
+/* Counter samples and marks on analysis.c's direct path (pair_event(): the ledger's and the
+ * anomalies' instant calls, without their event calls' dispatch): hand-built traces whose
+ * instants move the clocks (a file's first and last time, its wall, the NO END anomaly's time)
+ * and fall behind a SYNC watermark, checked against values worked out by hand and, exactly,
+ * against the event path (a caller's event callback sends every event through the two
+ * analyses' event calls). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "analysis_ways.h"
+#include "tracebuild.h"
+
+#define S 1000000000LL /* one second in ns */
+
+/* The process `pid`'s row of the ledger (fails the test when there is none). */
+static const wt_ledger_process *proc_of(const wt_analysis *a, uint64_t pid)
+{
+    const wt_ledger_result *r = wt_ledger_calc_result(a->lc);
+    for (size_t i = 0; i < r->n_procs; i++)
+        if (r->procs[i].pid == pid)
+            return &r->procs[i];
+    fail_msg("no process %llu", (unsigned long long)pid);
+    return NULL;
+}
+
+/* The time of the anomaly of kind k with title `title` (fails the test when there is none). */
+static int64_t anomaly_ts(const wt_analysis *a, wt_anomaly_kind k, const char *title)
+{
+    size_t n;
+    const wt_anomaly *v = wt_anomalies_list(a->an, &n);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].kind == k && strcmp(v[i].title, title) == 0)
+            return v[i].ts;
+    fail_msg("no anomaly '%s'", title);
+    return 0;
+}
+
+/* File A (pid 9, process start 1 s, no end record): 100 top-level spans 1 ms apart from 1 s,
+ * 500 us each, each followed by a counter sample 600 us after its start and every second one
+ * by a mark at 700 us; a SYNC at 1.3 s (watermark 1.2 s: WT_SYNC_SLACK_NS before it), then a
+ * counter at 1.1 s and a mark at 1.15 s (both late), counters at 1.2 s and 1.25 s (not late: the
+ * first is at the watermark, not behind it), and last a
+ * counter at 2 s: the file's last event, so its wall ends there (1 s of wall) and so does its
+ * NO END anomaly. File B (pid 10, no process start nor open time: its first event starts its
+ * wall) begins with a counter at 5 s, then a span [5.5 s, 5.6 s), and ends with a mark at 7 s
+ * past its end record's 6.9 s: 2 s of wall. Events: the 101 spans; A's 100 + 50 + 1 + 5 others,
+ * B's 2 and its end record. */
+static void instants_trace(const char *pa, const char *pb)
+{
+    tb *b = tb_create(pa, 9, S, S);
+    for (int i = 0; i < 100; i++) {
+        const int64_t s = S + 1000000LL * i;
+        tb_span(b, 9, s, s + 500000, 0, "work", "step");
+        tb_counter(b, 9, s + 600000, "queue", i);
+        if (i % 2 == 0)
+            tb_mark(b, 9, s + 700000, "work", "tick", NULL);
+    }
+    tb_sync(b, S + 300000000);
+    tb_counter(b, 9, S + 100000000, "queue", -1);
+    tb_mark(b, 9, S + 150000000, "work", "late", NULL);
+    tb_counter(b, 9, S + 200000000, "queue", -2);
+    tb_counter(b, 9, S + 250000000, "queue", -3);
+    tb_counter(b, 9, 2 * S, "queue", -4);
+    tb_close(b, TB_END_NONE, 0, 0);
+
+    b = tb_create(pb, 10, 0, 0);
+    tb_counter(b, 10, 5 * S, "queue", 1);
+    tb_span(b, 10, 5 * S + S / 2, 5 * S + 6 * S / 10, 0, "work", "step");
+    tb_mark(b, 10, 7 * S, "work", "after", NULL);
+    tb_close(b, TB_END_CLEAN, 6 * S + 9 * S / 10, 0);
+}
+
+static void test_instants_move_clocks(void **state)
+{
+    (void)state;
+    char pa[64], pb[64];
+    snprintf(pa, sizeof pa, "test_analysis_instants_a_%d.wtrace", (int)getpid());
+    snprintf(pb, sizeof pb, "test_analysis_instants_b_%d.wtrace", (int)getpid());
+    instants_trace(pa, pb);
+    char *paths[2] = { pa, pb };
+    wt_analysis w[2];
+    for (int way = 0; way < 2; way++) {
+        aw_analyse(paths, 2, way, &w[way]);
+        const wt_ledger_result *r = wt_ledger_calc_result(w[way].lc);
+        assert_int_equal(r->spans, 101);
+        assert_int_equal(r->events, 101 + 100 + 50 + 1 + 5 + 2 + 1); /* spans too */
+        assert_int_equal(r->late, 2);
+        const wt_ledger_process *a = proc_of(&w[way], 9), *b = proc_of(&w[way], 10);
+        assert_int_equal(a->late, 2);
+        assert_true(a->no_end && !b->no_end);
+        assert_true(a->wall == 1.0);
+        assert_true(b->wall == 2.0);
+        assert_int_equal(anomaly_ts(&w[way], WT_AN_NO_END, "NO END RECORD"), 2 * S);
+    }
+    aw_check_same(&w[0], &w[1]);
+    const wt_ledger_result *r0 = wt_ledger_calc_result(w[0].lc);
+    const wt_ledger_result *r1 = wt_ledger_calc_result(w[1].lc);
+    assert_int_equal(r0->events, r1->events);
+    assert_int_equal(r0->late, r1->late);
+    for (size_t i = 0; i < r0->n_procs; i++)
+        assert_true(r0->procs[i].wall == r1->procs[i].wall &&
+                    r0->procs[i].late == r1->procs[i].late);
+    for (int way = 0; way < 2; way++)
+        wt_analysis_release(&w[way]);
+    unlink(pa);
+    unlink(pb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_instants_move_clocks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
