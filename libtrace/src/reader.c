@@ -602,62 +602,97 @@ static inline int64_t span_count(uint64_t zz)
  * fast path may read is inside it, so it reads without bounds checks. */
 #define SPAN_FAST_MIN (2 + 8 * WT__VARINT_MAX)
 
-/* A varint read without an end check (the caller guarantees 10 readable bytes). Sets *bad for
- * more than 64 bits. */
-static inline uint64_t varint_unchecked(const uint8_t **pp, unsigned *bad)
+/* What a varint that does not parse (more than 64 bits, or cut by the end) reads as in the fast
+ * paths. Every field they accept rejects it by its own bound (a time, a depth, an id) except a
+ * count, a byte count and a counter's value, which they compare with it: a record holding it
+ * goes to the general decoder, which reports it or, for a valid one, reads it the same. The
+ * fast paths then carry no "bad" flag beside their values. */
+#define VARINT_BAD UINT64_MAX
+
+/* The 8 bytes at p as a little-endian number, whatever the machine's order. */
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* A varint read without an end check (the caller guarantees 10 readable bytes). VARINT_BAD for
+ * more than 64 bits, past the 10th byte. One byte (most ids, depths and deltas) and two (ids
+ * past 127, deltas past 127 ns) by branches; three to eight (byte counts, long durations: a
+ * byte loop cost 8 instructions a byte and a mispredicted exit) from one 8-byte load without a
+ * branch on their length: the first byte without a continuation bit ends it, and the 7-bit
+ * groups are packed by halving steps. */
+static inline __attribute__((always_inline)) uint64_t varint_unchecked(const uint8_t **pp)
 {
     const uint8_t *p = *pp;
-    uint64_t v = *p++;
-    if (v >= 0x80) {
-        v &= 0x7f;
-        for (unsigned shift = 7;; shift += 7) {
-            const uint64_t b = *p++;
-            if (shift == 63 && b > 1) {
-                *bad = 1;
-                break;
-            }
-            v |= (b & 0x7f) << shift;
-            if (b < 0x80)
-                break;
-        }
+    if (__builtin_expect(p[0] < 0x80, 1)) {
+        *pp = p + 1;
+        return p[0];
     }
-    *pp = p;
-    return v;
+    if (__builtin_expect(p[1] < 0x80, 1)) {
+        *pp = p + 2;
+        return (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+    }
+    const uint64_t w = load_le64(p);
+    const uint64_t stops = ~w & 0x8080808080808080ull;
+    if (__builtin_expect(stops != 0, 1)) {
+        const unsigned last = (unsigned)__builtin_ctzll(stops); /* 8 * (length - 1) + 7 */
+        *pp = p + last / 8 + 1;
+        uint64_t x = w & 0x7f7f7f7f7f7f7f7full & (((uint64_t)2 << last) - 1); /* 2 << 63: 0 */
+        x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+        x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+        return (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+    }
+    /* nine or ten bytes: at most 64 bits, the tenth byte 0 or 1 */
+    uint64_t v = w & 0x7f7f7f7f7f7f7f7full;
+    v = (v & 0x007f007f007f007full) | (v & 0x7f007f007f007f00ull) >> 1;
+    v = (v & 0x00003fff00003fffull) | (v & 0x3fff00003fff0000ull) >> 2;
+    v = (v & 0x000000000fffffffull) | (v & 0x0fffffff00000000ull) >> 4;
+    const uint64_t b8 = p[8];
+    v |= (b8 & 0x7f) << 56;
+    if (b8 < 0x80) {
+        *pp = p + 9;
+        return v;
+    }
+    *pp = p + 10;
+    return p[9] > 1 ? VARINT_BAD : v | (uint64_t)p[9] << 63;
 }
 
 /* A varint, read without an end check when `checked` is 0 (the caller guarantees 10 readable
- * bytes), else with the general decoder's. Sets *bad for one that does not parse. */
+ * bytes), else with the general decoder's. VARINT_BAD for one that does not parse. */
 static inline __attribute__((always_inline)) uint64_t varint_in(const uint8_t **pp,
-                                                                const uint8_t *end,
-                                                                unsigned *bad, int checked)
+                                                                const uint8_t *end, int checked)
 {
     if (!checked)
-        return varint_unchecked(pp, bad);
-    uint64_t v = 0;
-    if (wt__get_varint(pp, end, &v))
-        *bad = 1;
-    return v;
+        return varint_unchecked(pp);
+    uint64_t v;
+    return wt__get_varint(pp, end, &v) ? VARINT_BAD : v;
 }
 
-/* A span record's values, as the fast paths read them. */
-typedef struct span_vals {
-    int64_t end;   /* its end time: the thread's next base time */
-    uint64_t dur, depth, count, bytes; /* count and bytes zigzag */
-    uint64_t cat, lab, det;
-    unsigned flags;
-} span_vals;
+/* WT_EVF_* of a span record's flags. */
+static inline uint32_t span_ev_flags(unsigned flags)
+{
+    return (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
+           (flags & WT__SF_MEASURED ? WT_EVF_MEASURED : 0);
+}
 
-/* Reads the span record at *pp when it is whole and valid, into *v, and moves *pp past it:
- * returns 1. Returns 0 when the general decoder must look at it (anything invalid or unusual,
- * which that decoder then reports or reads its own way). `checked` 0: SPAN_FAST_MIN bytes
- * are readable, so no varint needs an end check; 1: the record may reach `end`. Called in a
- * frame, after its THREAD record. Most records of a trace are spans: this is the reader's hot
- * loop, about half the instructions of the general path. */
-static inline __attribute__((always_inline)) int span_read(const char *const *str,
-                                                           uint32_t str_cap, uint32_t def_lim,
-                                                           int64_t prev, const uint8_t **pp,
+/* Reads the span record at *pp when it is whole and valid into *o (only WT_SPANF_LEAN's fields
+ * when `lean`), moves *pp past it and *prev to its end time: returns 1. Returns 0 when the
+ * general decoder must look at it (anything invalid or unusual, which that decoder then
+ * reports or reads its own way); *o may then hold some of its fields, *pp and *prev are as
+ * they were. `checked` 0: SPAN_FAST_MIN bytes are readable, so no varint needs an end check;
+ * 1: the record may reach `end`. `def_lim` is r's, passed by the callers from a local. Called
+ * in a frame, after its THREAD record. Most records of a trace are spans: this is the reader's
+ * hot loop. Each field is judged and stored as it is read, so that only the position, the end
+ * time and the flags stay in registers across the record. */
+static inline __attribute__((always_inline)) int span_read(const wt_reader *r, uint32_t def_lim,
+                                                           int64_t *prev, const uint8_t **pp,
                                                            const uint8_t *end, int checked,
-                                                           span_vals *v)
+                                                           const int lean, wt_span_rec *o)
 {
     const uint8_t *p = *pp;
     if (checked && end - p < 2)
@@ -666,44 +701,72 @@ static inline __attribute__((always_inline)) int span_read(const char *const *st
     if (p[0] != WT__R_SPAN || (flags & ~WT__SF_KNOWN) || (flags & WT__SF_CACHED_MASK) == 3)
         return 0;
     p += 2;
-    unsigned bad = 0;
-    const uint64_t d_end = varint_in(&p, end, &bad, checked);
-    const uint64_t dur = varint_in(&p, end, &bad, checked);
-    const uint64_t depth = varint_in(&p, end, &bad, checked);
-    const uint64_t cat = varint_in(&p, end, &bad, checked);
-    const uint64_t lab = varint_in(&p, end, &bad, checked);
-    uint64_t count = 2, bytes = 0, det = 0; /* count zigzag(1) */
-    if (flags & WT__SF_COUNT)
-        count = varint_in(&p, end, &bad, checked);
-    if (flags & WT__SF_BYTES)
-        bytes = varint_in(&p, end, &bad, checked);
-    if (flags & WT__SF_DETAIL)
-        det = varint_in(&p, end, &bad, checked);
-    /* prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
-     * says whether prev + d_end stays within TIME_MAX */
-    if (bad || depth > UINT32_MAX || d_end > (uint64_t)(TIME_MAX - prev))
+    /* *prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison says
+     * whether *prev + d_end stays within TIME_MAX; a VARINT_BAD fails it, as it fails the
+     * duration's, the depth's and the ids' bounds */
+    const uint64_t d_end = varint_in(&p, end, checked);
+    if (d_end > (uint64_t)(TIME_MAX - *prev))
         return 0;
-    const int64_t e = prev + (int64_t)d_end;
+    const int64_t e = *prev + (int64_t)d_end;
+    const uint64_t dur = varint_in(&p, end, checked);
     if (dur > (uint64_t)e)
         return 0;
+    o->dur = (int64_t)dur;
+    if (!lean)
+        o->ts = e - (int64_t)dur;
+    const uint64_t depth = varint_in(&p, end, checked);
+    if (depth > UINT32_MAX)
+        return 0;
+    o->depth = (uint32_t)depth;
     /* ids below def_lim are defined; any other is judged slot by slot (a trace whose
      * definitions have a gap), and one without a definition goes to the general path, which
      * names it */
-    if (__builtin_expect((cat >= def_lim) | (lab >= def_lim) | (det >= def_lim), 0) &&
-        ((cat | lab | det) >= str_cap || str[cat] == UNDEFINED || str[lab] == UNDEFINED ||
-         str[det] == UNDEFINED))
+    const uint64_t cat = varint_in(&p, end, checked);
+    uint64_t ids = cat;
+    o->category = (uint32_t)cat; /* kept only below str_cap, at most MAX_STRINGS */
+    const uint64_t lab = varint_in(&p, end, checked);
+    ids = ids > lab ? ids : lab;
+    if (!lean)
+        o->label = (uint32_t)lab;
+    uint64_t det = 0;
+    if (flags & (WT__SF_COUNT | WT__SF_BYTES | WT__SF_DETAIL)) {
+        int64_t count = 1, bytes = 0;
+        if (flags & WT__SF_COUNT) {
+            const uint64_t zz = varint_in(&p, end, checked);
+            if (zz == VARINT_BAD)
+                return 0; /* or a valid count the general path reads the same */
+            count = span_count(zz);
+        }
+        if (flags & WT__SF_BYTES) {
+            const uint64_t zz = varint_in(&p, end, checked);
+            if (zz == VARINT_BAD)
+                return 0;
+            bytes = wt__unzigzag(zz);
+        }
+        if (flags & WT__SF_DETAIL) {
+            det = varint_in(&p, end, checked);
+            ids = ids > det ? ids : det;
+        }
+        if (!lean) {
+            o->count = count;
+            o->bytes = bytes;
+        }
+    } else if (!lean) {
+        o->count = 1;
+        o->bytes = 0;
+    }
+    if (__builtin_expect(ids >= def_lim, 0) &&
+        ((cat | lab | det) >= r->str_cap || r->str[cat] == UNDEFINED ||
+         r->str[lab] == UNDEFINED || r->str[det] == UNDEFINED))
         return 0;
-    /* the values only once all are judged: the callers' copies stay in registers */
-    *v = (span_vals){ e, dur, depth, count, bytes, cat, lab, det, flags };
+    if (!lean) {
+        o->detail = (uint32_t)det;
+        o->flags = (uint16_t)span_ev_flags(flags);
+        o->cached = (uint8_t)(flags & WT__SF_CACHED_MASK);
+    }
+    *prev = e;
     *pp = p;
     return 1;
-}
-
-/* WT_EVF_* of a span record's flags. */
-static inline uint32_t span_ev_flags(unsigned flags)
-{
-    return (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
-           (flags & WT__SF_MEASURED ? WT_EVF_MEASURED : 0);
 }
 
 /* Decodes the span record at the frame position when it is whole and valid: returns 1 with
@@ -714,26 +777,27 @@ static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_even
     const uint8_t *p = r->cur.p + r->frame_pos;
     if (p[0] != WT__R_SPAN)
         return 0; /* first: span_read()'s arguments are then loaded for spans only */
-    span_vals v;
-    if (!span_read(r->str, r->str_cap, r->def_lim, r->prev, &p, NULL, 0, &v))
+    wt_span_rec v;
+    int64_t prev = r->prev;
+    if (!span_read(r, r->def_lim, &prev, &p, NULL, 0, 0, &v))
         return 0;
     ev->kind = WT_EV_SPAN;
-    ev->flags = span_ev_flags(v.flags);
+    ev->flags = v.flags;
     ev->pid = r->info.pid;
     ev->tid = r->tid;
-    ev->ts = v.end - (int64_t)v.dur;
-    ev->dur = (int64_t)v.dur;
-    ev->depth = (uint32_t)v.depth;
-    ev->cached = (wt_cached)(v.flags & WT__SF_CACHED_MASK);
-    ev->count = span_count(v.count);
-    ev->bytes = wt__unzigzag(v.bytes);
+    ev->ts = v.ts;
+    ev->dur = v.dur;
+    ev->depth = v.depth;
+    ev->cached = (wt_cached)v.cached;
+    ev->count = v.count;
+    ev->bytes = v.bytes;
     ev->value = 0;
     ev->end = WT_END_NONE;
-    ev->category = r->str[v.cat];
-    ev->label = r->str[v.lab];
+    ev->category = r->str[v.category];
+    ev->label = r->str[v.label];
     ev->name = NULL;
-    ev->detail = r->str[v.det];
-    r->prev = v.end;
+    ev->detail = r->str[v.detail];
+    r->prev = prev;
     r->frame_pos = (size_t)(p - r->cur.p);
     return 1;
 }
@@ -742,17 +806,17 @@ static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_even
  * follow every span of a program sampling counters, where decode_record() cost the reader
  * twice the span path. Returns 0 and changes nothing for anything the general decoder must
  * see (it needs SPAN_FAST_MIN bytes left in the frame, more than a counter record's 31). */
-static inline int counter_fast(wt_reader *r, wt_event *ev)
+static inline __attribute__((always_inline)) int counter_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
     if (p[0] != WT__R_COUNTER)
         return 0;
     p++;
-    unsigned bad = 0;
-    const uint64_t delta = varint_unchecked(&p, &bad), name = varint_unchecked(&p, &bad);
-    const uint64_t value = varint_unchecked(&p, &bad);
+    const uint64_t delta = varint_unchecked(&p), name = varint_unchecked(&p);
+    const uint64_t value = varint_unchecked(&p);
     int64_t t;
-    if (bad || name >= r->str_cap || add_time(r->prev, delta, &t))
+    /* a VARINT_BAD delta or name fails its own bound */
+    if (value == VARINT_BAD || name >= r->str_cap || add_time(r->prev, delta, &t))
         return 0;
     const char *const ns = r->str[name];
     if (ns == UNDEFINED)
@@ -1129,40 +1193,32 @@ static int batch_ok(const wt_reader *r)
 
 /* wt_reader_next_spans() once a span record is at the position. `lean` (a constant in each of
  * the two copies below): only WT_SPANF_LEAN's fields are stored; every record is read and
- * judged the same either way. */
+ * judged the same either way. Two loops: the records that start before fast_end are read
+ * without end checks, and the loop over them tests no more than its two bounds; the frame's
+ * last ones with them. */
 static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_span_rec *out,
                                                                size_t cap, uint64_t *tid,
                                                                const int lean)
 {
     /* in locals: the stores to out[] might alias the reader's fields for the compiler */
-    const char *const *const str = r->str;
-    const uint32_t str_cap = r->str_cap, def_lim = r->def_lim;
+    const uint32_t def_lim = r->def_lim;
     int64_t prev = r->prev;
     const uint8_t *const base = r->cur.p, *const end = base + r->cur.len;
     const uint8_t *p = base + r->frame_pos;
     const uint8_t *const fast_end = base + r->fast_end; /* unchecked reads before it */
-    size_t n = 0;
-    span_vals v;
-    while (n < cap && p < end) {
-        if (!(p < fast_end ? span_read(str, str_cap, def_lim, prev, &p, end, 0, &v)
-                           : span_read(str, str_cap, def_lim, prev, &p, end, 1, &v)))
-            break;
-        wt_span_rec *const o = &out[n++];
-        o->dur = (int64_t)v.dur;
-        o->category = (uint32_t)v.cat; /* below str_cap, at most MAX_STRINGS */
-        o->depth = (uint32_t)v.depth;
-        if (!lean) {
-            o->ts = v.end - (int64_t)v.dur;
-            /* most spans carry neither: their defaults without the zigzag arithmetic */
-            o->count = v.flags & WT__SF_COUNT ? span_count(v.count) : 1;
-            o->bytes = v.flags & WT__SF_BYTES ? wt__unzigzag(v.bytes) : 0;
-            o->label = (uint32_t)v.lab;
-            o->detail = (uint32_t)v.det;
-            o->flags = (uint16_t)span_ev_flags(v.flags);
-            o->cached = (uint8_t)(v.flags & WT__SF_CACHED_MASK);
-        }
-        prev = v.end;
+    wt_span_rec *o = out, *const o_end = out + cap;
+    while (o < o_end && p < fast_end) {
+        if (!span_read(r, def_lim, &prev, &p, end, 0, lean, o))
+            goto out;
+        o++;
     }
+    while (o < o_end && p < end) {
+        if (!span_read(r, def_lim, &prev, &p, end, 1, lean, o))
+            break;
+        o++;
+    }
+out:;
+    const size_t n = (size_t)(o - out);
     r->prev = prev;
     r->frame_pos = (size_t)(p - base);
     r->stats.events += n;
