@@ -923,6 +923,34 @@ static void test_batch_varints_that_do_not_parse(void **state)
     unlink(path);
 }
 
+/* 40 frames of 50 spans: more than the read-ahead queue holds, so that (in the ctest run with
+ * WALLTIME_READER_THREAD=1) the helper fills the queue, sleeps until the reader has emptied
+ * it, and fills it again, twenty times over; every span arrives, in order. */
+static void test_batch_many_frames_through_the_queue(void **state)
+{
+    (void)state;
+    const char *path = tmp("manyframes");
+    tb *b = tb_create(path, 1, 0, 0);
+    for (int f = 0; f < 40; f++) {
+        for (int i = 0; i < 50; i++)
+            tb_span(b, 1, 1000 * (50 * f + i), 1000 * (50 * f + i) + 10 + i, 0, "c", "l");
+        tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, 5000000, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 256, l);
+    assert_int_equal(l->n, 2001);
+    for (int k = 0; k < 2000; k++) {
+        assert_int_equal(l->it[k].ts, 1000 * k);
+        assert_int_equal(l->it[k].dur, 10 + k % 50);
+    }
+    assert_int_equal(l->it[2000].kind, WT_EV_END);
+    assert_int_equal(l->st.frames, 41);
+    free(l);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -937,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_batch_ids_past_a_lost_definition),
         cmocka_unit_test(test_batch_varints_of_every_length),
         cmocka_unit_test(test_batch_varints_that_do_not_parse),
+        cmocka_unit_test(test_batch_many_frames_through_the_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

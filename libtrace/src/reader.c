@@ -79,6 +79,10 @@ typedef struct ahead {
     wt__fbuf free_bufs[AHEAD_BUFS];
     unsigned n_free;
     int stop;
+    /* who sleeps on cv: each side wakes the other only when it sleeps, and the reader wakes
+     * the helper only once the queue is empty, so that the helper fills it with AHEAD_FRAMES
+     * frames a wake instead of one (each wake a context switch on either side) */
+    int helper_waits, reader_waits;
 } ahead;
 
 struct wt_reader {
@@ -322,8 +326,11 @@ static void *ahead_main(void *arg)
     ahead *h = r->ahead;
     for (;;) {
         pthread_mutex_lock(&h->mu);
-        while (!h->stop && (h->len == AHEAD_FRAMES || h->n_free == 0))
+        while (!h->stop && (h->len == AHEAD_FRAMES || h->n_free == 0)) {
+            h->helper_waits = 1;
             pthread_cond_wait(&h->cv, &h->mu);
+            h->helper_waits = 0;
+        }
         if (h->stop) {
             pthread_mutex_unlock(&h->mu);
             return NULL;
@@ -346,7 +353,8 @@ static void *ahead_main(void *arg)
         it->bytes_skipped = r->src.bytes_skipped;
         it->errors = r->src.errors;
         h->len++;
-        pthread_cond_broadcast(&h->cv);
+        if (h->reader_waits)
+            pthread_cond_broadcast(&h->cv);
         pthread_mutex_unlock(&h->mu);
         if (rc == 0)
             return NULL; /* the end: nothing more to read */
@@ -419,8 +427,11 @@ static int next_frame(wt_reader *r)
     }
     ahead *h = r->ahead;
     pthread_mutex_lock(&h->mu);
-    while (h->len == 0)
+    while (h->len == 0) {
+        h->reader_waits = 1;
         pthread_cond_wait(&h->cv, &h->mu);
+        h->reader_waits = 0;
+    }
     ahead_item *it = &h->q[h->head];
     h->head = (h->head + 1) % AHEAD_FRAMES;
     h->len--;
@@ -436,7 +447,8 @@ static int next_frame(wt_reader *r)
     r->src_damaged = it->frames_damaged;
     r->src_skipped = it->bytes_skipped;
     r->src_errors = it->errors;
-    pthread_cond_broadcast(&h->cv);
+    if (h->helper_waits && h->len == 0)
+        pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     return rc;
 }
