@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "encode.h"
+#include "format.h"
 #include "tracebuild.h"
 #include "walltime/reader.h"
 
@@ -648,6 +650,307 @@ static void test_batch_ids_past_a_lost_definition(void **state)
     unlink(path);
 }
 
+/* ---- varints of every length, and those that do not parse ---------------------------- */
+
+/* v as a varint of exactly `len` bytes (1..10; a shorter value padded with continuation
+ * bytes, which the format accepts) at r + n; returns the new n. */
+static size_t put_padded(uint8_t *r, size_t n, uint64_t v, int len)
+{
+    for (int i = 0; i < len - 1; i++, v >>= 7)
+        r[n++] = (uint8_t)(0x80 | (v & 0x7f));
+    assert_true(v < 0x80); /* the value fits */
+    r[n++] = (uint8_t)v;
+    return n;
+}
+
+/* A trace of one header and raw frames of hand-made records: the header comes from a trace
+ * built with no record. */
+static void write_frames(const char *path, const uint8_t *const *recs, const size_t *lens,
+                         int n_frames)
+{
+    tb *b = tb_create(path, 3, 0, 0);
+    tb_close(b, TB_END_NONE, 0, 0);
+    size_t hlen, at[2];
+    unsigned char *h = tb_read_file(path, &hlen);
+    if (tb_frame_starts(h, hlen, at, 2) > 0)
+        hlen = at[0];
+    size_t cap = hlen;
+    for (int f = 0; f < n_frames; f++)
+        cap += WT__FRAME_RAW_BOUND(lens[f]);
+    unsigned char *file = malloc(cap);
+    assert_non_null(file);
+    memcpy(file, h, hlen);
+    size_t len = hlen;
+    for (int f = 0; f < n_frames; f++) {
+        const size_t w = wt__frame_raw(file + len, cap - len, recs[f], lens[f]);
+        assert_true(w > 0);
+        len += w;
+    }
+    tb_write_file(path, file, len);
+    free(file);
+    free(h);
+}
+
+/* Strings 1 "c", 2 "l", 3 "d", then thread 5 at base 1000 and a span ending at 1010. */
+static size_t frame_start(uint8_t *r, int strings)
+{
+    size_t n = 0;
+    if (strings) {
+        static const uint8_t defs[] = { 0x01, 1, 1, 'c', 0x01, 2, 1, 'l', 0x01, 3, 1, 'd' };
+        memcpy(r, defs, sizeof defs);
+        n = sizeof defs;
+    }
+    static const uint8_t head[] = { 0x02, 5, 0xE8, 0x07, /* thread 5, base 1000 */
+                                    0x03, 0, 10, 5, 0, 1, 2 }; /* end 1010, dur 5 */
+    memcpy(r + n, head, sizeof head);
+    return n + sizeof head;
+}
+
+/* A span with count, bytes and detail whose eight varints are all `len` bytes long: ends
+ * 10 + len after the previous, lasts len, depth len % 4, count len + 1, bytes -len. */
+static size_t padded_span(uint8_t *r, size_t n, int len)
+{
+    r[n++] = 0x03;
+    r[n++] = 0x1D; /* count, bytes, detail; cached 1 */
+    n = put_padded(r, n, 10 + (uint64_t)len, len);
+    n = put_padded(r, n, (uint64_t)len, len);
+    n = put_padded(r, n, (uint64_t)(len % 4), len);
+    n = put_padded(r, n, 1, len);
+    n = put_padded(r, n, 2, len);
+    n = put_padded(r, n, 2 * ((uint64_t)len + 1), len); /* zigzag of len + 1 */
+    n = put_padded(r, n, 2 * (uint64_t)len - 1, len);   /* zigzag of -len */
+    return put_padded(r, n, 3, len);
+}
+
+/* The values of padded_span(len) after a span ending at `end`; returns its end. */
+static int64_t check_padded(const item *it, int64_t end, int len)
+{
+    end += 10 + len;
+    assert_int_equal(it->kind, WT_EV_SPAN);
+    assert_int_equal(it->ts, end - len);
+    assert_int_equal(it->dur, len);
+    assert_int_equal(it->depth, len % 4);
+    assert_int_equal(it->count, len + 1);
+    assert_int_equal(it->bytes, -len);
+    assert_int_equal(it->cached, 1);
+    assert_string_equal(it->str[0], "c");
+    assert_string_equal(it->str[1], "l");
+    assert_string_equal(it->str[3], "d");
+    return end;
+}
+
+/* Two spans of long values after one ending at `end`: ending 2^60 ns later and lasting 2^35
+ * ns, with a count of 2^40 and 123456789012 bytes; then one ending 7 ns later and lasting 2,
+ * whose count and bytes are zigzags of 2^64 - 1 (10 bytes each): INT64_MIN, a count read as
+ * 1. */
+static size_t long_spans(uint8_t *r, size_t n)
+{
+    r[n++] = 0x03;
+    r[n++] = 0x0C;
+    n += wt__put_varint(r + n, 1ull << 60);
+    n += wt__put_varint(r + n, 1ull << 35);
+    r[n++] = 0;
+    r[n++] = 1;
+    r[n++] = 2;
+    n += wt__put_varint(r + n, 2ull << 40);
+    n += wt__put_varint(r + n, 2ull * 123456789012ull);
+    static const uint8_t last[] = { 0x03, 0x0C, 7, 2, 0, 1, 2 };
+    memcpy(r + n, last, sizeof last);
+    n += sizeof last;
+    n += wt__put_varint(r + n, UINT64_MAX);
+    return n + wt__put_varint(r + n, UINT64_MAX);
+}
+
+static int64_t check_long(const item *it, int64_t end)
+{
+    end += (int64_t)1 << 60;
+    assert_int_equal(it[0].ts, end - ((int64_t)1 << 35));
+    assert_int_equal(it[0].dur, (int64_t)1 << 35);
+    assert_int_equal(it[0].count, (int64_t)1 << 40);
+    assert_int_equal(it[0].bytes, 123456789012);
+    assert_true(it[0].batch > 0);
+    assert_int_equal(it[1].ts, end + 7 - 2);
+    assert_int_equal(it[1].count, 1);
+    assert_int_equal(it[1].bytes, INT64_MIN);
+    assert_int_equal(it[1].batch, 0); /* its count could be a varint that does not parse */
+    return end + 7;
+}
+
+/* 14 spans of 7 bytes: 98 bytes, so that the records before them are read without end
+ * checks. */
+static size_t plain_spans(uint8_t *r, size_t n)
+{
+    static const uint8_t plain[] = { 0x03, 0, 1, 1, 0, 1, 2 };
+    for (int i = 0; i < 14; i++, n += sizeof plain)
+        memcpy(r + n, plain, sizeof plain);
+    return n;
+}
+
+/* Varints of 1 to 10 bytes in each field of a span and long values (2^60 ns, a count of 2^40,
+ * 123456789012 bytes, zigzags of 2^64 - 1), read where a span may be read without end checks
+ * (more than 82 bytes of the frame left: frames 0 and 3) and where not (a frame's last 82
+ * bytes: frame 1; a frame shorter than that: frame 2). Batches take them and give what
+ * wt_reader_next() gives, values checked by hand. */
+static void test_batch_varints_of_every_length(void **state)
+{
+    (void)state;
+    static uint8_t r[4][1024];
+    size_t n[4];
+    for (int f = 0; f < 4; f++)
+        n[f] = frame_start(r[f], f == 0);
+    for (int len = 1; len <= 10; len++) {
+        n[0] = padded_span(r[0], n[0], len);
+        n[1] = padded_span(r[1], n[1], len);
+    }
+    n[0] = plain_spans(r[0], n[0]);
+    n[1] = long_spans(r[1], n[1]);
+    n[2] = padded_span(r[2], n[2], 3);
+    assert_true(n[2] < 82);
+    n[3] = plain_spans(r[3], long_spans(r[3], n[3]));
+    const uint8_t *const recs[4] = { r[0], r[1], r[2], r[3] };
+    const char *path = tmp("varints");
+    write_frames(path, recs, n, 4);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 256, l);
+    assert_int_equal(l->n, (1 + 10 + 14) + (1 + 10 + 2) + (1 + 1) + (1 + 2 + 14));
+    int k = 0;
+    for (int f = 0; f < 4; f++) {
+        int64_t end = 1010;
+        assert_int_equal(l->it[k].ts, 1005); /* each frame's first span: wt_reader_next() */
+        k++;
+        for (int len = 1; len <= 10 && f != 3; len++) {
+            if (f == 2 && len != 3)
+                continue;
+            end = check_padded(&l->it[k], end, len);
+            assert_true(l->it[k].batch > 0);
+            k++;
+        }
+        if (f == 1 || f == 3) {
+            end = check_long(&l->it[k], end);
+            k += 2;
+        }
+        for (int i = 0; (f == 0 || f == 3) && i < 14; i++, k++) {
+            assert_int_equal(l->it[k].ts, end + i);
+            assert_int_equal(l->it[k].dur, 1);
+            assert_true(l->it[k].batch > 0);
+        }
+    }
+    assert_int_equal(l->st.errors, 0);
+    free(l);
+    unlink(path);
+}
+
+/* Varints that do not parse, where a batch reads them unchecked and checked: more than 64 bits
+ * (a tenth byte of 2) in a span's bytes, 11 bytes in a duration, a tenth byte of 2 in a count
+ * and in a counter's value. Each ends its frame with the error wt_reader_next() reports, at
+ * the record's offset (by hand), and the spans before it come in batches. */
+static void test_batch_varints_that_do_not_parse(void **state)
+{
+    (void)state;
+    static const uint8_t bad65[10] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2 };
+    static const uint8_t bad11[11] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                       0 };
+    static uint8_t r[4][512];
+    size_t n[4], bad_at[4];
+    for (int f = 0; f < 4; f++) {
+        n[f] = frame_start(r[f], f == 0);
+        for (int i = 0; i < 3; i++)
+            n[f] = padded_span(r[f], n[f], 2);
+        bad_at[f] = n[f];
+        uint8_t *const p = r[f];
+        if (f < 3) {
+            p[n[f]++] = 0x03;
+            p[n[f]++] = f == 2 ? 0x04 : 0x08; /* a count, or bytes */
+            p[n[f]++] = 1;
+            if (f == 1) {
+                memcpy(p + n[f], bad11, sizeof bad11); /* the duration */
+                n[f] += sizeof bad11;
+            } else {
+                p[n[f]++] = 1;
+            }
+            p[n[f]++] = 0;
+            p[n[f]++] = 1;
+            p[n[f]++] = 2;
+            if (f != 1) {
+                memcpy(p + n[f], bad65, sizeof bad65);
+                n[f] += sizeof bad65;
+            }
+        } else {
+            p[n[f]++] = 0x04; /* a counter: delta 1, name 1, the value */
+            p[n[f]++] = 1;
+            p[n[f]++] = 1;
+            memcpy(p + n[f], bad65, sizeof bad65);
+            n[f] += sizeof bad65;
+        }
+        /* frames 0, 1: 100 bytes after the bad record (read unchecked); 2, 3: none */
+        for (int i = 0; f < 2 && i < 100; i++)
+            p[n[f]++] = 0; /* never read: the frame ends at the bad record */
+    }
+    const uint8_t *const recs[4] = { r[0], r[1], r[2], r[3] };
+    const char *path = tmp("badvarints");
+    write_frames(path, recs, n, 4);
+    size_t flen, at[8];
+    unsigned char *d = tb_read_file(path, &flen);
+    assert_int_equal(tb_frame_starts(d, flen, at, 8), 4);
+    free(d);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 256, l);
+    int errors = 0, k = 0;
+    for (int f = 0; f < 4; f++) {
+        assert_int_equal(l->it[k++].ts, 1005);
+        int64_t end = 1010;
+        for (int i = 0; i < 3; i++, k++) {
+            end = check_padded(&l->it[k], end, 2);
+            assert_true(l->it[k].batch > 0);
+        }
+        assert_int_equal(l->it[k].kind, -1);
+        assert_int_equal(l->it[k].err_off, (int64_t)at[f]);
+        char want[96];
+        snprintf(want, sizeof want, "record at +%zu: %s record does not parse", bad_at[f],
+                 f < 3 ? "span" : "event");
+        assert_non_null(strstr(l->it[k].err, want));
+        errors++;
+        k++;
+    }
+    assert_int_equal(l->n, k);
+    assert_int_equal(l->st.errors, errors);
+    assert_int_equal(l->st.frames_damaged, 4);
+    free(l);
+    unlink(path);
+}
+
+/* 40 frames of 50 spans: more than the read-ahead queue holds, so that (in the ctest run with
+ * WALLTIME_READER_THREAD=1) the helper fills the queue, sleeps until the reader has emptied
+ * it, and fills it again, twenty times over; every span arrives, in order. */
+static void test_batch_many_frames_through_the_queue(void **state)
+{
+    (void)state;
+    const char *path = tmp("manyframes");
+    tb *b = tb_create(path, 1, 0, 0);
+    for (int f = 0; f < 40; f++) {
+        for (int i = 0; i < 50; i++)
+            tb_span(b, 1, 1000 * (50 * f + i), 1000 * (50 * f + i) + 10 + i, 0, "c", "l");
+        tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, 5000000, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 256, l);
+    assert_int_equal(l->n, 2001);
+    for (int k = 0; k < 2000; k++) {
+        assert_int_equal(l->it[k].ts, 1000 * k);
+        assert_int_equal(l->it[k].dur, 10 + k % 50);
+    }
+    assert_int_equal(l->it[2000].kind, WT_EV_END);
+    assert_int_equal(l->st.frames, 41);
+    free(l);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +963,9 @@ int main(void)
         cmocka_unit_test(test_batch_string_by_id_on_bad_ids),
         cmocka_unit_test(test_batch_lean_fields),
         cmocka_unit_test(test_batch_ids_past_a_lost_definition),
+        cmocka_unit_test(test_batch_varints_of_every_length),
+        cmocka_unit_test(test_batch_varints_that_do_not_parse),
+        cmocka_unit_test(test_batch_many_frames_through_the_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,6 +79,10 @@ typedef struct ahead {
     wt__fbuf free_bufs[AHEAD_BUFS];
     unsigned n_free;
     int stop;
+    /* who sleeps on cv: each side wakes the other only when it sleeps, and the reader wakes
+     * the helper only once the queue is empty, so that the helper fills it with AHEAD_FRAMES
+     * frames a wake instead of one (each wake a context switch on either side) */
+    int helper_waits, reader_waits;
 } ahead;
 
 struct wt_reader {
@@ -322,8 +326,11 @@ static void *ahead_main(void *arg)
     ahead *h = r->ahead;
     for (;;) {
         pthread_mutex_lock(&h->mu);
-        while (!h->stop && (h->len == AHEAD_FRAMES || h->n_free == 0))
+        while (!h->stop && (h->len == AHEAD_FRAMES || h->n_free == 0)) {
+            h->helper_waits = 1;
             pthread_cond_wait(&h->cv, &h->mu);
+            h->helper_waits = 0;
+        }
         if (h->stop) {
             pthread_mutex_unlock(&h->mu);
             return NULL;
@@ -346,7 +353,8 @@ static void *ahead_main(void *arg)
         it->bytes_skipped = r->src.bytes_skipped;
         it->errors = r->src.errors;
         h->len++;
-        pthread_cond_broadcast(&h->cv);
+        if (h->reader_waits)
+            pthread_cond_broadcast(&h->cv);
         pthread_mutex_unlock(&h->mu);
         if (rc == 0)
             return NULL; /* the end: nothing more to read */
@@ -419,8 +427,11 @@ static int next_frame(wt_reader *r)
     }
     ahead *h = r->ahead;
     pthread_mutex_lock(&h->mu);
-    while (h->len == 0)
+    while (h->len == 0) {
+        h->reader_waits = 1;
         pthread_cond_wait(&h->cv, &h->mu);
+        h->reader_waits = 0;
+    }
     ahead_item *it = &h->q[h->head];
     h->head = (h->head + 1) % AHEAD_FRAMES;
     h->len--;
@@ -436,7 +447,8 @@ static int next_frame(wt_reader *r)
     r->src_damaged = it->frames_damaged;
     r->src_skipped = it->bytes_skipped;
     r->src_errors = it->errors;
-    pthread_cond_broadcast(&h->cv);
+    if (h->helper_waits && h->len == 0)
+        pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     return rc;
 }
@@ -602,62 +614,77 @@ static inline int64_t span_count(uint64_t zz)
  * fast path may read is inside it, so it reads without bounds checks. */
 #define SPAN_FAST_MIN (2 + 8 * WT__VARINT_MAX)
 
-/* A varint read without an end check (the caller guarantees 10 readable bytes). Sets *bad for
- * more than 64 bits. */
-static inline uint64_t varint_unchecked(const uint8_t **pp, unsigned *bad)
+/* What a varint that does not parse (more than 64 bits, or cut by the end) reads as in the fast
+ * paths. Every field they accept rejects it by its own bound (a time, a depth, an id) except a
+ * count, a byte count and a counter's value, which they compare with it: a record holding it
+ * goes to the general decoder, which reports it or, for a valid one, reads it the same. The
+ * fast paths then carry no "bad" flag beside their values. */
+#define VARINT_BAD UINT64_MAX
+
+/* A varint read without an end check (the caller guarantees 10 readable bytes). VARINT_BAD for
+ * more than 64 bits, past the 10th byte. One byte (most ids, depths and deltas) and two (ids
+ * past 127, deltas past 127 ns) without the loop. The loop's branches, predicted, let the
+ * next field's load start before this one's value is known: a decode of three to eight bytes
+ * from one 8-byte load without branches took fewer instructions but made each field's
+ * position wait on the last one's bytes (nested: byte counts of 3-4 bytes, ~15 % more CPU). */
+static inline __attribute__((always_inline)) uint64_t varint_unchecked(const uint8_t **pp)
 {
     const uint8_t *p = *pp;
-    uint64_t v = *p++;
-    if (v >= 0x80) {
-        v &= 0x7f;
-        for (unsigned shift = 7;; shift += 7) {
-            const uint64_t b = *p++;
-            if (shift == 63 && b > 1) {
-                *bad = 1;
-                break;
-            }
-            v |= (b & 0x7f) << shift;
-            if (b < 0x80)
-                break;
+    if (__builtin_expect(p[0] < 0x80, 1)) {
+        *pp = p + 1;
+        return p[0];
+    }
+    if (__builtin_expect(p[1] < 0x80, 1)) {
+        *pp = p + 2;
+        return (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+    }
+    uint64_t v = (p[0] & 0x7fu) | (uint64_t)(p[1] & 0x7fu) << 7;
+    p += 2;
+    for (unsigned shift = 14;; shift += 7) {
+        const uint64_t b = *p++;
+        if (shift == 63 && b > 1) {
+            v = VARINT_BAD;
+            break;
         }
+        v |= (b & 0x7f) << shift;
+        if (b < 0x80)
+            break;
     }
     *pp = p;
     return v;
 }
 
 /* A varint, read without an end check when `checked` is 0 (the caller guarantees 10 readable
- * bytes), else with the general decoder's. Sets *bad for one that does not parse. */
+ * bytes), else with the general decoder's. VARINT_BAD for one that does not parse. */
 static inline __attribute__((always_inline)) uint64_t varint_in(const uint8_t **pp,
-                                                                const uint8_t *end,
-                                                                unsigned *bad, int checked)
+                                                                const uint8_t *end, int checked)
 {
     if (!checked)
-        return varint_unchecked(pp, bad);
-    uint64_t v = 0;
-    if (wt__get_varint(pp, end, &v))
-        *bad = 1;
-    return v;
+        return varint_unchecked(pp);
+    uint64_t v;
+    return wt__get_varint(pp, end, &v) ? VARINT_BAD : v;
 }
 
-/* A span record's values, as the fast paths read them. */
-typedef struct span_vals {
-    int64_t end;   /* its end time: the thread's next base time */
-    uint64_t dur, depth, count, bytes; /* count and bytes zigzag */
-    uint64_t cat, lab, det;
-    unsigned flags;
-} span_vals;
+/* WT_EVF_* of a span record's flags. */
+static inline uint32_t span_ev_flags(unsigned flags)
+{
+    return (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
+           (flags & WT__SF_MEASURED ? WT_EVF_MEASURED : 0);
+}
 
-/* Reads the span record at *pp when it is whole and valid, into *v, and moves *pp past it:
- * returns 1. Returns 0 when the general decoder must look at it (anything invalid or unusual,
- * which that decoder then reports or reads its own way). `checked` 0: SPAN_FAST_MIN bytes
- * are readable, so no varint needs an end check; 1: the record may reach `end`. Called in a
- * frame, after its THREAD record. Most records of a trace are spans: this is the reader's hot
- * loop, about half the instructions of the general path. */
-static inline __attribute__((always_inline)) int span_read(const char *const *str,
-                                                           uint32_t str_cap, uint32_t def_lim,
-                                                           int64_t prev, const uint8_t **pp,
+/* Reads the span record at *pp when it is whole and valid into *o (only WT_SPANF_LEAN's fields
+ * when `lean`), moves *pp past it and *prev to its end time: returns 1. Returns 0 when the
+ * general decoder must look at it (anything invalid or unusual, which that decoder then
+ * reports or reads its own way); *o may then hold some of its fields, *pp and *prev are as
+ * they were. `checked` 0: SPAN_FAST_MIN bytes are readable, so no varint needs an end check;
+ * 1: the record may reach `end`. `def_lim` is r's, passed by the callers from a local. Called
+ * in a frame, after its THREAD record. Most records of a trace are spans: this is the reader's
+ * hot loop. Each field is judged and stored as it is read, so that only the position, the end
+ * time and the flags stay in registers across the record. */
+static inline __attribute__((always_inline)) int span_read(const wt_reader *r, uint32_t def_lim,
+                                                           int64_t *prev, const uint8_t **pp,
                                                            const uint8_t *end, int checked,
-                                                           span_vals *v)
+                                                           const int lean, wt_span_rec *o)
 {
     const uint8_t *p = *pp;
     if (checked && end - p < 2)
@@ -666,44 +693,72 @@ static inline __attribute__((always_inline)) int span_read(const char *const *st
     if (p[0] != WT__R_SPAN || (flags & ~WT__SF_KNOWN) || (flags & WT__SF_CACHED_MASK) == 3)
         return 0;
     p += 2;
-    unsigned bad = 0;
-    const uint64_t d_end = varint_in(&p, end, &bad, checked);
-    const uint64_t dur = varint_in(&p, end, &bad, checked);
-    const uint64_t depth = varint_in(&p, end, &bad, checked);
-    const uint64_t cat = varint_in(&p, end, &bad, checked);
-    const uint64_t lab = varint_in(&p, end, &bad, checked);
-    uint64_t count = 2, bytes = 0, det = 0; /* count zigzag(1) */
-    if (flags & WT__SF_COUNT)
-        count = varint_in(&p, end, &bad, checked);
-    if (flags & WT__SF_BYTES)
-        bytes = varint_in(&p, end, &bad, checked);
-    if (flags & WT__SF_DETAIL)
-        det = varint_in(&p, end, &bad, checked);
-    /* prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison
-     * says whether prev + d_end stays within TIME_MAX */
-    if (bad || depth > UINT32_MAX || d_end > (uint64_t)(TIME_MAX - prev))
+    /* *prev is a time in [0, TIME_MAX] (only checked times are kept), so one comparison says
+     * whether *prev + d_end stays within TIME_MAX; a VARINT_BAD fails it, as it fails the
+     * duration's, the depth's and the ids' bounds */
+    const uint64_t d_end = varint_in(&p, end, checked);
+    if (d_end > (uint64_t)(TIME_MAX - *prev))
         return 0;
-    const int64_t e = prev + (int64_t)d_end;
+    const int64_t e = *prev + (int64_t)d_end;
+    const uint64_t dur = varint_in(&p, end, checked);
     if (dur > (uint64_t)e)
         return 0;
+    o->dur = (int64_t)dur;
+    if (!lean)
+        o->ts = e - (int64_t)dur;
+    const uint64_t depth = varint_in(&p, end, checked);
+    if (depth > UINT32_MAX)
+        return 0;
+    o->depth = (uint32_t)depth;
     /* ids below def_lim are defined; any other is judged slot by slot (a trace whose
      * definitions have a gap), and one without a definition goes to the general path, which
      * names it */
-    if (__builtin_expect((cat >= def_lim) | (lab >= def_lim) | (det >= def_lim), 0) &&
-        ((cat | lab | det) >= str_cap || str[cat] == UNDEFINED || str[lab] == UNDEFINED ||
-         str[det] == UNDEFINED))
+    const uint64_t cat = varint_in(&p, end, checked);
+    uint64_t ids = cat;
+    o->category = (uint32_t)cat; /* kept only below str_cap, at most MAX_STRINGS */
+    const uint64_t lab = varint_in(&p, end, checked);
+    ids = ids > lab ? ids : lab;
+    if (!lean)
+        o->label = (uint32_t)lab;
+    uint64_t det = 0;
+    if (flags & (WT__SF_COUNT | WT__SF_BYTES | WT__SF_DETAIL)) {
+        int64_t count = 1, bytes = 0;
+        if (flags & WT__SF_COUNT) {
+            const uint64_t zz = varint_in(&p, end, checked);
+            if (zz == VARINT_BAD)
+                return 0; /* or a valid count the general path reads the same */
+            count = span_count(zz);
+        }
+        if (flags & WT__SF_BYTES) {
+            const uint64_t zz = varint_in(&p, end, checked);
+            if (zz == VARINT_BAD)
+                return 0;
+            bytes = wt__unzigzag(zz);
+        }
+        if (flags & WT__SF_DETAIL) {
+            det = varint_in(&p, end, checked);
+            ids = ids > det ? ids : det;
+        }
+        if (!lean) {
+            o->count = count;
+            o->bytes = bytes;
+        }
+    } else if (!lean) {
+        o->count = 1;
+        o->bytes = 0;
+    }
+    if (__builtin_expect(ids >= def_lim, 0) &&
+        ((cat | lab | det) >= r->str_cap || r->str[cat] == UNDEFINED ||
+         r->str[lab] == UNDEFINED || r->str[det] == UNDEFINED))
         return 0;
-    /* the values only once all are judged: the callers' copies stay in registers */
-    *v = (span_vals){ e, dur, depth, count, bytes, cat, lab, det, flags };
+    if (!lean) {
+        o->detail = (uint32_t)det;
+        o->flags = (uint16_t)span_ev_flags(flags);
+        o->cached = (uint8_t)(flags & WT__SF_CACHED_MASK);
+    }
+    *prev = e;
     *pp = p;
     return 1;
-}
-
-/* WT_EVF_* of a span record's flags. */
-static inline uint32_t span_ev_flags(unsigned flags)
-{
-    return (flags & WT__SF_UNCLOSED ? WT_EVF_UNCLOSED : 0) |
-           (flags & WT__SF_MEASURED ? WT_EVF_MEASURED : 0);
 }
 
 /* Decodes the span record at the frame position when it is whole and valid: returns 1 with
@@ -714,26 +769,27 @@ static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_even
     const uint8_t *p = r->cur.p + r->frame_pos;
     if (p[0] != WT__R_SPAN)
         return 0; /* first: span_read()'s arguments are then loaded for spans only */
-    span_vals v;
-    if (!span_read(r->str, r->str_cap, r->def_lim, r->prev, &p, NULL, 0, &v))
+    wt_span_rec v;
+    int64_t prev = r->prev;
+    if (!span_read(r, r->def_lim, &prev, &p, NULL, 0, 0, &v))
         return 0;
     ev->kind = WT_EV_SPAN;
-    ev->flags = span_ev_flags(v.flags);
+    ev->flags = v.flags;
     ev->pid = r->info.pid;
     ev->tid = r->tid;
-    ev->ts = v.end - (int64_t)v.dur;
-    ev->dur = (int64_t)v.dur;
-    ev->depth = (uint32_t)v.depth;
-    ev->cached = (wt_cached)(v.flags & WT__SF_CACHED_MASK);
-    ev->count = span_count(v.count);
-    ev->bytes = wt__unzigzag(v.bytes);
+    ev->ts = v.ts;
+    ev->dur = v.dur;
+    ev->depth = v.depth;
+    ev->cached = (wt_cached)v.cached;
+    ev->count = v.count;
+    ev->bytes = v.bytes;
     ev->value = 0;
     ev->end = WT_END_NONE;
-    ev->category = r->str[v.cat];
-    ev->label = r->str[v.lab];
+    ev->category = r->str[v.category];
+    ev->label = r->str[v.label];
     ev->name = NULL;
-    ev->detail = r->str[v.det];
-    r->prev = v.end;
+    ev->detail = r->str[v.detail];
+    r->prev = prev;
     r->frame_pos = (size_t)(p - r->cur.p);
     return 1;
 }
@@ -742,17 +798,17 @@ static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_even
  * follow every span of a program sampling counters, where decode_record() cost the reader
  * twice the span path. Returns 0 and changes nothing for anything the general decoder must
  * see (it needs SPAN_FAST_MIN bytes left in the frame, more than a counter record's 31). */
-static inline int counter_fast(wt_reader *r, wt_event *ev)
+static inline __attribute__((always_inline)) int counter_fast(wt_reader *r, wt_event *ev)
 {
     const uint8_t *p = r->cur.p + r->frame_pos;
     if (p[0] != WT__R_COUNTER)
         return 0;
     p++;
-    unsigned bad = 0;
-    const uint64_t delta = varint_unchecked(&p, &bad), name = varint_unchecked(&p, &bad);
-    const uint64_t value = varint_unchecked(&p, &bad);
+    const uint64_t delta = varint_unchecked(&p), name = varint_unchecked(&p);
+    const uint64_t value = varint_unchecked(&p);
     int64_t t;
-    if (bad || name >= r->str_cap || add_time(r->prev, delta, &t))
+    /* a VARINT_BAD delta or name fails its own bound */
+    if (value == VARINT_BAD || name >= r->str_cap || add_time(r->prev, delta, &t))
         return 0;
     const char *const ns = r->str[name];
     if (ns == UNDEFINED)
@@ -1129,40 +1185,32 @@ static int batch_ok(const wt_reader *r)
 
 /* wt_reader_next_spans() once a span record is at the position. `lean` (a constant in each of
  * the two copies below): only WT_SPANF_LEAN's fields are stored; every record is read and
- * judged the same either way. */
+ * judged the same either way. Two loops: the records that start before fast_end are read
+ * without end checks, and the loop over them tests no more than its two bounds; the frame's
+ * last ones with them. */
 static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_span_rec *out,
                                                                size_t cap, uint64_t *tid,
                                                                const int lean)
 {
     /* in locals: the stores to out[] might alias the reader's fields for the compiler */
-    const char *const *const str = r->str;
-    const uint32_t str_cap = r->str_cap, def_lim = r->def_lim;
+    const uint32_t def_lim = r->def_lim;
     int64_t prev = r->prev;
     const uint8_t *const base = r->cur.p, *const end = base + r->cur.len;
     const uint8_t *p = base + r->frame_pos;
     const uint8_t *const fast_end = base + r->fast_end; /* unchecked reads before it */
-    size_t n = 0;
-    span_vals v;
-    while (n < cap && p < end) {
-        if (!(p < fast_end ? span_read(str, str_cap, def_lim, prev, &p, end, 0, &v)
-                           : span_read(str, str_cap, def_lim, prev, &p, end, 1, &v)))
-            break;
-        wt_span_rec *const o = &out[n++];
-        o->dur = (int64_t)v.dur;
-        o->category = (uint32_t)v.cat; /* below str_cap, at most MAX_STRINGS */
-        o->depth = (uint32_t)v.depth;
-        if (!lean) {
-            o->ts = v.end - (int64_t)v.dur;
-            /* most spans carry neither: their defaults without the zigzag arithmetic */
-            o->count = v.flags & WT__SF_COUNT ? span_count(v.count) : 1;
-            o->bytes = v.flags & WT__SF_BYTES ? wt__unzigzag(v.bytes) : 0;
-            o->label = (uint32_t)v.lab;
-            o->detail = (uint32_t)v.det;
-            o->flags = (uint16_t)span_ev_flags(v.flags);
-            o->cached = (uint8_t)(v.flags & WT__SF_CACHED_MASK);
-        }
-        prev = v.end;
+    wt_span_rec *o = out, *const o_end = out + cap;
+    while (o < o_end && p < fast_end) {
+        if (!span_read(r, def_lim, &prev, &p, end, 0, lean, o))
+            goto out;
+        o++;
     }
+    while (o < o_end && p < end) {
+        if (!span_read(r, def_lim, &prev, &p, end, 1, lean, o))
+            break;
+        o++;
+    }
+out:;
+    const size_t n = (size_t)(o - out);
     r->prev = prev;
     r->frame_pos = (size_t)(p - base);
     r->stats.events += n;

@@ -168,7 +168,8 @@ typedef struct wt_span_rec {
  * judge (a string id not defined, a value out of range, damage): a return of 0 means the next
  * event is for wt_reader_next() (which also says the end of the file). A return of 0 costs a
  * few instructions, so a caller may try a batch before every event. Counts in
- * wt_reader_stats.events. Returns 0 for a NULL `r` or `out`, or `cap` 0. */
+ * wt_reader_stats.events. Returns 0 for a NULL `r` or `out`, or `cap` 0. out[n], when n < cap,
+ * may have been written over (the span it stopped before is decoded in place). */
 WT_API size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid);
 
 /* The fields of wt_span_rec, for wt_reader_span_fields(). */
