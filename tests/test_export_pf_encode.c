@@ -121,6 +121,24 @@ static void test_pf_varint_matches_hand_encoding(void **state)
     }
 }
 
+/* The length by formula against counting 7-bit groups, at every bit length and its ends. */
+static void test_pf_varint_len_counts_seven_bit_groups(void **state)
+{
+    (void)state;
+    for (unsigned bits = 1; bits <= 64; bits++) {
+        const uint64_t top = 1ull << (bits - 1);
+        const uint64_t vals[3] = { top, top | (top - 1), top | 1 };
+        for (int k = 0; k < 3; k++) {
+            size_t groups = 1;
+            for (uint64_t v = vals[k]; v >= 0x80; v >>= 7)
+                groups++;
+            assert_int_equal(wt__pfw_varint_len(vals[k]), groups);
+            assert_int_equal(groups, (bits + 6) / 7);
+        }
+    }
+    assert_int_equal(wt__pfw_varint_len(0), 1);
+}
+
 /* ---- span packets ---- */
 
 typedef struct mem {
@@ -270,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_pf_itab_forget_wrapping_round_clears_old_entries),
         cmocka_unit_test(test_pf_itab_nearby_pointers_all_cached),
         cmocka_unit_test(test_pf_varint_matches_hand_encoding),
+        cmocka_unit_test(test_pf_varint_len_counts_seven_bit_groups),
         cmocka_unit_test(test_pf_span_end_is_the_hand_encoded_packet),
         cmocka_unit_test(test_pf_span_packets_match_protobuf_c),
         cmocka_unit_test(test_pf_span_packets_past_interning_bound_match_protobuf_c),

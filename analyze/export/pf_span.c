@@ -136,13 +136,14 @@ static int begin_reference(pf_writer *w, const pf_span *s, int64_t ts, uint64_t 
 
 /* The packet header before the TrackEvent's bytes: Trace.packet and its length, timestamp,
  * trusted_packet_sequence_id, the track_event tag and its length. */
-static size_t put_head(uint8_t *b, size_t size, uint64_t ts, size_t te_len)
+static size_t put_head(uint8_t *b, size_t size, const uint8_t *ts, size_t ts_len, size_t te_len)
 {
     size_t n = 0;
     b[n++] = 0x0A; /* Trace.packet = 1 */
     n += wt__pfw_varint(b + n, size);
     b[n++] = 0x40; /* timestamp = 8 */
-    n += wt__pfw_varint(b + n, ts);
+    memcpy(b + n, ts, 10); /* its varint, made once */
+    n += ts_len;
     b[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
     b[n++] = PF_SEQ_ID;
     b[n++] = 0x5A; /* track_event = 11 */
@@ -188,8 +189,9 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
 
     /* The TrackEvent goes where it lands when its length and the packet's take one varint
      * byte each (nearly always): moved when they take more. */
-    const uint64_t ts = (uint64_t)(ts_ns < 0 ? 0 : ts_ns);
-    const size_t guess = 1 + 1 + 1 + wt__pfw_varint_len(ts) + 2 + 1 + 1;
+    uint8_t ts[10];
+    const size_t ts_len = wt__pfw_varint(ts, (uint64_t)(ts_ns < 0 ? 0 : ts_ns));
+    const size_t guess = 1 + 1 + 1 + ts_len + 2 + 1 + 1;
     uint8_t *const pk = w->ob + w->olen, *te = pk + guess;
     size_t t = 0, i = 0;
     if (ciid) {
@@ -257,7 +259,7 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
 
     const size_t size = guess - 2 + (wt__pfw_varint_len(t) - 1) + body;
     uint8_t head[40];
-    const size_t hn = put_head(head, size, ts, t);
+    const size_t hn = put_head(head, size, ts, ts_len, t);
     if (hn != guess) /* a long TrackEvent or packet: the lengths took more bytes */
         memmove(pk + hn, te, body);
     memcpy(pk, head, hn);
