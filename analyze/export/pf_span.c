@@ -142,7 +142,7 @@ static size_t put_head(uint8_t *b, size_t size, const uint8_t *ts, size_t ts_len
     b[n++] = 0x0A; /* Trace.packet = 1 */
     n += wt__pfw_varint(b + n, size);
     b[n++] = 0x40; /* timestamp = 8 */
-    memcpy(b + n, ts, 10); /* its varint, made once */
+    memcpy(b + n, ts, ts_len); /* its varint, made once */
     n += ts_len;
     b[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
     b[n++] = PF_SEQ_ID;
@@ -187,12 +187,19 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
     if (wt__pfw_reserve(w, BEGIN_MAX) < 0)
         return WT_EIO;
 
-    /* The TrackEvent goes where it lands when its length and the packet's take one varint
-     * byte each (nearly always): moved when they take more. */
+    /* The header as it is when the TrackEvent's length and the packet's take one varint byte
+     * each (nearly always), those two bytes filled in at the end; the TrackEvent right after
+     * it. When they take more, the TrackEvent moves and the header is written again. */
     uint8_t ts[10];
     const size_t ts_len = wt__pfw_varint(ts, (uint64_t)(ts_ns < 0 ? 0 : ts_ns));
     const size_t guess = 1 + 1 + 1 + ts_len + 2 + 1 + 1;
     uint8_t *const pk = w->ob + w->olen, *te = pk + guess;
+    pk[0] = 0x0A;                   /* Trace.packet = 1, its length in pk[1] */
+    pk[2] = 0x40;                   /* timestamp = 8 */
+    memcpy(pk + 3, ts, sizeof ts);  /* whole: what lies past it is written next */
+    pk[3 + ts_len] = 0x50;          /* trusted_packet_sequence_id = 10 */
+    pk[4 + ts_len] = PF_SEQ_ID;
+    pk[5 + ts_len] = 0x5A;          /* track_event = 11, its length in pk[6 + ts_len] */
     size_t t = 0, i = 0;
     if (ciid) {
         te[t++] = 0x18; /* category_iids = 3 */
@@ -258,11 +265,16 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
     te[body++] = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
 
     const size_t size = guess - 2 + (wt__pfw_varint_len(t) - 1) + body;
-    uint8_t head[40];
-    const size_t hn = put_head(head, size, ts, ts_len, t);
-    if (hn != guess) /* a long TrackEvent or packet: the lengths took more bytes */
+    size_t hn = guess;
+    if (t < 0x80 && size < 0x80) {
+        pk[1] = (uint8_t)size;
+        pk[guess - 1] = (uint8_t)t;
+    } else { /* a long TrackEvent or packet: the lengths take more bytes */
+        uint8_t head[40];
+        hn = put_head(head, size, ts, ts_len, t);
         memmove(pk + hn, te, body);
-    memcpy(pk, head, hn);
+        memcpy(pk, head, hn);
+    }
     w->olen += hn + body;
     return wt__pfw_done(w);
 }
