@@ -151,9 +151,10 @@ static size_t put_head(uint8_t *b, size_t size, const uint8_t *ts, size_t ts_len
 }
 
 /* The longest a packet of wt__pf_span_begin can be: the TrackEvent (annotations and inline
- * strings up to 3 * FAST_STR once repaired), the interned entries, the header. The output
- * buffer always has room for it (PF_OB_FLUSH). */
+ * strings up to 3 * FAST_STR once repaired), the interned entries, the header. Reserved before
+ * writing; within what the buffer keeps free below PF_OB_FLUSH, so the reserve never flushes. */
 #define BEGIN_MAX (3 * FAST_STR + 256 + 6 * FAST_STR + 64 + 64)
+_Static_assert(BEGIN_MAX <= PF_OB_CAP - PF_OB_FLUSH, "a span BEGIN fits in the room kept free");
 
 int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t track)
 {
