@@ -35,12 +35,10 @@ static int itab_grow(pf_itab *t)
 /* The iid of `s`; *is_new is set when it was just added (it must be sent in this packet). */
 static int itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new, int need)
 {
-    size_t c = ((uintptr_t)s >> 3) & (PF_PTR_CACHE - 1);
+    const size_t c = wt__pf_ptr_slot(s);
     *is_new = 0;
-    if (t->cache[c].p == s) {
-        *iid = t->cache[c].iid;
+    if ((*iid = wt__pf_itab_cached(t, s)) != 0)
         return 0;
-    }
     if ((t->n + 1) * 2 > t->scap && itab_grow(t) < 0)
         return WT_ENOMEM;
     uint64_t h = hash_str(s);
@@ -88,6 +86,7 @@ static int itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new, int n
 found:
     t->cache[c].p = s;
     t->cache[c].iid = *iid;
+    t->cache[c].gen = t->gen;
     return 0;
 }
 
@@ -101,7 +100,13 @@ int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
     return itab_get(t, s, iid, is_new, 1);
 }
 
-void wt__pf_itab_forget_pointers(pf_itab *t) { memset(t->cache, 0, sizeof t->cache); }
+void wt__pf_itab_forget_pointers(pf_itab *t)
+{
+    /* a zeroed table starts at gen 0 with every entry at gen 0 and no pointer; when the count
+     * wraps back to 0, entries of 2^32 forgets ago would count again: clear them instead */
+    if (++t->gen == 0)
+        memset(t->cache, 0, sizeof t->cache);
+}
 
 void wt__pf_itab_release(pf_itab *t)
 {

@@ -17,7 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PF_PTR_CACHE 1024
+#define PF_PTR_CACHE_BITS 10
+#define PF_PTR_CACHE (1u << PF_PTR_CACHE_BITS)
+
+/* The pointer cache's slot of `s`: the pointer times 2^64 / phi, its top bits. By the low bits
+ * alone, two of bench_export's five category strings shared a slot and evicted each other, so
+ * a fifth of its spans hashed and compared their category; spread this way, pointers that
+ * differ in any bits rarely meet. */
+static inline size_t wt__pf_ptr_slot(const char *s)
+{
+    return (size_t)(((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - PF_PTR_CACHE_BITS));
+}
 
 typedef struct pf_istr {
     char *s; /* the string as written: valid UTF-8 */
@@ -36,7 +46,10 @@ typedef struct pf_itab {
     size_t *budget;
     uint32_t *slots; /* iid, 0 = empty */
     size_t scap;     /* power of two */
-    struct { const char *p; uint32_t iid; } cache[PF_PTR_CACHE];
+    /* an entry counts only when its gen is the table's: forgetting the cache is one increment,
+     * not a 16 KiB clear (the anomalies forget it once each, by the ten thousand) */
+    struct { const char *p; uint32_t iid, gen; } cache[PF_PTR_CACHE];
+    uint32_t gen;
 } pf_itab;
 
 /* The iid of `s` (1..), added when new; *is_new is set when it was just added (it must then be
@@ -46,6 +59,13 @@ int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
 /* As wt__pf_itab_get, but always an iid (past the budget too, which it then empties): for the
  * strings whose iid is a key elsewhere (counter tracks, rounds). */
 int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
+/* The iid the pointer cache holds for `s` (a lookup seen since the cache was last forgotten),
+ * else 0: the hot path's lookup, with no hashing, no call and nothing added. */
+static inline uint32_t wt__pf_itab_cached(const pf_itab *t, const char *s)
+{
+    const size_t c = wt__pf_ptr_slot(s);
+    return t->cache[c].p == s && t->cache[c].gen == t->gen ? t->cache[c].iid : 0;
+}
 /* The string of `iid`, as written (valid UTF-8). */
 static inline const char *wt__pf_itab_str(const pf_itab *t, uint32_t iid) { return t->v[iid - 1].s; }
 /* Forgets the pointer cache (the strings it points to may be gone). */

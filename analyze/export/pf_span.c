@@ -1,6 +1,7 @@
 /* The Perfetto sink's span packets (pf_span.h): encoded directly, or by protobuf-c in the
  * writer's reference mode and for strings longer than FAST_STR. Fields go in field-number
  * order, proto2 repeated fields unpacked, as protobuf-c writes them. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,21 +83,31 @@ int wt__pf_span_end(pf_writer *w, int64_t ts, uint64_t track)
 {
     if (w->reference)
         return wt__pfw_end_slice(w, ts, track);
-    uint8_t b[48];
-    size_t n = 0;
+    /* straight into the output buffer: at most 32 bytes, so the packet's length is one byte,
+     * filled in at the end */
+    if (wt__pfw_reserve(w, 48) < 0)
+        return WT_EIO;
+    uint8_t *b = w->ob + w->olen;
+    size_t n = 2;
+    b[0] = 0x0A; /* Trace.packet = 1 */
     b[n++] = 0x40; /* timestamp = 8 */
     n += wt__pfw_varint(b + n, (uint64_t)(ts < 0 ? 0 : ts));
     b[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
     b[n++] = PF_SEQ_ID;
     b[n++] = 0x5A; /* track_event = 11 */
-    b[n++] = (uint8_t)(2 + 1 + wt__pfw_varint_len(track));
+    uint8_t *te_len = &b[n++];
     b[n++] = 0x48; /* type = 9 */
     b[n++] = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
     b[n++] = 0x58; /* track_uuid = 11 */
-    n += wt__pfw_varint(b + n, track);
+    const size_t tl = wt__pfw_track_varint(w, b + n, track);
+    n += tl;
+    *te_len = (uint8_t)(2 + 1 + tl);
     b[n++] = 0x68; /* sequence_flags = 13 */
     b[n++] = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
-    return wt__pfw_packet(w, b, n);
+    assert(n - 2 < 0x80); /* the length is one varint byte */
+    b[1] = (uint8_t)(n - 2);
+    w->olen += n;
+    return wt__pfw_done(w);
 }
 
 /* The BEGIN packed by protobuf-c: the reference, and the way for very long strings. */
@@ -123,40 +134,88 @@ static int begin_reference(pf_writer *w, const pf_span *s, int64_t ts, uint64_t 
     return wt__pfw_emit(w, &t.pkt);
 }
 
+/* The packet header before the TrackEvent's bytes: Trace.packet and its length, timestamp,
+ * trusted_packet_sequence_id, the track_event tag and its length. */
+static size_t put_head(uint8_t *b, size_t size, const uint8_t *ts, size_t ts_len, size_t te_len)
+{
+    size_t n = 0;
+    b[n++] = 0x0A; /* Trace.packet = 1 */
+    n += wt__pfw_varint(b + n, size);
+    b[n++] = 0x40; /* timestamp = 8 */
+    memcpy(b + n, ts, ts_len); /* its varint, made once */
+    n += ts_len;
+    b[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
+    b[n++] = PF_SEQ_ID;
+    b[n++] = 0x5A; /* track_event = 11 */
+    return n + wt__pfw_varint(b + n, te_len);
+}
+
+/* The longest a packet of wt__pf_span_begin can be: the TrackEvent (annotations and inline
+ * strings up to 3 * FAST_STR once repaired), the interned entries, the header. Reserved before
+ * writing; within what the buffer keeps free below PF_OB_FLUSH, so the reserve never flushes. */
+#define BEGIN_MAX (3 * FAST_STR + 256 + 6 * FAST_STR + 64 + 64)
+_Static_assert(BEGIN_MAX <= PF_OB_CAP - PF_OB_FLUSH, "a span BEGIN fits in the room kept free");
+
 int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t track)
 {
     if (w->reference)
         return begin_reference(w, s, ts_ns, track);
     const char *detail = s->detail && *s->detail ? wt__pfw_utf8(w, 0, s->detail) : "";
     size_t dlen = strlen(detail);
-    uint32_t niid, ciid;
-    int nnew, cnew, rc;
-    if (dlen > FAST_STR || strlen(s->label) > FAST_STR || strlen(s->cat) > FAST_STR)
+    /* the common case: both strings met before in this file, so interned and sent, written
+     * as iids whatever their length (the reference path would write the same) */
+    uint32_t niid = wt__pf_itab_cached(&w->names, s->label);
+    uint32_t ciid = wt__pf_itab_cached(&w->cats, s->cat);
+    int nnew = 0, cnew = 0, rc;
+    const char *iname = "", *icat = "";
+    if (dlen > FAST_STR)
         return begin_reference(w, s, ts_ns, track);
-    if ((rc = wt__pf_itab_get(&w->names, s->label, &niid, &nnew)) < 0 ||
-        (rc = wt__pf_itab_get(&w->cats, s->cat, &ciid, &cnew)) < 0)
-        return rc;
-    /* past the interning bound (iid 0) a string goes inline, repaired, in TrackEvent name (23)
-     * or categories (22); the reference path takes those longer than FAST_STR once repaired */
-    const char *iname = niid ? "" : wt__pfw_utf8(w, 8, s->label);
-    const char *icat = ciid ? "" : wt__pfw_utf8(w, 9, s->cat);
+    if (!niid || !ciid) {
+        if (strlen(s->label) > FAST_STR || strlen(s->cat) > FAST_STR)
+            return begin_reference(w, s, ts_ns, track);
+        if ((rc = wt__pf_itab_get(&w->names, s->label, &niid, &nnew)) < 0 ||
+            (rc = wt__pf_itab_get(&w->cats, s->cat, &ciid, &cnew)) < 0)
+            return rc;
+        /* past the interning bound (iid 0) a string goes inline, repaired, in TrackEvent name
+         * (23) or categories (22); the reference path takes those longer than FAST_STR once
+         * repaired */
+        iname = niid ? "" : wt__pfw_utf8(w, 8, s->label);
+        icat = ciid ? "" : wt__pfw_utf8(w, 9, s->cat);
+    }
     size_t inlen = strlen(iname), iclen = strlen(icat);
     if (inlen > FAST_STR || iclen > FAST_STR)
         return begin_reference(w, s, ts_ns, track);
-    /* interned strings as stored: repaired to UTF-8, so up to three times the input */
-    const char *name = niid ? wt__pf_itab_str(&w->names, niid) : "";
-    const char *cat = ciid ? wt__pf_itab_str(&w->cats, ciid) : "";
-    size_t nlen = nnew ? strlen(name) : 0, clen = cnew ? strlen(cat) : 0;
-    uint8_t te[3 * FAST_STR + 256], in[6 * FAST_STR + 64];
-    size_t t = 0, i = 0, n = 0;
+    if (wt__pfw_reserve(w, BEGIN_MAX) < 0)
+        return WT_EIO;
+
+    /* The header as it is when the TrackEvent's length and the packet's take one varint byte
+     * each (nearly always), those two bytes filled in at the end; the TrackEvent right after
+     * it. When they take more, the TrackEvent moves and the header is written again. */
+    uint8_t ts[10];
+    const size_t ts_len = wt__pfw_varint(ts, (uint64_t)(ts_ns < 0 ? 0 : ts_ns));
+    const size_t guess = 1 + 1 + 1 + ts_len + 2 + 1 + 1;
+    uint8_t *const pk = w->ob + w->olen, *te = pk + guess;
+    pk[0] = 0x0A;                   /* Trace.packet = 1, its length in pk[1] */
+    pk[2] = 0x40;                   /* timestamp = 8 */
+    memcpy(pk + 3, ts, sizeof ts);  /* whole: what lies past it is written next */
+    pk[3 + ts_len] = 0x50;          /* trusted_packet_sequence_id = 10 */
+    pk[4 + ts_len] = PF_SEQ_ID;
+    pk[5 + ts_len] = 0x5A;          /* track_event = 11, its length in pk[6 + ts_len] */
+    size_t t = 0, i = 0;
     if (ciid) {
         te[t++] = 0x18; /* category_iids = 3 */
         t += wt__pfw_varint(te + t, ciid);
     }
-    if (s->cached == WT_CACHED_HIT)
-        t += put_ann_str(te + t, AN_CACHED, "HIT", 3);
-    else if (s->cached == WT_CACHED_MISS)
-        t += put_ann_str(te + t, AN_CACHED, "MISS", 4);
+    /* the cached annotations as put_ann_str writes them, ready made */
+    static const uint8_t hit[9] = { 0x22, 7, 0x08, AN_CACHED, 0x32, 3, 'H', 'I', 'T' };
+    static const uint8_t miss[10] = { 0x22, 8, 0x08, AN_CACHED, 0x32, 4, 'M', 'I', 'S', 'S' };
+    if (s->cached == WT_CACHED_HIT) {
+        memcpy(te + t, hit, sizeof hit);
+        t += sizeof hit;
+    } else if (s->cached == WT_CACHED_MISS) {
+        memcpy(te + t, miss, sizeof miss);
+        t += sizeof miss;
+    }
     t += put_ann_int(te + t, AN_COUNT, s->count);
     if (s->bytes)
         t += put_ann_int(te + t, AN_BYTES, s->bytes);
@@ -173,7 +232,7 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
         t += wt__pfw_varint(te + t, niid);
     }
     te[t++] = 0x58; /* track_uuid = 11 */
-    t += wt__pfw_varint(te + t, track);
+    t += wt__pfw_track_varint(w, te + t, track);
     if (!ciid) {
         te[t++] = 0xB2; /* categories = 22 */
         te[t++] = 0x01;
@@ -188,38 +247,36 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
         memcpy(te + t, iname, inlen);
         t += inlen;
     }
-    if (cnew)
-        i += put_interned(in + i, 0x0A, ciid, cat, clen); /* event_categories = 1 */
-    if (nnew)
-        i += put_interned(in + i, 0x12, niid, name, nlen); /* event_names = 2 */
-
-    /* straight into the output buffer: the packet's size is known from its parts */
-    uint64_t ts = (uint64_t)(ts_ns < 0 ? 0 : ts_ns);
-    size_t size = 1 + wt__pfw_varint_len(ts) + 2 + 1 + wt__pfw_varint_len(t) + t + 2;
-    if (i)
-        size += 1 + wt__pfw_varint_len(i) + i;
-    if (wt__pfw_reserve(w, size + 16) < 0)
-        return WT_EIO;
-    uint8_t *pk = w->ob + w->olen;
-    pk[n++] = 0x0A; /* Trace.packet = 1 */
-    n += wt__pfw_varint(pk + n, size);
-    pk[n++] = 0x40; /* timestamp = 8 */
-    n += wt__pfw_varint(pk + n, ts);
-    pk[n++] = 0x50; /* trusted_packet_sequence_id = 10 */
-    pk[n++] = PF_SEQ_ID;
-    pk[n++] = 0x5A; /* track_event = 11 */
-    n += wt__pfw_varint(pk + n, t);
-    memcpy(pk + n, te, t);
-    n += t;
-    if (i) {
-        pk[n++] = 0x62; /* interned_data = 12 */
-        n += wt__pfw_varint(pk + n, i);
-        memcpy(pk + n, in, i);
-        n += i;
+    size_t body = t; /* what follows the header: the TrackEvent, then the rest */
+    if (cnew || nnew) {
+        /* interned strings as stored: repaired to UTF-8, so up to three times the input */
+        const char *name = nnew ? wt__pf_itab_str(&w->names, niid) : "";
+        const char *cat = cnew ? wt__pf_itab_str(&w->cats, ciid) : "";
+        uint8_t in[6 * FAST_STR + 64];
+        if (cnew) /* event_categories = 1 */
+            i += put_interned(in + i, 0x0A, ciid, cat, strlen(cat));
+        if (nnew) /* event_names = 2 */
+            i += put_interned(in + i, 0x12, niid, name, strlen(name));
+        te[body++] = 0x62; /* interned_data = 12 */
+        body += wt__pfw_varint(te + body, i);
+        memcpy(te + body, in, i);
+        body += i;
     }
-    pk[n++] = 0x68; /* sequence_flags = 13 */
-    pk[n++] = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
-    w->olen += n;
+    te[body++] = 0x68; /* sequence_flags = 13 */
+    te[body++] = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+
+    const size_t size = guess - 2 + (wt__pfw_varint_len(t) - 1) + body;
+    size_t hn = guess;
+    if (t < 0x80 && size < 0x80) {
+        pk[1] = (uint8_t)size;
+        pk[guess - 1] = (uint8_t)t;
+    } else { /* a long TrackEvent or packet: the lengths take more bytes */
+        uint8_t head[40];
+        hn = put_head(head, size, ts, ts_len, t);
+        memmove(pk + hn, te, body);
+        memcpy(pk, head, hn);
+    }
+    w->olen += hn + body;
     return wt__pfw_done(w);
 }
 

@@ -18,6 +18,7 @@ int wt__pfw_init(pf_writer *w, FILE *out)
     memset(w, 0, sizeof *w);
     w->out = out;
     w->intern_left = PF_INTERN_BYTES;
+    w->vt_len = 1; /* vt holds track 0's varint: one zero byte */
     w->names.budget = w->cats.budget = &w->intern_left;
     w->cap = 4096;
     w->buf = malloc(w->cap);
@@ -51,23 +52,6 @@ const char *wt__pfw_utf8(pf_writer *w, unsigned slot, const char *s)
         return s;
     const char *fixed = wt__pf_utf8_fix(s, n, &w->fix[slot], &w->fix_cap[slot]);
     return fixed ? fixed : "";
-}
-
-size_t wt__pfw_varint(uint8_t *b, uint64_t v)
-{
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        b[n++] = (uint8_t)(v | 0x80);
-    b[n++] = (uint8_t)v;
-    return n;
-}
-
-size_t wt__pfw_varint_len(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7)
-        n++;
-    return n;
 }
 
 int wt__pfw_flush(pf_writer *w)

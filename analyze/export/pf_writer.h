@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pf_maps.h"
 #include "walltime/error.h"
@@ -47,6 +48,10 @@ typedef struct pf_writer {
     int reference; /* tests: pack span packets with protobuf-c too (same bytes) */
     int started, eio;
     uint64_t next_uuid;
+    /* the varint of the last track uuid encoded (uuids take 9 bytes, and a thread's spans come
+     * in runs on one track): vt_len bytes of vt encode vt_track */
+    uint64_t vt_track;
+    uint8_t vt[10], vt_len;
     uint64_t bytes; /* written out */
     pf_itab names, cats;
     size_t intern_left; /* the interning budget left (names and cats point to it) */
@@ -78,8 +83,37 @@ uint64_t wt__pfw_uuid(pf_writer *w);
  * used again); "" for NULL or when memory runs out. */
 const char *wt__pfw_utf8(pf_writer *w, unsigned slot, const char *s);
 
-size_t wt__pfw_varint(uint8_t *b, uint64_t v);
-size_t wt__pfw_varint_len(uint64_t v);
+/* The length of v's base-128 varint, 1 to 10: ceil(bits / 7), as (9 * bits + 64) / 64 for 1 to
+ * 64 bits (test_export_pf_encode checks every bit length). */
+static inline size_t wt__pfw_varint_len(uint64_t v)
+{
+    const unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1);
+    return (9u * bits + 64u) / 64u;
+}
+
+/* The base-128 varint of v at b (at most 10 bytes); returns its length. Inline: a span packet
+ * writes a dozen of them, and a call each cost more than the encoding. */
+static inline size_t wt__pfw_varint(uint8_t *b, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        b[n++] = (uint8_t)(v | 0x80);
+    b[n++] = (uint8_t)v;
+    return n;
+}
+
+/* The varint of track uuid `track` at b (room for 10 bytes: the whole of vt is copied);
+ * returns its length. */
+static inline size_t wt__pfw_track_varint(pf_writer *w, uint8_t *b, uint64_t track)
+{
+    if (track != w->vt_track) {
+        w->vt_track = track;
+        w->vt_len = (uint8_t)wt__pfw_varint(w->vt, track);
+    }
+    memcpy(b, w->vt, sizeof w->vt);
+    return w->vt_len;
+}
+
 /* Writes the output buffer out. */
 int wt__pfw_flush(pf_writer *w);
 /* Appends `n` bytes of a packed TracePacket as field 1 (length-delimited) of Trace. */
