@@ -18,9 +18,10 @@
 #define ID_SLOTS (1u << 20)
 
 /* One nesting level of a thread, for the span open at depth d - 1 (the parent of spans at d):
- * per FAST category the inclusive ns of its finished children's subtrees (bit set: present).
+ * per FAST category the inclusive ns of its finished children's subtrees (bit set: present;
+ * a category whose bit is clear has 0, so a value is added to without looking at the bit).
  * `v` is allocated when the level first gets a value, so a thread whose spans are deep but few
- * costs a word pair per level, not FAST words. */
+ * costs a word pair per level, not FAST words; it is kept for the runsum's life. */
 typedef struct rs_level {
     uint64_t mask;
     int64_t *v; /* [FAST], or NULL */
@@ -31,6 +32,7 @@ typedef struct rs_thread {
     int64_t *cs;  /* [depth + 1]: the children's durations so far (selftime.h) */
     rs_level *lv; /* [depth + 1] */
     size_t cap, cap_lv; /* both grown to the deepest span + 2 */
+    size_t vtop;        /* levels 1 .. vtop all have their v (found by wt_runsum_spans) */
     wt_ledger_nest nest; /* inclusive time of categories past FAST, as the ledger's */
 } rs_thread;
 
@@ -86,8 +88,11 @@ void wt_runsum_reset(wt_runsum *s)
         rs_thread *t = &s->threads[i];
         wt_ledger_nest_flush(&t->nest, drop_incl, NULL);
         memset(t->cs, 0, t->cap * sizeof *t->cs);
-        for (size_t d = 0; d < t->cap_lv; d++)
+        for (size_t d = 0; d < t->cap_lv; d++) {
+            for (uint64_t m = t->lv[d].mask; m; m &= m - 1)
+                t->lv[d].v[__builtin_ctzll(m)] = 0;
             t->lv[d].mask = 0;
+        }
     }
     wt__strmap_release(&s->names);
     memset(&s->names, 0, sizeof s->names);
@@ -195,25 +200,29 @@ static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_leve
     rs_cat *cat = &s->cats[c];
     rs_level *kids = &lv[d + 1], *here = &lv[d];
     const uint64_t bit = (uint64_t)1 << c;
-    if (d > 0 && !here->v && !(here->v = malloc(FAST * sizeof *here->v)))
+    if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
         return WT_ENOMEM;
     int64_t add = dur;
     uint64_t m = kids->mask;
     if (m) {
-        if (m & bit)
+        if (m & bit) {
             add -= kids->v[c];
-        if (d > 0) /* the children's other categories go up to this span's parent */
-            for (m &= ~bit; m; m &= m - 1) {
-                const unsigned x = (unsigned)__builtin_ctzll(m);
-                here->v[x] = here->mask >> x & 1 ? wt__sat_add_i64(here->v[x], kids->v[x])
-                                                 : kids->v[x];
-                here->mask |= (uint64_t)1 << x;
-            }
+            kids->v[c] = 0;
+        }
+        /* the children's other categories go up to this span's parent (none at the top) */
+        for (m &= ~bit; m; m &= m - 1) {
+            const unsigned x = (unsigned)__builtin_ctzll(m);
+            if (d > 0)
+                here->v[x] = wt__sat_add_i64(here->v[x], kids->v[x]);
+            kids->v[x] = 0;
+        }
+        if (d > 0)
+            here->mask |= kids->mask & ~bit;
         kids->mask = 0;
     }
     cat->incl = wt__sat_add_i64(cat->incl, add);
     if (d > 0) {
-        here->v[c] = here->mask & bit ? wt__sat_add_i64(here->v[c], dur) : dur;
+        here->v[c] = wt__sat_add_i64(here->v[c], dur);
         here->mask |= bit;
     }
     return 0;
@@ -280,6 +289,31 @@ __attribute__((noinline)) static int cat_of_id_slow(wt_runsum *s, const wt_span_
     return 0;
 }
 
+/* wt__sat_add_i64(a, dur) for dur >= 0: only an overflow upwards can happen. */
+static inline int64_t add_dur(int64_t a, int64_t dur)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, dur, &r) ? INT64_MAX : r;
+}
+
+/* A batch's span by the general rule: its category found (by name when by_id has no slot for
+ * its id), then add_span(). Out of line, so that wt_runsum_spans()'s loop keeps its locals in
+ * registers. 0 or WT_ENOMEM. */
+__attribute__((noinline)) static int batch_span(wt_runsum *s, rs_thread *t, const wt_span_batch *b,
+                                                const wt_span_rec *sp)
+{
+    uint32_t ci;
+    const uint32_t id = sp->category;
+    if (id < s->by_id.used && ((const uint32_t *)s->by_id.v)[id]) {
+        ci = ((const uint32_t *)s->by_id.v)[id] - 1;
+    } else {
+        const int rc = cat_of_id_slow(s, b, id, &ci);
+        if (rc < 0)
+            return rc;
+    }
+    return add_span(s, t, ci, sp->depth, sp->dur, 1);
+}
+
 int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
 {
     if (b->n == 0)
@@ -292,25 +326,53 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         t = thread_of(s, b->pid, b->tid);
     if (!t)
         return WT_ENOMEM;
-    /* in locals: the sums' stores might alias them for the compiler (reloaded after a miss) */
-    const uint32_t *by_id = s->by_id.v;
-    size_t used = s->by_id.used;
-    const wt_span_rec *const spans = b->spans;
-    for (size_t i = 0, n = b->n; i < n; i++) {
-        const wt_span_rec *sp = &spans[i];
-        const uint32_t id = sp->category;
-        uint32_t ci;
-        int rc;
-        if (id < used && by_id[id]) {
-            ci = by_id[id] - 1;
-        } else {
-            if ((rc = cat_of_id_slow(s, b, id, &ci)) < 0)
-                return rc;
-            by_id = s->by_id.v;
-            used = s->by_id.used;
+    /* In locals, reloaded after every batch_span() (which may grow them or turn the nests on):
+     * the sums' stores might alias them for the compiler, which would reload each per span.
+     * `top`: the leaf path's depths are 1 .. top (the thread's arrays hold depth top + 1, and
+     * no depth past it is clamped by wt__self_depth); 0 while the nests are on. */
+    const uint32_t *by_id = NULL;
+    size_t used = 0, top = 0;
+    rs_cat *cats = NULL;
+    int64_t *cs = NULL;
+    rs_level *lv = NULL;
+    for (const wt_span_rec *sp = b->spans, *end = sp + b->n; sp < end; sp++) {
+        const uint32_t id = sp->category, d = sp->depth;
+        const uint32_t ci = id < used ? by_id[id] - 1 : UINT32_MAX; /* by_id: 0 unknown yet */
+        /* A leaf below the top level (most spans: it has no children) of a FAST category, the
+         * nests off: add_span()'s work shortened by what a leaf implies. Its children's level
+         * has no category bit, so (the nests off: every span so far of a FAST category, each
+         * setting its bit at its level > 0) it had no children and their duration sum cs[d + 1]
+         * is 0: its self time is its duration, its inclusive time too (nothing to take back,
+         * nothing to carry up), and it adds to its parent's sums as add_span() adds. */
+        if (ci < FAST && d - 1 < top && lv[d + 1].mask == 0) {
+            const int64_t dur = sp->dur; /* >= 0 (a batch's) */
+            rs_cat *c = &cats[ci];
+            rs_level *here = &lv[d];
+            const uint64_t bit = (uint64_t)1 << ci;
+            c->self = add_dur(c->self, dur);
+            c->flat = add_dur(c->flat, dur);
+            c->incl = add_dur(c->incl, dur);
+            cs[d] = add_dur(cs[d], dur);
+            here->v[ci] = add_dur(here->v[ci], dur);
+            here->mask |= bit;
+            continue;
         }
-        if ((rc = add_span(s, t, ci, sp->depth, sp->dur, 1)) < 0)
+        const int rc = batch_span(s, t, b, sp);
+        if (rc < 0)
             return rc;
+        by_id = s->by_id.v;
+        used = s->by_id.used;
+        cats = s->cats;
+        cs = t->cs;
+        lv = t->lv;
+        while (t->vtop + 1 < t->cap_lv && t->lv[t->vtop + 1].v)
+            t->vtop++; /* levels get their v once and keep it: vtop only grows */
+        const size_t cap = t->cap < t->cap_lv ? t->cap : t->cap_lv;
+        top = cap < WT_SELF_MAX_DEPTH + 1 ? cap - 2 : WT_SELF_MAX_DEPTH - 1;
+        if (top > t->vtop)
+            top = t->vtop;
+        if (s->nest_on)
+            top = 0;
     }
     return 0;
 }
