@@ -32,7 +32,7 @@ typedef struct rs_thread {
     int64_t *cs;  /* [depth + 1]: the children's durations so far (selftime.h) */
     rs_level *lv; /* [depth + 1] */
     size_t cap, cap_lv; /* both grown to the deepest span + 2 */
-    size_t vtop;        /* levels 1 .. vtop all have their v (found by wt_runsum_spans) */
+    size_t vtop;        /* levels 1 .. vtop all have their v (found by leaf_limit) */
     wt_ledger_nest nest; /* inclusive time of categories past FAST, as the ledger's */
 } rs_thread;
 
@@ -194,6 +194,32 @@ static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
  * collects what its subtree counts per category, for the parent to do the same. A tree's
  * total so is the ledger's (each outermost span of c once) whenever its root comes, and a cut
  * file's orphans count as the ledger's flush counts them. */
+/* A span of category c at depth d takes its children's level: what their subtrees counted of c
+ * comes off its own duration (returned: what it adds to c's inclusive time), their other
+ * categories go up to its parent's level (none at the top), and the children's level is empty
+ * again. Out of line: a leaf, most spans, has no children. */
+__attribute__((noinline)) static int64_t take_kids(rs_level *kids, rs_level *here, uint32_t d,
+                                                   uint32_t c, int64_t dur)
+{
+    const uint64_t bit = (uint64_t)1 << c;
+    int64_t add = dur;
+    uint64_t m = kids->mask;
+    if (m & bit) {
+        add -= kids->v[c];
+        kids->v[c] = 0;
+    }
+    for (m &= ~bit; m; m &= m - 1) {
+        const unsigned x = (unsigned)__builtin_ctzll(m);
+        if (d > 0)
+            here->v[x] = wt__sat_add_i64(here->v[x], kids->v[x]);
+        kids->v[x] = 0;
+    }
+    if (d > 0)
+        here->mask |= kids->mask & ~bit;
+    kids->mask = 0;
+    return add;
+}
+
 static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d,
                                                            uint32_t c, int64_t dur)
 {
@@ -202,27 +228,11 @@ static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_leve
     const uint64_t bit = (uint64_t)1 << c;
     if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
         return WT_ENOMEM;
-    int64_t add = dur;
-    uint64_t m = kids->mask;
-    if (m) {
-        if (m & bit) {
-            add -= kids->v[c];
-            kids->v[c] = 0;
-        }
-        /* the children's other categories go up to this span's parent (none at the top) */
-        for (m &= ~bit; m; m &= m - 1) {
-            const unsigned x = (unsigned)__builtin_ctzll(m);
-            if (d > 0)
-                here->v[x] = wt__sat_add_i64(here->v[x], kids->v[x]);
-            kids->v[x] = 0;
-        }
-        if (d > 0)
-            here->mask |= kids->mask & ~bit;
-        kids->mask = 0;
-    }
+    const int64_t add = kids->mask ? take_kids(kids, here, d, c, dur) : dur;
     cat->incl = wt__sat_add_i64(cat->incl, add);
     if (d > 0) {
-        here->v[c] = wt__sat_add_i64(here->v[c], dur);
+        /* v[c] is 0 when the bit is clear: this form costs the per-event path less */
+        here->v[c] = here->mask & bit ? wt__sat_add_i64(here->v[c], dur) : dur;
         here->mask |= bit;
     }
     return 0;
@@ -260,6 +270,34 @@ static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_threa
     return 0;
 }
 
+/* wt__sat_add_i64(a, dur) for dur >= 0: only an overflow upwards can happen. */
+static inline int64_t add_dur(int64_t a, int64_t dur)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, dur, &r) ? INT64_MAX : r;
+}
+
+/* A leaf (most spans: it has no children) of FAST category ci at depth d, the nests off:
+ * add_span()'s work shortened by what a leaf implies. Its children's level has no category bit,
+ * so (the nests off: every span so far of a FAST category, each setting its bit at its level
+ * > 0) it had no children and their duration sum cs[d + 1] is 0: its self time is its
+ * duration, its inclusive time too (nothing to take back, nothing to carry up), and below the
+ * top it adds to its parent's sums as add_span() adds. The caller checked that the arrays hold
+ * depth d + 1, that d is not clamped (wt__self_depth) and, d > 0, that lv[d] has its v. */
+static inline __attribute__((always_inline)) void leaf_span(rs_cat *c, int64_t *cs, rs_level *lv,
+                                                            uint32_t d, uint32_t ci, int64_t dur)
+{
+    c->self = add_dur(c->self, dur);
+    c->flat = add_dur(c->flat, dur);
+    c->incl = add_dur(c->incl, dur);
+    if (d > 0) { /* at the top, cs[0] stays 0 and there is no parent's level */
+        rs_level *here = &lv[d];
+        cs[d] = add_dur(cs[d], dur);
+        here->v[ci] = add_dur(here->v[ci], dur);
+        here->mask |= (uint64_t)1 << ci;
+    }
+}
+
 int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
 {
     uint32_t ci;
@@ -271,7 +309,14 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
         t = thread_of(s, ev->pid, ev->tid);
     if (!t)
         return WT_ENOMEM;
-    return add_span(s, t, ci, ev->depth, ev->dur, 0);
+    const uint32_t d = ev->depth;
+    /* a leaf at the top, or below it at a level known to have its v (leaf_limit) */
+    if (ci < FAST && !s->nest_on && d < WT_SELF_MAX_DEPTH && d + 1 < t->cap &&
+        d + 1 < t->cap_lv && d <= t->vtop && t->lv[d + 1].mask == 0) {
+        leaf_span(&s->cats[ci], t->cs, t->lv, d, ci, ev->dur > 0 ? ev->dur : 0);
+        return 0;
+    }
+    return add_span(s, t, ci, d, ev->dur, 0);
 }
 
 /* The category index of string id `id` of the batch's reader, not in by_id yet: by its name,
@@ -287,13 +332,6 @@ __attribute__((noinline)) static int cat_of_id_slow(wt_runsum *s, const wt_span_
         return WT_ENOMEM;
     *e = *idx + 1;
     return 0;
-}
-
-/* wt__sat_add_i64(a, dur) for dur >= 0: only an overflow upwards can happen. */
-static inline int64_t add_dur(int64_t a, int64_t dur)
-{
-    int64_t r;
-    return __builtin_add_overflow(a, dur, &r) ? INT64_MAX : r;
 }
 
 /* A batch's span by the general rule: its category found (by name when by_id has no slot for
@@ -314,6 +352,23 @@ __attribute__((noinline)) static int batch_span(wt_runsum *s, rs_thread *t, cons
     return add_span(s, t, ci, sp->depth, sp->dur, 1);
 }
 
+/* The depths a leaf of thread t takes the short way at in wt_runsum_spans(): 0 .. the result
+ * less 1, where the thread's arrays hold the depth below (its children's level), the depth is
+ * not clamped (wt__self_depth) and, but at the top, its level has its v. 0 while the nests are
+ * on: every span then goes to them too. */
+static size_t leaf_limit(const wt_runsum *s, rs_thread *t)
+{
+    if (s->nest_on || !t->lv)
+        return 0;
+    while (t->vtop + 1 < t->cap_lv && t->lv[t->vtop + 1].v)
+        t->vtop++; /* levels get their v once and keep it: vtop only grows */
+    size_t lim = t->cap < t->cap_lv ? t->cap : t->cap_lv;
+    lim = lim - 1; /* the arrays hold lim + 1 levels: depths below lim have a children's level */
+    if (lim > WT_SELF_MAX_DEPTH)
+        lim = WT_SELF_MAX_DEPTH;
+    return lim < t->vtop + 1 ? lim : t->vtop + 1;
+}
+
 int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
 {
     if (b->n == 0)
@@ -326,35 +381,20 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         t = thread_of(s, b->pid, b->tid);
     if (!t)
         return WT_ENOMEM;
+    if (b->n == 1) /* a counter after each span: no loop worth its locals */
+        return batch_span(s, t, b, b->spans);
     /* In locals, reloaded after every batch_span() (which may grow them or turn the nests on):
-     * the sums' stores might alias them for the compiler, which would reload each per span.
-     * `top`: the leaf path's depths are 1 .. top (the thread's arrays hold depth top + 1, and
-     * no depth past it is clamped by wt__self_depth); 0 while the nests are on. */
-    const uint32_t *by_id = NULL;
-    size_t used = 0, top = 0;
-    rs_cat *cats = NULL;
-    int64_t *cs = NULL;
-    rs_level *lv = NULL;
+     * the sums' stores might alias them for the compiler, which would reload each per span. */
+    const uint32_t *by_id = s->by_id.v;
+    size_t used = s->by_id.used, lim = leaf_limit(s, t);
+    rs_cat *cats = s->cats;
+    int64_t *cs = t->cs;
+    rs_level *lv = t->lv;
     for (const wt_span_rec *sp = b->spans, *end = sp + b->n; sp < end; sp++) {
         const uint32_t id = sp->category, d = sp->depth;
         const uint32_t ci = id < used ? by_id[id] - 1 : UINT32_MAX; /* by_id: 0 unknown yet */
-        /* A leaf below the top level (most spans: it has no children) of a FAST category, the
-         * nests off: add_span()'s work shortened by what a leaf implies. Its children's level
-         * has no category bit, so (the nests off: every span so far of a FAST category, each
-         * setting its bit at its level > 0) it had no children and their duration sum cs[d + 1]
-         * is 0: its self time is its duration, its inclusive time too (nothing to take back,
-         * nothing to carry up), and it adds to its parent's sums as add_span() adds. */
-        if (ci < FAST && d - 1 < top && lv[d + 1].mask == 0) {
-            const int64_t dur = sp->dur; /* >= 0 (a batch's) */
-            rs_cat *c = &cats[ci];
-            rs_level *here = &lv[d];
-            const uint64_t bit = (uint64_t)1 << ci;
-            c->self = add_dur(c->self, dur);
-            c->flat = add_dur(c->flat, dur);
-            c->incl = add_dur(c->incl, dur);
-            cs[d] = add_dur(cs[d], dur);
-            here->v[ci] = add_dur(here->v[ci], dur);
-            here->mask |= bit;
+        if (ci < FAST && d < lim && lv[d + 1].mask == 0) {
+            leaf_span(&cats[ci], cs, lv, d, ci, sp->dur); /* >= 0 (a batch's) */
             continue;
         }
         const int rc = batch_span(s, t, b, sp);
@@ -365,14 +405,7 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         cats = s->cats;
         cs = t->cs;
         lv = t->lv;
-        while (t->vtop + 1 < t->cap_lv && t->lv[t->vtop + 1].v)
-            t->vtop++; /* levels get their v once and keep it: vtop only grows */
-        const size_t cap = t->cap < t->cap_lv ? t->cap : t->cap_lv;
-        top = cap < WT_SELF_MAX_DEPTH + 1 ? cap - 2 : WT_SELF_MAX_DEPTH - 1;
-        if (top > t->vtop)
-            top = t->vtop;
-        if (s->nest_on)
-            top = 0;
+        lim = leaf_limit(s, t);
     }
     return 0;
 }
