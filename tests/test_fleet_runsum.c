@@ -154,7 +154,7 @@ static int64_t make_tree(tb *b, uint64_t tid, int64_t start, uint32_t depth, int
     return end;
 }
 
-/* File `f` of the series: trees on two threads, taken in turn (so batches change thread).
+/* File `f` of the series: trees on two threads, three at a time (batches change thread).
  * Returns whether its inclusive sums are the model's: not past 64 categories, where the
  * runsum's nests (the ledger's wt_ledger_nest_*) start in the middle of the file and some
  * inclusive sums differ from the ledger's own (left as it is: trend's output is unchanged by
@@ -175,8 +175,8 @@ static int make_file(const char *path, int f, model *m)
     int64_t t[2] = { 10, 10 };
     const int trees = 60;
     for (int i = 0; i < trees; i++) {
-        const int th = i % 2;
-        const int cut = shapes[f].cut && i >= trees - 2; /* each thread's last tree */
+        const int th = i / 3 % 2; /* three trees a thread in turn: a batch holds several */
+        const int cut = shapes[f].cut && i >= trees - 2; /* the last two trees */
         t[th] = make_tree(b, (uint64_t)th + 1, t[th], 0, shapes[f].maxdepth, shapes[f].ncat,
                           shapes[f].short_parents, cut, m) + 10;
     }
