@@ -32,7 +32,7 @@ typedef struct rs_thread {
     int64_t *cs;  /* [depth + 1]: the children's durations so far (selftime.h) */
     rs_level *lv; /* [depth + 1] */
     size_t cap, cap_lv; /* both grown to the deepest span + 2 */
-    size_t vtop;        /* levels 1 .. vtop all have their v (found by leaf_limit) */
+    size_t vtop;        /* levels 1 .. vtop all have their v (found by leaf_top) */
     wt_ledger_nest nest; /* inclusive time of categories past FAST, as the ledger's */
 } rs_thread;
 
@@ -316,7 +316,7 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
     if (!t)
         return WT_ENOMEM;
     const uint32_t d = ev->depth;
-    /* a leaf at the top, or below it at a level known to have its v (leaf_limit) */
+    /* a leaf at the top, or below it at a level known to have its v (leaf_top) */
     if (ci < FAST && !s->nest_on && d < WT_SELF_MAX_DEPTH && d + 1 < t->cap &&
         d + 1 < t->cap_lv && d <= t->vtop && t->lv[d + 1].mask == 0) {
         const int64_t dur = ev->dur > 0 ? ev->dur : 0;
@@ -361,21 +361,21 @@ __attribute__((noinline)) static int batch_span(wt_runsum *s, rs_thread *t, cons
     return add_span(s, t, ci, sp->depth, sp->dur, 1);
 }
 
-/* The depths a leaf of thread t takes the short way at in wt_runsum_spans(): 0 .. the result
- * less 1, where the thread's arrays hold the depth below (its children's level), the depth is
- * not clamped (wt__self_depth) and, but at the top, its level has its v. 0 while the nests are
- * on: every span then goes to them too. */
-static size_t leaf_limit(const wt_runsum *s, rs_thread *t)
+/* The depths below the top a leaf of thread t takes the short way at in wt_runsum_spans():
+ * 1 .. the result, where the thread's arrays hold the depth below (its children's level), the
+ * depth is not clamped (wt__self_depth) and its level has its v. 0 while the nests are on:
+ * every span then goes to them too. */
+static size_t leaf_top(const wt_runsum *s, rs_thread *t)
 {
     if (s->nest_on || !t->lv)
         return 0;
     while (t->vtop + 1 < t->cap_lv && t->lv[t->vtop + 1].v)
         t->vtop++; /* levels get their v once and keep it: vtop only grows */
-    size_t lim = t->cap < t->cap_lv ? t->cap : t->cap_lv;
-    lim = lim - 1; /* the arrays hold lim + 1 levels: depths below lim have a children's level */
-    if (lim > WT_SELF_MAX_DEPTH)
-        lim = WT_SELF_MAX_DEPTH;
-    return lim < t->vtop + 1 ? lim : t->vtop + 1;
+    size_t top = t->cap < t->cap_lv ? t->cap : t->cap_lv;
+    top -= 2; /* the arrays hold top + 2 levels (8 at least, wt__grow_array) */
+    if (top > WT_SELF_MAX_DEPTH - 1)
+        top = WT_SELF_MAX_DEPTH - 1;
+    return top < t->vtop ? top : t->vtop;
 }
 
 int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
@@ -395,22 +395,23 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
     /* In locals, reloaded after every batch_span() (which may grow them or turn the nests on):
      * the sums' stores might alias them for the compiler, which would reload each per span. */
     const uint32_t *by_id = s->by_id.v;
-    size_t used = s->by_id.used, lim = leaf_limit(s, t), below = lim ? lim - 1 : 0;
+    size_t used = s->by_id.used, top = leaf_top(s, t); /* one bound: more would spill values */
     rs_cat *cats = s->cats;
     int64_t *cs = t->cs;
     rs_level *lv = t->lv;
     for (const wt_span_rec *sp = b->spans, *end = sp + b->n; sp < end; sp++) {
         const uint32_t id = sp->category, d = sp->depth;
         const uint32_t ci = id < used ? by_id[id] - 1 : UINT32_MAX; /* by_id: 0 unknown yet */
-        /* a leaf below the top (1 <= d < lim), then one at the top (its own test: the first
-         * costs fewer instructions without a test of d inside) */
-        if (ci < FAST && d - 1 < below && lv[d + 1].mask == 0) {
+        /* a leaf below the top (1 <= d <= top), then one at the top (its own test: the first
+         * costs fewer instructions without a test of d inside; the second reads what it needs
+         * from memory, so the loop keeps no register for it) */
+        if (ci < FAST && d - 1 < top && lv[d + 1].mask == 0) {
             leaf_sums(&cats[ci], sp->dur); /* >= 0 (a batch's) */
             leaf_parent(cs, lv, d, ci, sp->dur);
             continue;
         }
-        if (ci < FAST && d == 0 && lim && lv[1].mask == 0) {
-            leaf_sums(&cats[ci], sp->dur);
+        if (d == 0 && ci < FAST && lv && !s->nest_on && lv[1].mask == 0) {
+            leaf_sums(&cats[ci], sp->dur); /* lv: 8 levels at least (wt__grow_array) */
             continue;
         }
         const int rc = batch_span(s, t, b, sp);
@@ -421,8 +422,7 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         cats = s->cats;
         cs = t->cs;
         lv = t->lv;
-        lim = leaf_limit(s, t);
-        below = lim ? lim - 1 : 0;
+        top = leaf_top(s, t);
     }
     return 0;
 }
