@@ -13,3 +13,7 @@ wt_add_test(test_fleet_trend SOURCES test_fleet_trend.c LABELS threads)
 wt_add_test(test_fleet_runsum SOURCES test_fleet_runsum.c)
 wt_add_test(test_fleet_extsort SOURCES test_fleet_extsort.c)
 wt_add_test(test_fleet_inputs SOURCES test_fleet_inputs.c LABELS threads)
+# test_fleet_trend_fail: a --json trend whose temporary files fail (a file size limit; the Nth
+# seek or read of an unlinked file, through the linker's --wrap) ends whole or writes nothing.
+wt_add_test(test_fleet_trend_fail SOURCES test_fleet_trend_fail.c LABELS threads)
+target_link_options(test_fleet_trend_fail PRIVATE -Wl,--wrap=fseeko -Wl,--wrap=pread)

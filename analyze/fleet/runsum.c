@@ -18,9 +18,10 @@
 #define ID_SLOTS (1u << 20)
 
 /* One nesting level of a thread, for the span open at depth d - 1 (the parent of spans at d):
- * per FAST category the inclusive ns of its finished children's subtrees (bit set: present).
+ * per FAST category the inclusive ns of its finished children's subtrees (bit set: present;
+ * a category whose bit is clear has 0, so a value is added to without looking at the bit).
  * `v` is allocated when the level first gets a value, so a thread whose spans are deep but few
- * costs a word pair per level, not FAST words. */
+ * costs a word pair per level, not FAST words; it is kept for the runsum's life. */
 typedef struct rs_level {
     uint64_t mask;
     int64_t *v; /* [FAST], or NULL */
@@ -31,6 +32,7 @@ typedef struct rs_thread {
     int64_t *cs;  /* [depth + 1]: the children's durations so far (selftime.h) */
     rs_level *lv; /* [depth + 1] */
     size_t cap, cap_lv; /* both grown to the deepest span + 2 */
+    size_t vtop;        /* levels 1 .. vtop all have their v (found by leaf_top) */
     wt_ledger_nest nest; /* inclusive time of categories past FAST, as the ledger's */
 } rs_thread;
 
@@ -86,8 +88,11 @@ void wt_runsum_reset(wt_runsum *s)
         rs_thread *t = &s->threads[i];
         wt_ledger_nest_flush(&t->nest, drop_incl, NULL);
         memset(t->cs, 0, t->cap * sizeof *t->cs);
-        for (size_t d = 0; d < t->cap_lv; d++)
+        for (size_t d = 0; d < t->cap_lv; d++) {
+            for (uint64_t m = t->lv[d].mask; m; m &= m - 1)
+                t->lv[d].v[__builtin_ctzll(m)] = 0;
             t->lv[d].mask = 0;
+        }
     }
     wt__strmap_release(&s->names);
     memset(&s->names, 0, sizeof s->names);
@@ -189,30 +194,44 @@ static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
  * collects what its subtree counts per category, for the parent to do the same. A tree's
  * total so is the ledger's (each outermost span of c once) whenever its root comes, and a cut
  * file's orphans count as the ledger's flush counts them. */
+/* A span of category c at depth d takes its children's level: what their subtrees counted of c
+ * comes off its own duration (returned: what it adds to c's inclusive time), their other
+ * categories go up to its parent's level (none at the top), and the children's level is empty
+ * again. Out of line: a leaf, most spans, has no children. */
+__attribute__((noinline)) static int64_t take_kids(rs_level *kids, rs_level *here, uint32_t d,
+                                                   uint32_t c, int64_t dur)
+{
+    const uint64_t bit = (uint64_t)1 << c;
+    int64_t add = dur;
+    uint64_t m = kids->mask;
+    if (m & bit) {
+        add -= kids->v[c];
+        kids->v[c] = 0;
+    }
+    for (m &= ~bit; m; m &= m - 1) {
+        const unsigned x = (unsigned)__builtin_ctzll(m);
+        if (d > 0)
+            here->v[x] = wt__sat_add_i64(here->v[x], kids->v[x]);
+        kids->v[x] = 0;
+    }
+    if (d > 0)
+        here->mask |= kids->mask & ~bit;
+    kids->mask = 0;
+    return add;
+}
+
 static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d,
                                                            uint32_t c, int64_t dur)
 {
     rs_cat *cat = &s->cats[c];
     rs_level *kids = &lv[d + 1], *here = &lv[d];
     const uint64_t bit = (uint64_t)1 << c;
-    if (d > 0 && !here->v && !(here->v = malloc(FAST * sizeof *here->v)))
+    if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
         return WT_ENOMEM;
-    int64_t add = dur;
-    uint64_t m = kids->mask;
-    if (m) {
-        if (m & bit)
-            add -= kids->v[c];
-        if (d > 0) /* the children's other categories go up to this span's parent */
-            for (m &= ~bit; m; m &= m - 1) {
-                const unsigned x = (unsigned)__builtin_ctzll(m);
-                here->v[x] = here->mask >> x & 1 ? wt__sat_add_i64(here->v[x], kids->v[x])
-                                                 : kids->v[x];
-                here->mask |= (uint64_t)1 << x;
-            }
-        kids->mask = 0;
-    }
+    const int64_t add = kids->mask ? take_kids(kids, here, d, c, dur) : dur;
     cat->incl = wt__sat_add_i64(cat->incl, add);
     if (d > 0) {
+        /* v[c] is 0 when the bit is clear: this form costs the per-event path less */
         here->v[c] = here->mask & bit ? wt__sat_add_i64(here->v[c], dur) : dur;
         here->mask |= bit;
     }
@@ -251,6 +270,40 @@ static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_threa
     return 0;
 }
 
+/* wt__sat_add_i64(a, dur) for dur >= 0: only an overflow upwards can happen. */
+static inline int64_t add_dur(int64_t a, int64_t dur)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, dur, &r) ? INT64_MAX : r;
+}
+
+/* A leaf (most spans: it has no children) of FAST category ci at depth d, the nests off:
+ * add_span()'s work shortened by what a leaf implies. Its children's level has no category bit,
+ * so (the nests off: every span so far of a FAST category, each setting its bit at its level
+ * > 0) it had no children and their duration sum cs[d + 1] is 0: its self time is its
+ * duration, its inclusive time too (nothing to take back, nothing to carry up), and below the
+ * top it adds to its parent's sums as add_span() adds. The caller checked that the arrays hold
+ * depth d + 1, that d is not clamped (wt__self_depth) and, d > 0, that lv[d] has its v.
+ * leaf_sums() is its own sums; leaf_parent() the rest below the top. */
+static inline __attribute__((always_inline)) void leaf_sums(rs_cat *c, int64_t dur)
+{
+    c->self = add_dur(c->self, dur);
+    c->flat = add_dur(c->flat, dur);
+    c->incl = add_dur(c->incl, dur);
+}
+
+/* The rest of a leaf's work below the top (at the top, cs[0] stays 0 and there is no parent's
+ * level): its parent's children's sum and its level. */
+static inline __attribute__((always_inline)) void leaf_parent(int64_t *cs, rs_level *lv,
+                                                              uint32_t d, uint32_t ci,
+                                                              int64_t dur)
+{
+    rs_level *here = &lv[d];
+    cs[d] = add_dur(cs[d], dur);
+    here->v[ci] = add_dur(here->v[ci], dur);
+    here->mask |= (uint64_t)1 << ci;
+}
+
 int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
 {
     uint32_t ci;
@@ -262,7 +315,17 @@ int wt_runsum_span(wt_runsum *s, const wt_event *restrict ev)
         t = thread_of(s, ev->pid, ev->tid);
     if (!t)
         return WT_ENOMEM;
-    return add_span(s, t, ci, ev->depth, ev->dur, 0);
+    const uint32_t d = ev->depth;
+    /* a leaf at the top, or below it at a level known to have its v (leaf_top) */
+    if (ci < FAST && !s->nest_on && d < WT_SELF_MAX_DEPTH && d + 1 < t->cap &&
+        d + 1 < t->cap_lv && d <= t->vtop && t->lv[d + 1].mask == 0) {
+        const int64_t dur = ev->dur > 0 ? ev->dur : 0;
+        leaf_sums(&s->cats[ci], dur);
+        if (d > 0)
+            leaf_parent(t->cs, t->lv, d, ci, dur);
+        return 0;
+    }
+    return add_span(s, t, ci, d, ev->dur, 0);
 }
 
 /* The category index of string id `id` of the batch's reader, not in by_id yet: by its name,
@@ -280,6 +343,41 @@ __attribute__((noinline)) static int cat_of_id_slow(wt_runsum *s, const wt_span_
     return 0;
 }
 
+/* A batch's span by the general rule: its category found (by name when by_id has no slot for
+ * its id), then add_span(). Out of line, so that wt_runsum_spans()'s loop keeps its locals in
+ * registers. 0 or WT_ENOMEM. */
+__attribute__((noinline)) static int batch_span(wt_runsum *s, rs_thread *t, const wt_span_batch *b,
+                                                const wt_span_rec *sp)
+{
+    uint32_t ci;
+    const uint32_t id = sp->category;
+    if (id < s->by_id.used && ((const uint32_t *)s->by_id.v)[id]) {
+        ci = ((const uint32_t *)s->by_id.v)[id] - 1;
+    } else {
+        const int rc = cat_of_id_slow(s, b, id, &ci);
+        if (rc < 0)
+            return rc;
+    }
+    return add_span(s, t, ci, sp->depth, sp->dur, 1);
+}
+
+/* The depths below the top a leaf of thread t takes the short way at in wt_runsum_spans():
+ * 1 .. the result, where the thread's arrays hold the depth below (its children's level), the
+ * depth is not clamped (wt__self_depth) and its level has its v. 0 while the nests are on:
+ * every span then goes to them too. */
+static size_t leaf_top(const wt_runsum *s, rs_thread *t)
+{
+    if (s->nest_on || !t->lv)
+        return 0;
+    while (t->vtop + 1 < t->cap_lv && t->lv[t->vtop + 1].v)
+        t->vtop++; /* levels get their v once and keep it: vtop only grows */
+    size_t top = t->cap < t->cap_lv ? t->cap : t->cap_lv;
+    top -= 2; /* the arrays hold top + 2 levels (8 at least, wt__grow_array) */
+    if (top > WT_SELF_MAX_DEPTH - 1)
+        top = WT_SELF_MAX_DEPTH - 1;
+    return top < t->vtop ? top : t->vtop;
+}
+
 int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
 {
     if (b->n == 0)
@@ -292,25 +390,39 @@ int wt_runsum_spans(wt_runsum *s, const wt_span_batch *b)
         t = thread_of(s, b->pid, b->tid);
     if (!t)
         return WT_ENOMEM;
-    /* in locals: the sums' stores might alias them for the compiler (reloaded after a miss) */
+    if (b->n == 1) /* a counter after each span: no loop worth its locals */
+        return batch_span(s, t, b, b->spans);
+    /* In locals, reloaded after every batch_span() (which may grow them or turn the nests on):
+     * the sums' stores might alias them for the compiler, which would reload each per span. */
     const uint32_t *by_id = s->by_id.v;
-    size_t used = s->by_id.used;
-    const wt_span_rec *const spans = b->spans;
-    for (size_t i = 0, n = b->n; i < n; i++) {
-        const wt_span_rec *sp = &spans[i];
-        const uint32_t id = sp->category;
-        uint32_t ci;
-        int rc;
-        if (id < used && by_id[id]) {
-            ci = by_id[id] - 1;
-        } else {
-            if ((rc = cat_of_id_slow(s, b, id, &ci)) < 0)
-                return rc;
-            by_id = s->by_id.v;
-            used = s->by_id.used;
+    size_t used = s->by_id.used, top = leaf_top(s, t); /* one bound: more would spill values */
+    rs_cat *cats = s->cats;
+    int64_t *cs = t->cs;
+    rs_level *lv = t->lv;
+    for (const wt_span_rec *sp = b->spans, *end = sp + b->n; sp < end; sp++) {
+        const uint32_t id = sp->category, d = sp->depth;
+        const uint32_t ci = id < used ? by_id[id] - 1 : UINT32_MAX; /* by_id: 0 unknown yet */
+        /* a leaf below the top (1 <= d <= top), then one at the top (its own test: the first
+         * costs fewer instructions without a test of d inside; the second reads what it needs
+         * from memory, so the loop keeps no register for it) */
+        if (ci < FAST && d - 1 < top && lv[d + 1].mask == 0) {
+            leaf_sums(&cats[ci], sp->dur); /* >= 0 (a batch's) */
+            leaf_parent(cs, lv, d, ci, sp->dur);
+            continue;
         }
-        if ((rc = add_span(s, t, ci, sp->depth, sp->dur, 1)) < 0)
+        if (d == 0 && ci < FAST && lv && !s->nest_on && lv[1].mask == 0) {
+            leaf_sums(&cats[ci], sp->dur); /* lv: 8 levels at least (wt__grow_array) */
+            continue;
+        }
+        const int rc = batch_span(s, t, b, sp);
+        if (rc < 0)
             return rc;
+        by_id = s->by_id.v;
+        used = s->by_id.used;
+        cats = s->cats;
+        cs = t->cs;
+        lv = t->lv;
+        top = leaf_top(s, t);
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,10 +204,26 @@ struct wt_trend {
     wt_trend_chart charts[WT_TREND_MAX_CHARTS];
     size_t n_charts;
     wt_trend_result res;
+    char failed[256]; /* the first failure said on stderr (fail_say), "" none */
     /* the workers: each takes the next file */
     pthread_mutex_t mu;
     int next, err; /* next: the order the next path taken gets */
 };
+
+/* A failure said on stderr ("trend: " and the words), its words kept when it is the first: a
+ * --json output that has begun ends with them (write_json_failed). Under mu while the workers
+ * read. */
+__attribute__((format(printf, 2, 3))) static void fail_say(wt_trend *t, const char *fmt, ...)
+{
+    char msg[sizeof t->failed];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wt_cli_error("trend: %s", msg);
+    if (!t->failed[0])
+        memcpy(t->failed, msg, sizeof msg);
+}
 
 static group *group_of(wt_trend *t, const char *name)
 {
@@ -291,7 +308,7 @@ static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
         fwrite(r->group, 1, group_len, t->spill) != group_len ||
         fwrite(r->path, 1, path_len, t->spill) != path_len ||
         (r->n_cats && fwrite(r->cats, sizeof *r->cats, r->n_cats, t->spill) != r->n_cats)) {
-        wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
+        fail_say(t, "cannot write its temporary file: %s", strerror(errno));
         return WT_EIO;
     }
     ref->spill_at = t->spill_len;
@@ -306,7 +323,7 @@ static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
 {
     if (ref->spill_at < 0 || fseeko(t->spill, ref->spill_at, SEEK_SET) != 0 ||
         fread(h, sizeof *h, 1, t->spill) != 1) {
-        wt_cli_error("trend: cannot read its temporary file back");
+        fail_say(t, "cannot read its temporary file back");
         return WT_EIO;
     }
     return 0;
@@ -316,7 +333,7 @@ static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
 static int spill_str(wt_trend *t, char *s, size_t len)
 {
     if (len && fread(s, 1, len, t->spill) != len) {
-        wt_cli_error("trend: cannot read its temporary file back");
+        fail_say(t, "cannot read its temporary file back");
         return WT_EIO;
     }
     s[len] = '\0';
@@ -351,7 +368,7 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         t->cap_cur = h.n_cats;
     }
     if (h.n_cats && fread(r->cats, sizeof *r->cats, h.n_cats, t->spill) != h.n_cats) {
-        wt_cli_error("trend: cannot read its temporary file back");
+        fail_say(t, "cannot read its temporary file back");
         return WT_EIO;
     }
     r->path = path; /* what the series read of it; ok and skipped stay the pass's */
@@ -395,8 +412,10 @@ static int spill_change_get(wt_trend *t, const run_ref *ref, spill_head *h, cons
         rc = WT_ENOMEM;
     if (rc == 0)
         rc = spill_str(t, s, h->host_len);
-    if (rc == 0 && fseeko(t->spill, h->group_len, SEEK_CUR) != 0)
+    if (rc == 0 && fseeko(t->spill, h->group_len, SEEK_CUR) != 0) {
+        fail_say(t, "cannot read its temporary file back");
         rc = WT_EIO;
+    }
     if (rc == 0)
         rc = spill_str(t, path, h->path_len);
     if (rc == 0 && (!(*host = intern(t, s)) || !(*file = intern(t, path))))
@@ -458,7 +477,31 @@ static int open_chart(wt_trend *t, series *s)
     return 0;
 }
 
-/* The consumer: run `k` (start order) into its group's series. */
+static void write_json_run(wt_json *j, int k, const run_sum *h, const char *gname)
+{
+    wt_json_object_begin(j, NULL);
+    wt_json_int(j, "index", k);
+    wt_json_string(j, "run_id", h->run_id);
+    wt_json_string(j, "host", h->host);
+    wt_json_string(j, "file", h->path);
+    wt_json_int(j, "start_utc_ns", h->start_utc_ns);
+    wt_json_string(j, "group", gname);
+    wt_json_object_begin(j, "categories");
+    for (size_t i = 0; i < h->n_cats; i++) {
+        const run_cat *c = &h->cats[i];
+        wt_json_object_begin(j, c->name);
+        wt_json_fixed(j, "inclusive_s", c->incl_s, 9);
+        wt_json_fixed(j, "self_s", c->self_s, 9);
+        wt_json_fixed(j, "flat_s", c->flat_s, 9);
+        wt_json_object_end(j);
+    }
+    wt_json_object_end(j);
+    wt_json_object_end(j);
+}
+
+/* The consumer: run `k` (start order) into its group's series, then into the JSON's runs. What
+ * can fail (memory, a change's record read back) comes before its JSON: the "runs" array holds
+ * whole runs only, however the trend ends. */
 static int consume(wt_trend *t, int k, const run_ref *ref)
 {
     if (ref->skipped)
@@ -476,16 +519,6 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
     }
     g->runs++;
     t->res.runs++;
-    if (t->o->json) {
-        wt_json_object_begin(&t->j, NULL);
-        wt_json_int(&t->j, "index", k);
-        wt_json_string(&t->j, "run_id", h->run_id);
-        wt_json_string(&t->j, "host", h->host);
-        wt_json_string(&t->j, "file", h->path);
-        wt_json_int(&t->j, "start_utc_ns", h->start_utc_ns);
-        wt_json_string(&t->j, "group", g->name);
-        wt_json_object_begin(&t->j, "categories");
-    }
     for (size_t i = 0; i < h->n_cats; i++) {
         const run_cat *rc = &h->cats[i];
         size_t ci;
@@ -510,18 +543,9 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
             if (ch->n >= ch->at + (size_t)t->o->cp.persist + WT_TREND_CHART_AFTER)
                 s->chart = 0;
         }
-        if (t->o->json) {
-            wt_json_object_begin(&t->j, rc->name);
-            wt_json_fixed(&t->j, "inclusive_s", rc->incl_s, 9);
-            wt_json_fixed(&t->j, "self_s", rc->self_s, 9);
-            wt_json_fixed(&t->j, "flat_s", rc->flat_s, 9);
-            wt_json_object_end(&t->j);
-        }
     }
-    if (t->o->json) {
-        wt_json_object_end(&t->j);
-        wt_json_object_end(&t->j);
-    }
+    if (t->o->json)
+        write_json_run(&t->j, k, h, g->name);
     return 0;
 }
 
@@ -599,7 +623,7 @@ static int next_path(wt_trend *t, char *buf)
 {
     if (t->next == INT32_MAX) {
         if (!t->err)
-            wt_cli_error("trend: more than %d inputs", INT32_MAX - 1);
+            fail_say(t, "more than %d inputs", INT32_MAX - 1);
         return WT_ELIMIT;
     }
     return wt_inputs_next(t->in, buf);
@@ -619,7 +643,7 @@ static void *worker(void *arg)
         rc = read_run(t, path, &r, rs, &rd);
         pthread_mutex_lock(&t->mu);
         if (rc == 0 && (rc = wt__extsort_put(t->sort, &r)) == WT_EIO)
-            wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
+            fail_say(t, "cannot write its temporary file: %s", strerror(errno));
     }
     if (rc < 0 && !t->err)
         t->err = rc; /* out of memory: the others stop at their next file */
@@ -639,23 +663,69 @@ static int start_cmp(const void *a, const void *b)
     return x->order - y->order;
 }
 
-/* The series fed with every run in start order, from the sort. */
+/* The --json output up to its "runs" array, opened. */
+static void write_json_head(wt_trend *t)
+{
+    const wt_trend_opts *o = t->o;
+    wt_json *j = &t->j;
+    wt_json_init(j, t->out, 1);
+    wt_json_object_begin(j, NULL);
+    wt_json_string(j, "schema", WT_TREND_SCHEMA);
+    wt_json_array_begin(j, "group_by");
+    for (int k = 0; k < o->n_keys; k++)
+        wt_json_string(j, NULL, o->keys[k]);
+    wt_json_array_end(j);
+    wt_json_object_begin(j, "rule");
+    wt_json_int(j, "window", o->cp.window);
+    wt_json_int(j, "min_runs", o->cp.min_runs);
+    wt_json_double(j, "k", o->cp.k);
+    wt_json_double(j, "floor", o->cp.floor);
+    wt_json_int(j, "persist", o->cp.persist);
+    wt_json_object_end(j);
+    wt_json_array_begin(j, "runs");
+}
+
+/* A failure while the runs were being written: the "runs" array (whole runs only: consume)
+ * closed, then "error" with what failed, as said on stderr, and the document closed. No
+ * "series" or "changes": a reader that wants them finds the error instead of a document cut
+ * off mid-value, which no JSON parser reads. */
+static void write_json_failed(wt_trend *t, int rc)
+{
+    wt_json *j = &t->j;
+    wt_json_array_end(j); /* runs */
+    wt_json_string(j, "error", t->failed[0] ? t->failed : wt_strerror(rc));
+    wt_json_object_end(j);
+    wt_json_finish(j);
+}
+
+/* The series fed with every run in start order, from the sort. The --json output begins here,
+ * once every file is read and the sort is ready, so that what fails before (a worker's
+ * temporary file, memory, the sort's chunks) leaves nothing on `out`; what fails after (a
+ * summary or the sort's order read back) ends the output as a whole document saying so
+ * (write_json_failed). */
 static int feed_all(wt_trend *t)
 {
     int rc = wt__extsort_finish(t->sort);
     if (rc == WT_EIO)
-        wt_cli_error("trend: cannot write its temporary file: %s", strerror(errno));
+        fail_say(t, "cannot write its temporary file: %s", strerror(errno));
+    if (rc)
+        return rc;
+    if (t->o->json)
+        write_json_head(t);
     for (int k = 0; rc == 0; k++) {
         const void *r;
         const int got = wt__extsort_next(t->sort, &r);
         if (got <= 0) {
             if (got == WT_EIO)
-                wt_cli_error("trend: cannot read its temporary file back%s%s",
-                             errno ? ": " : "", errno ? strerror(errno) : "");
-            return got;
+                fail_say(t, "cannot read its temporary file back%s%s", errno ? ": " : "",
+                         errno ? strerror(errno) : "");
+            rc = got;
+            break;
         }
         rc = consume(t, k, r);
     }
+    if (rc < 0 && t->o->json)
+        write_json_failed(t, rc);
     return rc;
 }
 
@@ -793,27 +863,10 @@ int wt_trend_run_inputs(wt_inputs *in, const wt_trend_opts *o, FILE *out, wt_tre
     *tp = t;
     int rc;
     if (!(t->spill = spill_open())) {
-        wt_cli_error("trend: cannot make a temporary file in $TMPDIR or /tmp: %s", strerror(errno));
+        fail_say(t, "cannot make a temporary file in $TMPDIR or /tmp: %s", strerror(errno));
         return WT_EIO;
     }
     setvbuf(t->spill, NULL, _IOFBF, 1u << 16); /* 64 KiB: a thousand runs' records a write */
-    if (o->json) {
-        wt_json_init(&t->j, out, 1);
-        wt_json_object_begin(&t->j, NULL);
-        wt_json_string(&t->j, "schema", WT_TREND_SCHEMA);
-        wt_json_array_begin(&t->j, "group_by");
-        for (int k = 0; k < o->n_keys; k++)
-            wt_json_string(&t->j, NULL, o->keys[k]);
-        wt_json_array_end(&t->j);
-        wt_json_object_begin(&t->j, "rule");
-        wt_json_int(&t->j, "window", o->cp.window);
-        wt_json_int(&t->j, "min_runs", o->cp.min_runs);
-        wt_json_double(&t->j, "k", o->cp.k);
-        wt_json_double(&t->j, "floor", o->cp.floor);
-        wt_json_int(&t->j, "persist", o->cp.persist);
-        wt_json_object_end(&t->j);
-        wt_json_array_begin(&t->j, "runs");
-    }
     if ((rc = run_all(t, in)) < 0)
         return rc;
     t->res.groups = (int64_t)t->n_groups;

@@ -16,7 +16,8 @@
  * buffers, the changes listed; never a word per run, per span or per run's category: a path
  * is taken from the inputs (inputs.h) when a worker is free for it, and what needs it later
  * (the JSON's runs, a change's file) reads it back from the run's spill record. A temporary file that cannot be made, written or read back fails
- * the run (WT_EIO), said on stderr. */
+ * the run (WT_EIO), said on stderr; a --json output is then empty (the failure came before its
+ * first byte) or a whole document ending with "error" (docs/FLEET.md). */
 #ifndef WT_FLEET_TREND_H
 #define WT_FLEET_TREND_H
 
@@ -85,7 +86,8 @@ typedef struct wt_trend wt_trend;
  * counted), then the summary (text table / "series" and "changes"). Damaged and unreadable
  * files, and inputs the lists or directories could not give, are named on stderr (as they are
  * met) and left out of the series (result: src.files_damaged, src.files_failed). Returns 0 and
- * *t (free it; also on failure, when set), or a negative WT_E*. `in` is spent. */
+ * *t (free it; also on failure, when set), or a negative WT_E*: then `out` has nothing, or with
+ * --json a whole document, its runs up to the failure and an "error" member. `in` is spent. */
 int wt_trend_run_inputs(wt_inputs *in, const wt_trend_opts *o, FILE *out, wt_trend **t);
 
 /* wt_trend_run_inputs() over `paths[0..n)` (a directory among them stands for its traces). */
