@@ -194,17 +194,18 @@ static rs_thread *thread_of(wt_runsum *s, uint64_t pid, uint64_t tid)
  * collects what its subtree counts per category, for the parent to do the same. A tree's
  * total so is the ledger's (each outermost span of c once) whenever its root comes, and a cut
  * file's orphans count as the ledger's flush counts them. */
-/* A span of category c at depth d takes its children's level: what their subtrees counted of c
- * comes off its own duration (returned: what it adds to c's inclusive time), their other
- * categories go up to its parent's level (none at the top), and the children's level is empty
- * again. Out of line: a leaf, most spans, has no children. */
+/* A span at depth d takes its children's level: what their subtrees counted of its own
+ * category (`bit`, 0 for a category past FAST, which has none) comes off its duration
+ * (returned: what it adds to that category's inclusive time), their other categories go up to
+ * its parent's level (none at the top), and the children's level is empty again. Out of line:
+ * a leaf, most spans, has no children. */
 __attribute__((noinline)) static int64_t take_kids(rs_level *kids, rs_level *here, uint32_t d,
-                                                   uint32_t c, int64_t dur)
+                                                   uint64_t bit, int64_t dur)
 {
-    const uint64_t bit = (uint64_t)1 << c;
     int64_t add = dur;
     uint64_t m = kids->mask;
     if (m & bit) {
+        const unsigned c = (unsigned)__builtin_ctzll(bit);
         add -= kids->v[c];
         kids->v[c] = 0;
     }
@@ -228,7 +229,7 @@ static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_leve
     const uint64_t bit = (uint64_t)1 << c;
     if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
         return WT_ENOMEM;
-    const int64_t add = kids->mask ? take_kids(kids, here, d, c, dur) : dur;
+    const int64_t add = kids->mask ? take_kids(kids, here, d, bit, dur) : dur;
     cat->incl = wt__sat_add_i64(cat->incl, add);
     if (d > 0) {
         /* v[c] is 0 when the bit is clear: this form costs the per-event path less */
@@ -264,6 +265,15 @@ static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_threa
             return rc;
     } else {
         s->nest_on = 1; /* from here on the nests see every span: no such category came before */
+        /* its children's sums of FAST categories go up to its parent's level, as through any
+         * span of another category: left at their level, the next span at this depth would
+         * take them as its own children's */
+        rs_level *kids = &t->lv[d + 1], *here = &t->lv[d];
+        if (kids->mask) {
+            if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
+                return WT_ENOMEM;
+            take_kids(kids, here, d, 0, dur);
+        }
     }
     if (s->nest_on)
         return wt_ledger_nest_span(&t->nest, depth, ci < FAST ? NO_CAT : ci, dur, add_incl, s);
