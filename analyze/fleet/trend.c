@@ -706,8 +706,9 @@ static void write_json_failed(wt_trend *t, int rc)
 static int feed_all(wt_trend *t)
 {
     int rc = wt__extsort_finish(t->sort);
-    if (rc == WT_EIO)
-        fail_say(t, "cannot write its temporary file: %s", strerror(errno));
+    if (rc == WT_EIO) /* its merge passes read the file as well as write it */
+        fail_say(t, "its temporary file failed while sorting: %s",
+                 errno ? strerror(errno) : "shorter than what was written");
     if (rc)
         return rc;
     if (t->o->json)
