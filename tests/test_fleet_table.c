@@ -9,12 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <cmocka.h>
 
+#include "table.h"
 #include "tracebuild.h"
+#include "walltime/error.h"
 #define FLEET_TMP_PREFIX "fleet_table"
 #include "fleet_cli.h"
 
@@ -223,6 +230,45 @@ static void test_table_needs_a_directory(void **state)
     assert_int_equal(fleet_cli("export --format table -o afile a.wtrace"), 1);
 }
 
+/* A disk that fills (a file size limit of `limit` bytes, SIGXFSZ ignored as after a shell's
+ * `ulimit -f`): the export, in a child, fails with WT_EIO and the cause kept for the message
+ * (EFBIG: the command says "File too large"), and leaves no table in the directory. */
+static void export_past_a_size_limit(rlim_t limit)
+{
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const struct rlimit lim = { limit, limit };
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+            _exit(10);
+        char *paths[1] = { (char *)tb_path_in("a.wtrace") };
+        wt_table_report rep;
+        const int rc = wt_table_export(paths, 1, tb_path_in("full"), &rep);
+        _exit(rc != WT_EIO ? 11 : rep.io_errno != EFBIG ? 12 : rep.runs != 0 ? 13 : 0);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    DIR *d = opendir(tb_path_in("full"));
+    assert_non_null(d);
+    int left = 0;
+    for (const struct dirent *e; (e = readdir(d));)
+        left += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(left, 0);
+}
+
+static void test_table_full_disk_says_why_and_leaves_nothing(void **state)
+{
+    (void)state;
+    make_run_a(tb_path_in("a.wtrace"));
+    for (rlim_t limit = 1; limit <= 64; limit *= 4) /* the first table, or a later one */
+        export_past_a_size_limit(limit);
+}
+
 /* Every table in tables `a` (a folder of the test's) is in `b`, decompressed equal; returns how
  * many. */
 static int same_tables(const char *a, const char *b)
@@ -280,6 +326,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_table_runs_append_into_one_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_damaged_and_unreadable_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_needs_a_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_full_disk_says_why_and_leaves_nothing, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_table_inputs_from_a_list_and_a_folder, setup,
                                         teardown),
     };

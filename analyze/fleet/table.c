@@ -422,11 +422,21 @@ static int write_run(tbl_ctx *c, FILE *out, const wt_reader_stats *st)
     return 0;
 }
 
+/* After a call that returned rc with errno set on failure: the first failure's cause, for the
+ * command's message (a full disk, a file size limit). */
+static void io_cause(tbl_ctx *c, int rc)
+{
+    if (rc == WT_EIO && !c->rep->io_errno)
+        c->rep->io_errno = errno;
+}
+
 /* Closes the current file's temporaries; on success renames them into place (runs last). */
 static int close_file(tbl_ctx *c, const wt_reader_stats *st)
 {
     int rc = wt_zfile_close(c->spans);
+    io_cause(c, rc);
     int rc2 = wt_zfile_close(c->counters);
+    io_cause(c, rc2);
     c->spans = c->counters = NULL;
     if (rc == 0)
         rc = rc2;
@@ -442,12 +452,15 @@ static int close_file(tbl_ctx *c, const wt_reader_stats *st)
         if (f) {
             write_run(c, f, st);
             int crc = wt_zfile_close(f);
+            io_cause(c, crc);
             if (rc == 0)
                 rc = crc;
         }
         if (rc == 0 && (rename(c->tmp_spans, names[0]) != 0 ||
-                        rename(c->tmp_counters, names[1]) != 0 || rename(run_tmp, names[2]) != 0))
+                        rename(c->tmp_counters, names[1]) != 0 || rename(run_tmp, names[2]) != 0)) {
             rc = WT_EIO;
+            io_cause(c, rc);
+        }
     }
     if (rc != 0 || !st) {
         if (c->tmp_spans)

@@ -34,6 +34,7 @@ typedef struct wt_table_report {
     int64_t rounds_dropped; /* rounds past WT_TABLE_MAX_ROUNDS in some file */
     int64_t meta_dropped;   /* metadata keys past WT_TABLE_MAX_META in some file */
     int legacy_ids;         /* files of format 1.0 (no run id): an id was derived (FLEET.md) */
+    int io_errno;           /* a WT_EIO's cause (EFBIG, ENOSPC, ...), 0 none or unknown */
 } wt_table_report;
 
 /* Writes the tables of `paths[0..n)` into the directory `dir` (made when missing; existing

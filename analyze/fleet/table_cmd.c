@@ -20,6 +20,10 @@ int wt_table_command(wt_inputs *in, const char *dir, int json)
         wt_cli_error("cannot write tables into '%s': %s", dir, strerror(errno));
         return WT_EXIT_FAIL;
     }
+    if (rc == WT_EIO && rep.io_errno) {
+        wt_cli_error("export: cannot write tables into '%s': %s", dir, strerror(rep.io_errno));
+        return WT_EXIT_FAIL;
+    }
     if (rc < 0) {
         wt_cli_error("export: '%s': %s", dir, wt_strerror(rc));
         return WT_EXIT_FAIL;

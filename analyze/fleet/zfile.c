@@ -16,6 +16,7 @@ typedef struct zfile {
     void *out;       /* compressed bytes not yet written */
     size_t out_cap;
     int failed;      /* a write or compression failed: the stream only swallows bytes now */
+    int err;         /* errno of the first failed write (EFBIG, ENOSPC...), 0 none or unknown */
 } zfile;
 
 /* Runs the compressor over `in` with `mode`, writing whatever it produces; 0 or -1. */
@@ -26,8 +27,10 @@ static int pump(zfile *z, ZSTD_inBuffer *in, ZSTD_EndDirective mode)
         size_t left = ZSTD_compressStream2(z->cs, &ob, in, mode);
         if (ZSTD_isError(left))
             return -1;
-        if (ob.pos && fwrite(z->out, 1, ob.pos, z->file) != ob.pos)
+        if (ob.pos && fwrite(z->out, 1, ob.pos, z->file) != ob.pos) {
+            z->err = errno;
             return -1;
+        }
         /* continue: the input must be consumed fully; end/flush: until nothing is left */
         if (mode == ZSTD_e_continue ? in->pos == in->size : left == 0)
             return 0;
@@ -50,10 +53,17 @@ static int zclose(void *cookie)
     ZSTD_inBuffer in = { NULL, 0, 0 };
     if (!z->failed && pump(z, &in, ZSTD_e_end) < 0)
         z->failed = 1;
-    int rc = fclose(z->file) != 0 || z->failed ? -1 : 0;
+    if (fclose(z->file) != 0) {
+        if (!z->err)
+            z->err = errno;
+        z->failed = 1;
+    }
+    const int rc = z->failed ? -1 : 0, err = z->err;
     ZSTD_freeCStream(z->cs);
     free(z->out);
     free(z);
+    if (rc)
+        errno = err ? err : EIO; /* what wt_zfile_close()'s caller reports */
     return rc;
 }
 
@@ -91,6 +101,10 @@ int wt_zfile_close(FILE *f)
 {
     if (!f)
         return 0;
-    int bad = ferror(f);
-    return fclose(f) != 0 || bad ? WT_EIO : 0;
+    const int bad = ferror(f);
+    if (fclose(f) != 0)
+        return WT_EIO; /* errno: zclose()'s */
+    if (bad)
+        errno = EIO; /* the stream's own error: no cause kept */
+    return bad ? WT_EIO : 0;
 }

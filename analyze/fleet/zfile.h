@@ -15,7 +15,8 @@
 FILE *wt_zfile_open(const char *path, int level);
 
 /* Ends the frame, flushes and closes the stream. Returns 0, or WT_EIO when any write failed
- * (the file is then incomplete; the caller removes it). NULL is a no-op returning 0. */
+ * (the file is then incomplete; the caller removes it), with errno the first failed write's
+ * (EFBIG, ENOSPC, ...; EIO when unknown). NULL is a no-op returning 0. */
 int wt_zfile_close(FILE *f);
 
 #endif
