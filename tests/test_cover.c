@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #include "walltime/error.h"
 #include "walltime/ledger.h"
 
@@ -27,13 +28,7 @@ typedef struct model {
 
 static uint64_t rng = 88172645463325252u;
 
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_rand(void) { return xorshift64(&rng); }
 
 static int64_t below(int64_t n)
 {

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #include "runsum.h"
 #include "source.h"
 #include "tracebuild.h"
@@ -111,13 +112,7 @@ typedef struct model {
 } model;
 
 static uint64_t seed = 88172645463325252ULL;
-static uint64_t next_rand(void)
-{
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-}
+static uint64_t next_rand(void) { return xorshift64(&seed); }
 
 static char cat_names[NCAT][8];
 

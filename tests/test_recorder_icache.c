@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #define RT_DIR_PREFIX "ic" /* this file's temporary directories */
 #include "test_recorder_util.h"
 
@@ -40,13 +41,7 @@ static void lit_text(unsigned k, char *buf, size_t cap)
     snprintf(buf, cap, "%s%03u", prefix[k / 1000], k % 1000);
 }
 
-static uint64_t next_rand(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
+static uint64_t next_rand(uint64_t *x) { return xorshift64(x); }
 
 /* A thread's cache, zeroed as a new thread state's is. */
 static wt__icache *new_cache(void)

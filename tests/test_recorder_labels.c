@@ -11,19 +11,14 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #define RT_DIR_PREFIX "lb" /* this file's temporary directories */
 #include "test_recorder_util.h"
 
 #define N_SPANS 5000
 #define N_LABELS 1000
 
-static uint64_t next_rand(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
+static uint64_t next_rand(uint64_t *x) { return xorshift64(x); }
 
 /* Label k: "layer.K.wq" for most, a run of 'a's of length k % 41 for every 7th, so that
  * lengths 0..40 all occur and short labels are prefixes of longer ones. */

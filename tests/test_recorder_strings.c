@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "xorshift.h"
 #define RT_DIR_PREFIX "st" /* this file's temporary directories */
 #include "test_recorder_util.h"
 
@@ -93,10 +94,7 @@ static void test_key_length_and_head_match_the_bytes(void **state)
         for (unsigned align = 0; align < 8; align++) {
             char *s = buf + align;
             for (size_t i = 0; i < cap + 16 - align; i++) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                s[i] = (char)(1 + x % 255);
+                s[i] = (char)(1 + xorshift64(&x) % 255);
             }
             if (n % 3 == 0 && n > 1) {
                 s[0] = (char)0x80; /* bytes the zero test treats specially */
@@ -321,10 +319,7 @@ static void test_a_reused_buffer_always_gets_the_id_of_its_bytes(void **state)
         wt__icache *c = new_cache();
         char *buf = p + page - 40 + align; /* 40 - align bytes to the page's end */
         for (int step = 0; step < 3000; step++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            const size_t n = x % 31; /* the buffer holds 33 bytes or more */
+            const size_t n = xorshift64(&x) % 31; /* the buffer holds 33 bytes or more */
             /* all 'a', but for one 'b' half the time: long shared prefixes */
             memset(buf, 'a', n);
             if (n && (x >> 40) & 1)
