@@ -519,8 +519,7 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
         an_key *k = key_of_event(a, ev);
         return k ? key_span(a, k, ev) : WT_ENOMEM;
     }
-    if (ev->ts > a->last_ts)
-        a->last_ts = ev->ts;
+    wt__anomalies_instant(a, ev->ts);
     switch (ev->kind) {
     case WT_EV_DROPPED:
         if (ev->count > 0) {

@@ -342,6 +342,21 @@ static int grow_depth(lc_thread *t, uint32_t d)
     return 0;
 }
 
+/* An event of the current file that reaches `ref` (a span's end, an instant's time) and began
+ * at `first`: late when before the SYNC watermark, and the file's first and last times. */
+static inline __attribute__((always_inline)) void note_times(wt_ledger_calc *lc, lc_proc *p,
+                                                             int64_t ref, int64_t first)
+{
+    if (WT_UNLIKELY(ref < p->sync_wm)) {
+        p->late++;
+        lc->late++;
+    }
+    if (ref > p->last_ts)
+        p->last_ts = ref;
+    if (first < p->first_ts)
+        p->first_ts = first;
+}
+
 /* One span: everything wt_ledger_calc_event() does for it (wt__ledger_calc_span() takes this
  * path for all but the common case). pc is the span's (category, label) cache slot, looked up
  * once by the caller (a second look-up would undo the first's move in the set). */
@@ -353,14 +368,7 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
         return WT_ESTATE;
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
     const int64_t ts = ev->ts, end = ts + dur;
-    if (WT_UNLIKELY(end < p->sync_wm)) {
-        p->late++;
-        lc->late++;
-    }
-    if (end > p->last_ts)
-        p->last_ts = end;
-    if (ts < p->first_ts)
-        p->first_ts = ts;
+    note_times(lc, p, end, ts);
 
     const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
     int rc;
@@ -837,14 +845,7 @@ int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
     if (!p)
         return WT_ESTATE;
     lc->events++;
-    if (ts < p->sync_wm) {
-        p->late++;
-        lc->late++;
-    }
-    if (ts > p->last_ts)
-        p->last_ts = ts;
-    if (ts < p->first_ts)
-        p->first_ts = ts;
+    note_times(lc, p, ts, ts);
     return 0;
 }
 
@@ -861,16 +862,8 @@ int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
     int64_t ref = ev->ts;
     if (ev->kind == WT_EV_ROUND)
         ref = ev->ts + (ev->dur > 0 ? ev->dur : 0);
-    if (ev->kind != WT_EV_SYNC && ev->kind != WT_EV_END) {
-        if (ref < p->sync_wm) {
-            p->late++;
-            lc->late++;
-        }
-        if (ref > p->last_ts)
-            p->last_ts = ref;
-        if (ev->ts < p->first_ts)
-            p->first_ts = ev->ts;
-    }
+    if (ev->kind != WT_EV_SYNC && ev->kind != WT_EV_END)
+        note_times(lc, p, ref, ev->ts);
     switch (ev->kind) {
     case WT_EV_META:
         wt_procname_event(&p->who, ev);
