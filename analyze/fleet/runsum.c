@@ -221,13 +221,19 @@ __attribute__((noinline)) static int64_t take_kids(rs_level *kids, rs_level *her
     return add;
 }
 
+/* Gives level `l` its FAST words (zeroed) when it has none: 0 or WT_ENOMEM. */
+static inline int level_words(rs_level *l)
+{
+    return l->v || (l->v = calloc(FAST, sizeof *l->v)) ? 0 : WT_ENOMEM;
+}
+
 static inline __attribute__((always_inline)) int incl_fast(wt_runsum *s, rs_level *lv, uint32_t d,
                                                            uint32_t c, int64_t dur)
 {
     rs_cat *cat = &s->cats[c];
     rs_level *kids = &lv[d + 1], *here = &lv[d];
     const uint64_t bit = (uint64_t)1 << c;
-    if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
+    if (d > 0 && level_words(here) < 0)
         return WT_ENOMEM;
     const int64_t add = kids->mask ? take_kids(kids, here, d, bit, dur) : dur;
     cat->incl = wt__sat_add_i64(cat->incl, add);
@@ -270,7 +276,7 @@ static inline __attribute__((always_inline)) int add_span(wt_runsum *s, rs_threa
          * take them as its own children's */
         rs_level *kids = &t->lv[d + 1], *here = &t->lv[d];
         if (kids->mask) {
-            if (d > 0 && !here->v && !(here->v = calloc(FAST, sizeof *here->v)))
+            if (d > 0 && level_words(here) < 0)
                 return WT_ENOMEM;
             take_kids(kids, here, d, 0, dur);
         }

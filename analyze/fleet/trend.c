@@ -317,25 +317,28 @@ static int spill_put(wt_trend *t, const run_sum *r, run_ref *ref)
     return 0;
 }
 
+/* A read of the spill file that failed, said: WT_EIO. */
+static int spill_read_failed(wt_trend *t)
+{
+    fail_say(t, "cannot read its temporary file back");
+    return WT_EIO;
+}
+
 /* The head of ref's spill record into *h (the file is written to the end before any read); the
  * file is then at its host. */
 static int spill_head_get(wt_trend *t, const run_ref *ref, spill_head *h)
 {
     if (ref->spill_at < 0 || fseeko(t->spill, ref->spill_at, SEEK_SET) != 0 ||
-        fread(h, sizeof *h, 1, t->spill) != 1) {
-        fail_say(t, "cannot read its temporary file back");
-        return WT_EIO;
-    }
+        fread(h, sizeof *h, 1, t->spill) != 1)
+        return spill_read_failed(t);
     return 0;
 }
 
 /* The next `len` bytes of the spill file into s, NUL-ended. 0 or WT_EIO (said). */
 static int spill_str(wt_trend *t, char *s, size_t len)
 {
-    if (len && fread(s, 1, len, t->spill) != len) {
-        fail_say(t, "cannot read its temporary file back");
-        return WT_EIO;
-    }
+    if (len && fread(s, 1, len, t->spill) != len)
+        return spill_read_failed(t);
     s[len] = '\0';
     return 0;
 }
@@ -367,10 +370,8 @@ static int spill_get(wt_trend *t, const run_ref *ref)
         r->cats = c;
         t->cap_cur = h.n_cats;
     }
-    if (h.n_cats && fread(r->cats, sizeof *r->cats, h.n_cats, t->spill) != h.n_cats) {
-        fail_say(t, "cannot read its temporary file back");
-        return WT_EIO;
-    }
+    if (h.n_cats && fread(r->cats, sizeof *r->cats, h.n_cats, t->spill) != h.n_cats)
+        return spill_read_failed(t);
     r->path = path; /* what the series read of it; ok and skipped stay the pass's */
     r->start_utc_ns = ref->start_utc_ns;
     memcpy(r->run_id, h.run_id, sizeof r->run_id);
@@ -412,10 +413,8 @@ static int spill_change_get(wt_trend *t, const run_ref *ref, spill_head *h, cons
         rc = WT_ENOMEM;
     if (rc == 0)
         rc = spill_str(t, s, h->host_len);
-    if (rc == 0 && fseeko(t->spill, h->group_len, SEEK_CUR) != 0) {
-        fail_say(t, "cannot read its temporary file back");
-        rc = WT_EIO;
-    }
+    if (rc == 0 && fseeko(t->spill, h->group_len, SEEK_CUR) != 0)
+        rc = spill_read_failed(t);
     if (rc == 0)
         rc = spill_str(t, path, h->path_len);
     if (rc == 0 && (!(*host = intern(t, s)) || !(*file = intern(t, path))))
