@@ -867,6 +867,47 @@ static void test_anomalies_a_cold_then_warm_600_tensor_load(void **state)
     done(&r);
 }
 
+/* 10,050 MISSes in A fill the list (10,000 of them listed); 30 in B come past it; the run is
+ * half untracked. Each rule has a list of its own and the run's UNTRACKED line is always
+ * listed: with one list for all, the UNTRACKED finding was counted but never shown (its group
+ * read "1 UNTRACKED; the first 0:"). A group none of whose members is listed says so; one
+ * whose list is short says of how many its "most costly" are. */
+static void test_anomalies_a_flood_of_misses_hides_no_other_finding(void **state)
+{
+    enum { NA = WT_ANOMALY_MAX_LIST + 50, NB = 30 };
+    static char names[NA + NB][8];
+    static wt_event evs[NA + NB];
+    double t = 0;
+    for (int i = 0; i < NA + NB; i++) {
+        snprintf(names[i], sizeof names[i], "t%d", i);
+        const double d = i < NA ? 0.010 : 0.020;
+        evs[i] = sp(1, t, t + d, i < NA ? "A" : "B", names[i], WT_CACHED_MISS);
+        t += d;
+    }
+    wt_anomaly_opts o = defaults();
+    o.untracked_pct = 10;
+    run r;
+    go(&r, &o, evs, NA + NB, WT_END_CLEAN, 2 * t, NULL, 0); /* tracked t of 2t: 50% */
+    assert_int_equal(wt_anomalies_count(r.an, WT_AN_MISS), NA + NB);
+    assert_int_equal(wt_anomalies_omitted(r.an), 50 + NB);
+    const wt_anomaly *u = first(&r, WT_AN_UNTRACKED);
+    assert_non_null(u);
+    assert_float_equal(u->seconds, t, 1e-6);
+    char **lines;
+    size_t n;
+    assert_int_equal(wt_anomalies_lines(r.an, 10, &lines, &n), 0);
+    assert_int_equal(n, 1 + 10 + 1 + 1 + 1);
+    assert_true(strncmp(lines[0], "10050 CACHE MISS in A, at least ", 32) == 0);
+    assert_non_null(strstr(lines[0], " avoidable in all; the 10 most costly of the 10000 listed:"));
+    assert_true(strncmp(lines[1], "  CACHE MISS: A t", 17) == 0);
+    assert_true(strncmp(lines[11], "30 CACHE MISS in B, at least 600 ms avoidable in all", 52) == 0);
+    assert_non_null(strstr(lines[11], "; none listed (past the 10000 a rule lists)"));
+    assert_true(strncmp(lines[12], "UNTRACKED: ", 11) == 0);
+    assert_string_equal(lines[13], "80 more found but not listed (past the 10000 a rule lists)");
+    wt_anomaly_lines_free(lines, n);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -893,6 +934,7 @@ int main(void)
         cmocka_unit_test(test_anomalies_min_cost_holds_back_cheap_findings),
         cmocka_unit_test(test_anomalies_gates_fire_past_their_threshold),
         cmocka_unit_test(test_anomalies_a_cold_then_warm_600_tensor_load),
+        cmocka_unit_test(test_anomalies_a_flood_of_misses_hides_no_other_finding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

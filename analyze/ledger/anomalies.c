@@ -44,9 +44,20 @@ const char *wt__an_intern(wt_anomalies *a, const char *s)
     return stable;
 }
 
+/* Whether rule k's findings are at most one per run, file, budget or category: listed always.
+ * The others (a finding per span or per label: misses, repeats, slow HITs, outliers, spans
+ * left open, damage) list at most WT_ANOMALY_MAX_LIST each, so that a flood of one rule
+ * (140,000 cold-cache MISSes) hides neither another rule's findings nor the run's UNTRACKED
+ * line, as one cap for all did. */
+static int always_listed(wt_anomaly_kind k)
+{
+    return k == WT_AN_UNTRACKED || k == WT_AN_BUDGET || k == WT_AN_BASELINE ||
+           k == WT_AN_NO_END || k == WT_AN_DROPPED;
+}
+
 /* Adds an anomaly of kind k: `title` is the rule's word, the printf text what follows it (the
  * process name goes between them at finish). Counted always, in its group too; listed while
- * under the cap. */
+ * its rule is under the cap (always_listed()). */
 static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
@@ -56,11 +67,11 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_a
     if (g < 0)
         return WT_ENOMEM;
     a->counts[k]++;
-    if (a->listed >= WT_ANOMALY_MAX_LIST) {
+    an_list *l = &a->kinds[k];
+    if (l->n >= WT_ANOMALY_MAX_LIST && !always_listed(k)) {
         a->omitted++;
         return 0;
     }
-    an_list *l = &a->kinds[k];
     wt_anomaly *nv = wt__grow_array(l->v, &l->cap, l->n + 1, sizeof *nv);
     if (!nv)
         return WT_ENOMEM;
@@ -79,7 +90,6 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_a
     x->text = text;
     x->title = title;
     x->group = (size_t)g;
-    a->listed++;
     return 0;
 }
 

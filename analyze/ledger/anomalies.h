@@ -12,7 +12,10 @@
  * medians are exact up to that many spans and an estimate past it), plus the
  * WT_ANOMALY_KEEP_SLOWEST slowest spans and HITs per label (the only candidates of the outlier
  * and slow-HIT rules). Misses are kept one by one up to WT_ANOMALY_MAX_LIST; past it they are
- * counted (wt_anomalies_omitted()) but not listed. Nothing grows with the number of events.
+ * counted (wt_anomalies_omitted()) but not listed; so are the findings of each rule that can
+ * fire per span or per label past that many (the run's, a file's, a budget's and a category's
+ * are always listed): at most some 6 x 10000 listed findings of about 300 bytes. Nothing grows
+ * with the number of events.
  * Keys are bounded as in the ledger (spanstat.h): at most WT_MAX_CATEGORIES categories and
  * WT_MAX_LABEL_KEYS (category, label) keys; past them, spans of new ones are taken as of
  * category WT_OTHER_CATEGORIES, label WT_OTHER_LABELS (so anomalies about them carry those

@@ -222,7 +222,15 @@ static void heading(line_buf *l, const wt_anomaly_group *g, size_t shown)
     if (words)
         snprintf(cost, sizeof cost, ", %s%s %s in all", g->cost_lower_bound ? "at least " : "",
                  AN_SECS(b, g->cost), words);
-    snprintf(tail, sizeof tail, words ? "; the %zu most costly:" : "; the first %zu:", shown);
+    if (shown == 0) /* every member came past its rule's list (a flood of another category) */
+        snprintf(tail, sizeof tail, "; none listed (past the %d a rule lists)",
+                 WT_ANOMALY_MAX_LIST);
+    else if (g->count > (int64_t)g->n_items) /* the members past the list are not ranked */
+        snprintf(tail, sizeof tail,
+                 words ? "; the %zu most costly of the %zu listed:" : "; the first %zu of the %zu listed:",
+                 shown, g->n_items);
+    else
+        snprintf(tail, sizeof tail, words ? "; the %zu most costly:" : "; the first %zu:", shown);
     push(l, "%lld %s%s%s%s%s", (long long)g->count, g->title,
          g->category ? " in " : "", g->category ? g->category : "", cost, tail);
 }
@@ -258,8 +266,8 @@ int wt_anomalies_lines(const wt_anomalies *a, size_t top, char ***out, size_t *n
     }
     below_line(&l, a);
     if (a->omitted)
-        push(&l, "%lld more found but not listed (past %d)", (long long)a->omitted,
-             WT_ANOMALY_MAX_LIST);
+        push(&l, "%lld more found but not listed (past the %d a rule lists)",
+             (long long)a->omitted, WT_ANOMALY_MAX_LIST);
     if (l.failed) {
         wt_anomaly_lines_free(l.v, l.n);
         *out = NULL;

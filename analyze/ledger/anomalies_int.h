@@ -93,7 +93,7 @@ struct wt_anomalies {
     int64_t counts[WT_AN_KIND_COUNT];
     int64_t below[WT_AN_KIND_COUNT]; /* not fired: cost under min_cost */
     double min_cost;
-    int64_t omitted, listed;
+    int64_t omitted;
     /* the groups: (kind, category) -> index */
     wt__strmap group_map;
     an_group *groups;
