@@ -8,7 +8,13 @@
  *   nested     a "phase" span nesting 9 "weights" loads over 100 labels, HIT/MISS and bytes;
  *   random     1,000 labels (formatted into a buffer) in a random order;
  *   threads8   8 threads recording the nested shape at once;
- *   counters   every span followed by two samples of 16 counters.
+ *   counters   every span followed by two samples of 16 counters;
+ *   labels16k  16,384 labels, one per tensor ("layers.N.wK", formatted into a buffer), in a
+ *              random order, one span in ten a MISS: a mixture-of-experts load's label count,
+ *              610 spans a label at 10 M, so every per-label reservoir fills and then samples;
+ *   unique     every span its own label ("tensor.N.weight"), one in ten a MISS: past the
+ *              analyses' 16,384 keys the labels fold, and the reader keeps every string up to
+ *              its bounds (reader.h).
  * Per shape, each command runs in a child process with stdout to /dev/null; its CPU time
  * (user + system, wait4) is the figure on a shared machine, and its peak RSS (ru_maxrss):
  * `zstd -dc` (the floor), `ledger`, `anomalies`, `info`; and on the repeated and nested
@@ -79,9 +85,9 @@ static void fig(const char *name, double v, const char *unit, const char *target
 }
 
 /* ---- the shapes ---- */
-enum { S_REPEATED, S_NESTED, S_RANDOM, S_THREADS8, S_COUNTERS, N_SHAPES };
+enum { S_REPEATED, S_NESTED, S_RANDOM, S_THREADS8, S_COUNTERS, S_LABELS16K, S_UNIQUE, N_SHAPES };
 static const char *const shape_name[N_SHAPES] = { "repeated", "nested", "random", "threads8",
-                                                  "counters" };
+                                                  "counters", "labels16k", "unique" };
 
 static char labels100[100][16];
 
@@ -124,7 +130,7 @@ static long long record(int sh, const char *path, long long n)
     static const char *const cnames[16] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
                                             "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15" };
     uint64_t x = 88172645463325252ull;
-    char buf[32];
+    char buf[48];
     switch (sh) {
     case S_REPEATED:
     case S_RANDOM:
@@ -144,6 +150,23 @@ static long long record(int sh, const char *path, long long n)
                 wt_counter(cnames[i & 15], i);
                 wt_counter(cnames[(i + 7) & 15], -i);
             }
+            if ((i + 1) % 100000 == 0)
+                wt_flush();
+        }
+        break;
+    case S_LABELS16K:
+    case S_UNIQUE:
+        for (long long i = 0; i < n; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            const int l = (int)(x % 16384);
+            if (sh == S_LABELS16K)
+                snprintf(buf, sizeof buf, "layers.%d.w%d", l / 8, l % 8);
+            else
+                snprintf(buf, sizeof buf, "tensor.%lld.weight", i);
+            wt_span h = wt_begin("weights", buf);
+            wt_end(h, (x >> 20) % 10 == 0 ? WT_CACHED_MISS : WT_CACHED_HIT, 1, NULL);
             if ((i + 1) % 100000 == 0)
                 wt_flush();
         }
