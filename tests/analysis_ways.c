@@ -2,33 +2,134 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "analysis_ways.h"
 
-/* A caller's event callback: its presence is what turns the id path off. */
-static int noop_event(void *ctx, int fi, const wt_event *ev)
+/* Way 2's event callback: a digest of every event it is given, in order (kind, times, the
+ * span's numbers and its strings' bytes), and how many. */
+typedef struct digest {
+    uint64_t h, n;
+} digest;
+
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-    (void)ctx;
-    (void)fi;
-    (void)ev;
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ull;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = mix(h, (unsigned char)*s);
+    return mix(h, s ? 1 : 0);
+}
+
+static int digest_event(void *ctx, int fi, const wt_event *ev)
+{
+    digest *d = ctx;
+    uint64_t h = mix(d->h, (uint64_t)fi);
+    h = mix(h, (uint64_t)ev->kind);
+    h = mix(h, ev->pid);
+    h = mix(h, ev->tid);
+    h = mix(h, (uint64_t)ev->ts);
+    if (ev->kind == WT_EV_SPAN) {
+        h = mix(h, (uint64_t)ev->dur);
+        h = mix(h, (uint64_t)ev->count);
+        h = mix(h, (uint64_t)ev->bytes);
+        h = mix(h, (uint64_t)ev->cached | (uint64_t)ev->depth << 8 | (uint64_t)ev->flags << 40);
+        h = mix_str(mix_str(mix_str(h, ev->category), ev->label), ev->detail);
+    }
+    d->h = h;
+    d->n++;
     return 0;
+}
+
+/* The digest of the files read by wt_source_run() with that callback alone. */
+static digest source_digest(char *const *paths, int n)
+{
+    static const wt_source_ops ops = { .event = digest_event };
+    digest d = { 0, 0 };
+    wt_source_result res;
+    assert_int_equal(wt_source_run(paths, n, &ops, &d, &res), 0);
+    return d;
+}
+
+/* Way 1: the analyses' own event calls, every event as a wt_event (the reference the
+ * batches and pair_event()'s direct span path are held to), without analysis.c. */
+typedef struct plain {
+    wt_ledger_calc *lc;
+    wt_anomalies *an;
+} plain;
+
+static int plain_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    plain *p = ctx;
+    (void)fi;
+    int rc = wt_ledger_calc_file_begin(p->lc, path, info);
+    return rc ? rc : wt_anomalies_file_begin(p->an, path, info);
+}
+
+static int plain_event(void *ctx, int fi, const wt_event *ev)
+{
+    plain *p = ctx;
+    (void)fi;
+    int rc = wt_ledger_calc_event(p->lc, ev);
+    return rc ? rc : wt_anomalies_event(p->an, ev);
+}
+
+static int plain_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    plain *p = ctx;
+    (void)fi;
+    wt_ledger_calc_damage(p->lc, off, msg);
+    wt_anomalies_damage(p->an, off, msg);
+    return 0;
+}
+
+static int plain_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    plain *p = ctx;
+    (void)fi;
+    int rc = wt_ledger_calc_file_end(p->lc, st);
+    return rc ? rc : wt_anomalies_file_end(p->an, st);
 }
 
 void aw_analyse(char *const *paths, int n, int way, wt_analysis *a)
 {
-    static const wt_source_ops events_too = { .event = noop_event };
+    static const wt_source_ops also = { .event = digest_event };
     static wt_anomaly_opts ao;
     wt_anomaly_opts_init(&ao);
     ao.min_cost_s = 0; /* every anomaly listed: the outliers depend on the medians */
+    if (way == 1) {
+        static const wt_source_ops ops = { plain_begin, plain_event, plain_damage, plain_end,
+                                           NULL };
+        memset(a, 0, sizeof *a);
+        assert_int_equal(wt_ledger_calc_create(NULL, &a->lc), 0);
+        assert_int_equal(wt_anomalies_create(&ao, &a->an), 0);
+        plain p = { a->lc, a->an };
+        assert_int_equal(wt_source_run(paths, n, &ops, &p, &a->res), 0);
+        assert_int_equal(wt_ledger_calc_finish(a->lc), 0);
+        assert_int_equal(wt_anomalies_finish(a->an, wt_ledger_calc_result(a->lc), NULL), 0);
+        return;
+    }
     wt_analysis_opts o;
     memset(&o, 0, sizeof o);
     o.anomalies = &ao;
-    if (way == 1)
-        o.also = &events_too;
+    digest seen = { 0, 0 };
+    if (way == 2) {
+        o.also = &also;
+        o.also_ctx = &seen;
+    }
     assert_int_equal(wt_analysis_run(paths, n, &o, a), 0);
+    if (way == 2) { /* the callback saw every event of the files, in their order */
+        const digest want = source_digest(paths, n);
+        assert_int_equal(seen.n, want.n);
+        assert_true(seen.h == want.h);
+    }
 }
 
 const wt_ledger_cat *aw_cat_named(const wt_analysis *a, const char *name)

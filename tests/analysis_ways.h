@@ -1,8 +1,9 @@
-/* The two ways through analysis.c, for tests that hold them to each other: way 0 the reader's
+/* The ways through analysis.c, for tests that hold them to each other: way 0 the reader's
  * span batches (the per-file id table, the ledger's and the anomalies' runs), way 1 the event
- * path (a caller's event callback turns the batches' id path off: every span comes as a
- * wt_event, span by span). Used by test_analysis_ids.c and test_ledger_runs.c; a cmocka
- * assertion fails the test on any difference. Include after <cmocka.h>. */
+ * path (every event as a wt_event into the analyses' own event calls, without analysis.c),
+ * way 2 way 0 with a caller's event callback (as export has), which must see every event of
+ * the files in their order (checked inside aw_analyse()). Used by test_analysis_ids.c and test_ledger_runs.c; a cmocka assertion fails the test
+ * on any difference. Include after <cmocka.h>. */
 #ifndef WT_TEST_ANALYSIS_WAYS_H
 #define WT_TEST_ANALYSIS_WAYS_H
 

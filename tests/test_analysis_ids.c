@@ -86,8 +86,8 @@ static void test_ids_epoch_and_damage(void **state)
     free(d);
 
     char *paths[1] = { path };
-    wt_analysis w[2];
-    for (int way = 0; way < 2; way++) {
+    wt_analysis w[3];
+    for (int way = 0; way < 3; way++) {
         analyse(paths, 1, way, &w[way], 1);
         /* by hand: frame 2's span is gone; frame 3's "lost" under the unknown name */
         check_cat(&w[way], "(unknown string 3)", 3000, 3000 * 100, 3000, 0);
@@ -95,6 +95,7 @@ static void test_ids_epoch_and_damage(void **state)
         check_cat(&w[way], "k", 3004, 3000 * 100 + 4 * 50, 3000, 4);
     }
     aw_check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[2]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(path);
@@ -129,13 +130,14 @@ static void test_ids_reset_per_file(void **state)
     two_cats(pa, 5, "a", "b", "a", 3000, 100, "b", 3000, 200);
     two_cats(pb, 6, "b", "a", "a", 3000, 50, "b", 3000, 300);
     char *paths[2] = { pa, pb };
-    wt_analysis w[2];
-    for (int way = 0; way < 2; way++) {
+    wt_analysis w[3];
+    for (int way = 0; way < 3; way++) {
         analyse(paths, 2, way, &w[way], 0);
         check_cat(&w[way], "a", 3000 + 3000, 3000 * 100 + 3000 * 50, 6000, 0);
         check_cat(&w[way], "b", 3000 + 3000, 3000 * 200 + 3000 * 300, 6000, 0);
     }
     aw_check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[2]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(pa);

@@ -107,22 +107,31 @@ static __attribute__((noinline)) int pair_general(wt_analysis_pair *p, int fi,
     return rc;
 }
 
-/* An event to both analyses and no caller's callback: a span down pair_span(), a counter
- * sample or a mark (an instant: it only moves the clocks) to the two analyses' instant calls,
- * without the dispatch of their event calls (a counters trace has two samples per span);
+/* The caller's event callback, if any, after the analyses took ev. */
+static inline int pair_also(wt_analysis_pair *p, int fi, const wt_event *ev)
+{
+    return p->also && p->also->event ? p->also->event(p->also_ctx, fi, ev) : 0;
+}
+
+/* An event to both analyses: a span down pair_span(), a counter sample or a mark (an instant:
+ * it only moves the clocks) to the two analyses' instant calls, without the dispatch of their
+ * event calls (a counters trace has two samples per span), then to the caller's callback;
  * anything else, or any event of another pair, down pair_general(). */
 static int pair_event(void *ctx, int fi, const wt_event *ev)
 {
     wt_analysis_pair *p = ctx;
     wt__pair_slot *slot;
-    if (p->lc && p->an && !(p->also && p->also->event)) {
-        if (ev->kind == WT_EV_SPAN)
-            return pair_span(p->lc, p->an, ev, &slot);
+    if (p->lc && p->an) {
+        int rc;
+        if (ev->kind == WT_EV_SPAN) {
+            rc = pair_span(p->lc, p->an, ev, &slot);
+            return rc != 0 ? rc : pair_also(p, fi, ev);
+        }
         if (ev->kind == WT_EV_COUNTER || ev->kind == WT_EV_MARK) {
-            const int rc = wt__ledger_calc_instant(p->lc, ev->ts);
-            if (rc == 0)
-                wt__anomalies_instant(p->an, ev->ts);
-            return rc;
+            if ((rc = wt__ledger_calc_instant(p->lc, ev->ts)) != 0)
+                return rc;
+            wt__anomalies_instant(p->an, ev->ts);
+            return pair_also(p, fi, ev);
         }
     }
     return pair_general(p, fi, ev);
@@ -251,11 +260,13 @@ static int pair_ids(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c, 
     return rc;
 }
 
-/* A batch of spans. With the ledger and no caller's event callback (export has one), the
- * batch's thread is looked up once and the spans go through pair_ids(), keyed by the ids of
- * a per-file table (reset at each file and when the string epoch changes). Otherwise each span
- * goes, as the event wt_reader_next() would have given, down the path pair_event() would take:
- * the analyses see exactly what they saw event by event. */
+/* A batch of spans. With the ledger, the batch's thread is looked up once and the spans go
+ * through pair_ids(), keyed by the ids of a per-file table (reset at each file and when the
+ * string epoch changes); then, one by one as events, to the caller's event callback (export:
+ * its state and the analyses' are apart, so each sees its events in order, and the analyses
+ * keep the id path, where the event path's pointer caches thrash past 8,192 labels). Otherwise
+ * each span goes, as the event wt_reader_next() would have given, down the path pair_event()
+ * would take: the analyses see exactly what they saw event by event. */
 static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
 {
     wt_analysis_pair *p = ctx;
@@ -267,19 +278,27 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
     ev.end = WT_END_NONE;
     batch_strs c = { { 0, 0, 0 }, { NULL, NULL, NULL } };
     int rc = 0;
-    const int direct = p->lc && !(p->also && p->also->event);
+    const int direct = p->lc != NULL;
     if (direct && !p->ids && (p->ids = calloc(1, sizeof *p->ids)) == NULL)
         return WT_ENOMEM;
     if (direct && (rc = wt__ledger_calc_thread(p->lc, b->pid, b->tid)) == 0) {
         wt__idtab_epoch(&p->ids->tab, sizeof(wt__pair_id), b->string_epoch);
-        return pair_ids(p, b, &c, &ev);
+        rc = pair_ids(p, b, &c, &ev);
+        for (size_t i = 0; rc == 0 && p->also && p->also->event && i < b->n; i++) {
+            rec_event(b, &c, &b->spans[i], &ev);
+            rc = p->also->event(p->also_ctx, fi, &ev);
+        }
+        return rc;
     }
     if (rc < 0)
         return rc;
     wt__pair_slot *slot;
     for (size_t i = 0; i < b->n && rc == 0; i++) {
         rec_event(b, &c, &b->spans[i], &ev);
-        rc = direct && p->an ? pair_span(p->lc, p->an, &ev, &slot) : pair_general(p, fi, &ev);
+        if (direct && p->an && (rc = pair_span(p->lc, p->an, &ev, &slot)) == 0)
+            rc = pair_also(p, fi, &ev);
+        else if (!(direct && p->an))
+            rc = pair_general(p, fi, &ev);
     }
     return rc;
 }
