@@ -17,9 +17,9 @@
  *              its bounds (reader.h).
  * Per shape, each command runs in a child process with stdout to /dev/null; its CPU time
  * (user + system, wait4) is the figure on a shared machine, and its peak RSS (ru_maxrss):
- * `zstd -dc` (the floor), `ledger`, `anomalies`, `info`; and on the repeated and nested
- * shapes `dump --json` (events per second of CPU) and `export` (Perfetto, spans per second
- * of CPU). Targets: ledger, anomalies, info <= 2x the floor's CPU; dump --json >= 5 M
+ * `zstd -dc` (the floor), `ledger`, `anomalies`, `info`; and on the repeated, nested,
+ * labels16k and unique shapes `dump --json` (events per second of CPU) and `export`
+ * (Perfetto, spans per second of CPU). Targets: ledger, anomalies, info <= 2x the floor's CPU; dump --json >= 5 M
  * events/s; export >= 5 M spans/s; peak RSS < 64 MiB for every command.
  * Then, in process, the analysis alone on the nested shape (ledger + anomalies over events
  * decoded beforehand, see ANALYSIS_EVENTS): ns per span, the figure to watch when changing
@@ -460,7 +460,9 @@ int main(int argc, char **argv)
         char *export_argv[] = { WT_ANALYZE_BIN, "export", "-o", "/dev/null", path, NULL };
         double fz, fl, fa, fi, fd = 0, fe = 0;
         long rz, rl, ra, ri, rd = 0, re = 0;
-        const int heavy = sh == S_REPEATED || sh == S_NESTED;
+        /* dump and export: the two shapes of few labels, and the two of many (export's
+         * string tables and the analyses' per-label state) */
+        const int heavy = sh == S_REPEATED || sh == S_NESTED || sh == S_LABELS16K || sh == S_UNIQUE;
         if (measure(zstd_argv, reps, &fz, &rz) || measure(ledger_argv, reps, &fl, &rl) ||
             measure(anom_argv, reps, &fa, &ra) || measure(info_argv, reps, &fi, &ri) ||
             (heavy && (measure(dump_argv, reps, &fd, &rd) ||
