@@ -98,6 +98,7 @@ static void test_ids_epoch_and_damage(void **state)
     aw_check_same(&w[0], &w[2]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
+    wt_analysis_release(&w[2]);
     unlink(path);
 }
 
@@ -140,6 +141,7 @@ static void test_ids_reset_per_file(void **state)
     aw_check_same(&w[0], &w[2]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
+    wt_analysis_release(&w[2]);
     unlink(pa);
     unlink(pb);
 }

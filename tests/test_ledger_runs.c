@@ -148,6 +148,7 @@ static void test_runs_lone_tops(void **state)
     aw_check_same(&w[0], &w[2]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
+    wt_analysis_release(&w[2]);
     unlink(pa);
     unlink(pb);
 }
@@ -213,6 +214,7 @@ static void test_runs_leaves_and_waiting(void **state)
     aw_check_same(&w[0], &w[2]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
+    wt_analysis_release(&w[2]);
     unlink(path);
 }
 
