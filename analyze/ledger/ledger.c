@@ -626,14 +626,25 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot *
     const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
     wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
     *slot = pc;
+    if (WT_UNLIKELY(!(pc->valid && pc->a == ca && pc->b == la)) && lc->cur) {
+        /* a pair new to the cache: its keys first, so that a span whose new label folds past
+         * the bound (every span, in a trace that gives each its own label) can take the
+         * common case below, with only its fold to count */
+        const int rc = span_keys(lc, ev, pc);
+        if (rc < 0)
+            return rc;
+    }
     lc_thread *t = lc->last_t;
-    if (WT_UNLIKELY(!lc->cur || pc->valid != LC_SLOT_KEPT || pc->a != ca || pc->b != la || !t ||
+    if (WT_UNLIKELY(!lc->cur || (pc->valid & ~LC_SLOT_LABEL_FOLDED) != LC_SLOT_KEPT || !t ||
                     lc->opts.by_label || t->pid != ev->pid || t->tid != ev->tid))
         return span_general(lc, ev, pc);
     const lc_fields f = { ev->ts, ev->dur, ev->count, ev->bytes, ev->depth, ev->flags,
                           ev->cached };
     const int rc = span_common(lc, t, pc->x, &f);
-    return rc == 1 ? span_general(lc, ev, pc) : rc;
+    if (rc == 1)
+        return span_general(lc, ev, pc); /* which counts the fold itself */
+    lc->folded_label_spans += (pc->valid & LC_SLOT_LABEL_FOLDED) != 0;
+    return rc;
 }
 
 /* What lone_run() and leaf_run() keep in locals for a run's spans of one category c: the
