@@ -199,14 +199,24 @@ static size_t key_text(char *buf, size_t size, const char *c, const char *l)
 /* The key of (cat, label), made on first sight. Past the bounds (spanstat.h) a new category is
  * WT_OTHER_CATEGORIES and a new pair is (category, WT_OTHER_LABELS), as in the ledger: the
  * same events in the same order fold the same spans in both. */
+static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *cat,
+                                                  const char *label);
 static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
+{
+    const char *l = label ? label : "";
+    if (a->key_map.n >= WT_MAX_LABEL_KEYS && a->fold_ok && cat == a->fold_cat &&
+        !wt__textset_maybe(&a->kept_labels, l, strlen(l)))
+        return &a->keys[a->fold_key]; /* a label of no key: it folds as the last one did */
+    return key_make(a, cat, label);
+}
+
+/* key_of() past its fold by the filter: the look-ups, and the key made on first sight. */
+static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *cat,
+                                                  const char *label)
 {
     char buf[2 * 4096 + 2];
     const char *c = cat ? cat : "", *l = label ? label : "";
     uint32_t idx;
-    if (a->key_map.n >= WT_MAX_LABEL_KEYS && a->fold_ok && cat == a->fold_cat &&
-        !wt__textset_maybe(&a->kept_labels, l, strlen(l)))
-        return &a->keys[a->fold_key]; /* a label of no key: it folds as the last one did */
     if (WT_UNLIKELY(a->cat_map.n >= WT_MAX_CATEGORIES) &&
         !wt__strmap_get(&a->cat_map, c, strlen(c), &idx))
         c = WT_OTHER_CATEGORIES;
