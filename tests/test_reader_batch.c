@@ -1,5 +1,6 @@
 /* The reader's span batches (wt_reader_next_spans) against traces built by hand: a batch holds
- * the plain spans of one thread and one frame in a row and stops before anything else (a
+ * the plain spans of one thread and one frame in a row, taking the string definitions among
+ * them (the first of each id), and stops before anything else (a
  * counter, a mark, a thread switch, a frame boundary, damage, an undefined id, a value the
  * general decoder reads its own way); the array's capacity bounds it; wt_reader_string() names
  * the ids. Reading with batches (and wt_reader_next() whenever a batch is empty) must deliver
@@ -317,10 +318,9 @@ static void test_batch_damage_reported_with_offset_and_reading_goes_on(void **st
     }
     assert_int_equal(errors, 1);
     assert_int_equal(spans, 400);
-    /* not batched: the first span of a frame (after its THREAD record) and the spans right
-     * after a string's definition (frame 1: the first ten, defining l0..l9; frame 3: the
-     * first, defining f2) */
-    assert_int_equal(batched, 400 - 10 - 1);
+    /* not batched: the first span of each intact frame, which wt_reader_next() reads with
+     * the frame's THREAD record (string definitions stay in the batches) */
+    assert_int_equal(batched, 400 - 2);
     assert_int_equal(find_ts(l, 100000), -1);
     assert_true(find_ts(l, 19900) < err_at && err_at < find_ts(l, 200000));
     assert_string_equal(l->it[find_ts(l, 219900)].str[0], "f2");
@@ -477,7 +477,7 @@ static void test_batch_long_frame_with_varied_records(void **state)
         batched += it->batch > 0;
         t += durs[i % 5] + 1;
     }
-    assert_int_equal(batched, 2998); /* spans 0 and 1 come after strings' definitions */
+    assert_int_equal(batched, 2999); /* span 0 comes with the frame's THREAD record */
     free(l);
     unlink(path);
 }
@@ -582,12 +582,12 @@ static void test_batch_lean_fields(void **state)
     wt_reader *r;
     assert_int_equal(wt_reader_open(path, &r), 0);
     wt_reader_span_fields(r, WT_SPANF_LEAN);
-    assert_int_equal(read_lean_against(r, p), 2998);
+    assert_int_equal(read_lean_against(r, p), 2999);
     wt_reader_stats st;
     wt_reader_get_stats(r, &st);
     assert_memory_equal(&st, &p->st, sizeof st);
     assert_int_equal(wt_reader_reopen(r, path), 0);
-    assert_int_equal(read_lean_against(r, p), 2998); /* kept across the reopen */
+    assert_int_equal(read_lean_against(r, p), 2999); /* kept across the reopen */
 
     assert_int_equal(wt_reader_reopen(r, path), 0);
     wt_reader_span_fields(r, WT_SPANF_LEAN | WT_SPANF_TS);
@@ -646,6 +646,81 @@ static void test_batch_ids_past_a_lost_definition(void **state)
     assert_true(l->it[k - 1].batch > 0);
     assert_int_equal(l->sizes[l->it[k - 1].batch - 1], 10);
     assert_string_equal(l->it[k].str[0], "late-cat");
+    free(l);
+    unlink(path);
+}
+
+/* Every span a label of its own (one per request, per tensor shard): each span's STRING
+ * record comes right before it, and the batches take the definitions as they go, so every
+ * span but the frame's first (read with its THREAD record) is batched, each named right. A
+ * definition of an id already known (a repeated frame's) is left to wt_reader_next(): the
+ * batch stops before it, and the span after it comes from wt_reader_next(). */
+static void test_batch_takes_string_definitions(void **state)
+{
+    (void)state;
+    const char *path = tmp("uniq");
+    tb *b = tb_create(path, 1, 0, 0);
+    char label[16];
+    for (int i = 0; i < 200; i++) {
+        if (i == 150)
+            tb_redefine(b, "u7");
+        snprintf(label, sizeof label, "u%d", i);
+        tb_span(b, 1, 100 * i, 100 * i + 50, 0, "weights", label);
+    }
+    tb_close(b, TB_END_CLEAN, 100000, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    int batched = 0, spans = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (l->it[i].kind != WT_EV_SPAN)
+            continue;
+        snprintf(label, sizeof label, "u%d", spans);
+        assert_string_equal(l->it[i].str[1], label);
+        assert_string_equal(l->it[i].str[0], "weights");
+        assert_int_equal(l->it[i].ts, 100 * spans);
+        assert_int_equal(l->it[i].batch > 0, spans != 0 && spans != 150);
+        batched += l->it[i].batch > 0;
+        spans++;
+    }
+    assert_int_equal(spans, 200);
+    assert_int_equal(batched, 198);
+    assert_int_equal(l->st.strings, 201); /* "weights" and 200 labels, the repeat not counted */
+    free(l);
+    unlink(path);
+}
+
+/* A string whose definition was lost with a damaged frame reads as "(unknown string 3)" until
+ * it is defined again; a batch must not take that definition: the spans it holds before it
+ * would then be named by the new string (wt_reader_string() is asked after the batch). */
+static void test_batch_stops_before_a_lost_string_defined_again(void **state)
+{
+    (void)state;
+    const char *path = tmp("again");
+    tb *b = tb_create(path, 1, 0, 0);
+    tb_span(b, 1, 100, 200, 0, "cat", "lab");
+    tb_frame(b);
+    tb_span(b, 1, 300, 400, 0, "cat", "gone"); /* string 3, lost with this frame */
+    tb_frame(b);
+    for (int i = 0; i < 8; i++) {
+        if (i == 4)
+            tb_redefine(b, "gone");
+        tb_span(b, 1, 500 + 10 * i, 505 + 10 * i, 0, "cat", "gone");
+    }
+    tb_close(b, TB_END_CLEAN, 1000, 0);
+    damage_second_frame(path);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    int spans = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (l->it[i].kind != WT_EV_SPAN || l->it[i].ts < 500)
+            continue;
+        assert_string_equal(l->it[i].str[1], spans < 4 ? "(unknown string 3)" : "gone");
+        spans++;
+    }
+    assert_int_equal(spans, 8);
     free(l);
     unlink(path);
 }
@@ -963,6 +1038,8 @@ int main(void)
         cmocka_unit_test(test_batch_string_by_id_on_bad_ids),
         cmocka_unit_test(test_batch_lean_fields),
         cmocka_unit_test(test_batch_ids_past_a_lost_definition),
+        cmocka_unit_test(test_batch_takes_string_definitions),
+        cmocka_unit_test(test_batch_stops_before_a_lost_string_defined_again),
         cmocka_unit_test(test_batch_varints_of_every_length),
         cmocka_unit_test(test_batch_varints_that_do_not_parse),
         cmocka_unit_test(test_batch_many_frames_through_the_queue),

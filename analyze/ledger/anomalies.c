@@ -141,6 +141,7 @@ int wt_anomalies_file_begin(wt_anomalies *a, const char *path, const wt_trace_in
     a->damaged_reported = 0;
     a->n_rounds = 0;
     memset(a->pcache, 0, sizeof a->pcache);
+    a->fold_ok = 0; /* keyed by pointer, as the pcache */
     for (size_t i = 0; i < a->n_keys; i++)
         a->keys[i].load_ts_file = INT64_MAX;
     an_file *nf = wt__grow_array(a->files, &a->cap_files, a->n_files + 1, sizeof *nf);
@@ -198,7 +199,20 @@ static size_t key_text(char *buf, size_t size, const char *c, const char *l)
 /* The key of (cat, label), made on first sight. Past the bounds (spanstat.h) a new category is
  * WT_OTHER_CATEGORIES and a new pair is (category, WT_OTHER_LABELS), as in the ledger: the
  * same events in the same order fold the same spans in both. */
+static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *cat,
+                                                  const char *label);
 static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
+{
+    const char *l = label ? label : "";
+    if (a->key_map.n >= WT_MAX_LABEL_KEYS && a->fold_ok && cat == a->fold_cat &&
+        !wt__textset_maybe(&a->kept_labels, l, strlen(l)))
+        return &a->keys[a->fold_key]; /* a label of no key: it folds as the last one did */
+    return key_make(a, cat, label);
+}
+
+/* key_of() past its fold by the filter: the look-ups, and the key made on first sight. */
+static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *cat,
+                                                  const char *label)
 {
     char buf[2 * 4096 + 2];
     const char *c = cat ? cat : "", *l = label ? label : "";
@@ -207,11 +221,13 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         !wt__strmap_get(&a->cat_map, c, strlen(c), &idx))
         c = WT_OTHER_CATEGORIES;
     size_t n = key_text(buf, sizeof buf, c, l);
+    int folds = 0;
     if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS ||
                     a->label_key_bytes + strlen(l) > WT_MAX_LABEL_KEY_BYTES) &&
         !wt__strmap_get(&a->key_map, buf, n, &idx)) {
         l = WT_OTHER_LABELS;
         n = key_text(buf, sizeof buf, c, l);
+        folds = 1;
     }
     int rc = wt__strmap_put(&a->key_map, buf, n, (uint32_t)a->n_keys, &idx, NULL);
     if (rc < 0)
@@ -229,6 +245,18 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
         k->label = wt__an_intern(a, l);
         if (!k->category || !k->label || !cat_hits_of(a, c, &k->cat))
             return NULL;
+        if (a->kept_labels.bits || a->kept_labels.broken)
+            (void)wt__textset_add(&a->kept_labels, l, strlen(l));
+        else if (a->key_map.n >= WT_MAX_LABEL_KEYS)
+            for (size_t i = 0; i < a->n_keys; i++) /* the set is whole from here on */
+                if (wt__textset_add(&a->kept_labels, a->keys[i].label,
+                                    strlen(a->keys[i].label)) < 0)
+                    break; /* "maybe" to all: the look-ups decide, as before */
+    }
+    if (folds) {
+        a->fold_cat = cat;
+        a->fold_key = idx;
+        a->fold_ok = 1;
     }
     return &a->keys[idx];
 }
@@ -987,5 +1015,6 @@ void wt_anomalies_free(wt_anomalies *a)
     wt__strmap_release(&a->strings);
     wt__strmap_release(&a->key_map);
     wt__strmap_release(&a->cat_map);
+    wt__textset_release(&a->kept_labels);
     free(a);
 }

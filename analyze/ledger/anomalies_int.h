@@ -6,6 +6,7 @@
 #include "anomalies.h"
 #include "procname.h"
 #include "spanstat.h"
+#include "textset.h"
 #include "walltime/ledger.h"
 
 #define NS 1e-9
@@ -84,6 +85,14 @@ struct wt_anomalies {
     an_key *keys;
     size_t n_keys, cap_keys;
     size_t label_key_bytes; /* of the labels of the keys (bounded as in the ledger) */
+    /* once key_map reached WT_MAX_LABEL_KEYS: every label of the keys, so that a label of none
+     * of them folds without building and looking up its key (textset.h, as in the ledger) */
+    wt__textset kept_labels;
+    /* the category pointer of the last span folded into WT_OTHER_LABELS, and that key's index
+     * (valid in the current file, as the pointer cache) */
+    const char *fold_cat;
+    uint32_t fold_key;
+    int fold_ok;
     wt__strmap cat_map;       /* category -> index in cat_hits */
     wt__reservoir *cat_hits;
     size_t n_cats, cap_cats;

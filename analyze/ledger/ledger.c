@@ -31,9 +31,8 @@ static const char *kept_key(const wt__strmap *map, int full, const char *name, c
     return key;
 }
 
-/* The index of category `name`, made on first sight; past WT_MAX_CATEGORIES categories a new
- * one is WT_OTHER_CATEGORIES (spanstat.h) and *folded is set. */
-static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *folded)
+/* cat_index() without its one-entry cache. */
+static int cat_lookup(wt_ledger_calc *lc, const char *name, uint32_t *out, int *folded)
 {
     const char *key = kept_key(&lc->cat_map, lc->cat_map.n >= WT_MAX_CATEGORIES, name,
                                WT_OTHER_CATEGORIES, folded);
@@ -56,16 +55,60 @@ static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *f
     return 0;
 }
 
+/* The index of category `name`, made on first sight; past WT_MAX_CATEGORIES categories a new
+ * one is WT_OTHER_CATEGORIES (spanstat.h) and *folded is set. */
+static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *folded)
+{
+    if (lc->last_cat_ok && name == lc->last_cat_name) {
+        /* the same string as the last look-up's: the same answer (a category kept stays so,
+         * and one folded past the bound never gets a key of its own) */
+        *out = lc->last_ci;
+        *folded |= lc->last_cat_folded;
+        return 0;
+    }
+    int was_folded = 0;
+    const int rc = cat_lookup(lc, name, out, &was_folded);
+    if (rc == 0) {
+        lc->last_cat_name = name;
+        lc->last_ci = *out;
+        lc->last_cat_folded = was_folded;
+        lc->last_cat_ok = 1;
+        *folded |= was_folded;
+    }
+    return rc;
+}
+
+/* Every label with a key of its own into lc->kept_labels, once the keys reach their bound:
+ * from then on their set only gains WT_OTHER_LABELS keys (label_index() adds those too). */
+static void keep_label_set(wt_ledger_calc *lc)
+{
+    for (size_t i = 0; i < lc->n_cats; i++)
+        for (size_t j = 0; j < lc->cats[i].n_labs; j++) {
+            const char *l = lc->cats[i].labs[j].name;
+            if (wt__textset_add(&lc->kept_labels, l, strlen(l)) < 0)
+                return; /* the set says "maybe" to all: the look-ups decide, as before */
+        }
+}
+
 /* The index of label `name` in category c, made on first sight; past WT_MAX_LABEL_KEYS
  * (category, label) pairs in the run a new one is WT_OTHER_LABELS of c and *folded is set. */
 static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out,
                        int *folded)
 {
     const size_t len = name ? strlen(name) : 0;
+    if (lc->n_label_keys >= WT_MAX_LABEL_KEYS && c->other_li1 &&
+        !wt__textset_maybe(&lc->kept_labels, name ? name : "", len)) {
+        /* in no category's map, so not in c's: it folds, into the key c has for that */
+        *folded = 1;
+        *out = c->other_li1 - 1;
+        return 0;
+    }
+    int to_other = 0;
     const char *key = kept_key(&c->label_map,
                                lc->n_label_keys >= WT_MAX_LABEL_KEYS ||
                                    lc->label_key_bytes + len > WT_MAX_LABEL_KEY_BYTES,
-                               name, WT_OTHER_LABELS, folded);
+                               name, WT_OTHER_LABELS, &to_other);
+    *folded |= to_other;
     uint32_t idx;
     const char *stable;
     int rc = wt__strmap_put(&c->label_map, key, strlen(key), (uint32_t)c->n_labs, &idx, &stable);
@@ -81,7 +124,13 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
         c->n_labs++;
         lc->n_label_keys++;
         lc->label_key_bytes += strlen(key);
+        if (lc->kept_labels.bits || lc->kept_labels.broken)
+            (void)wt__textset_add(&lc->kept_labels, key, strlen(key));
+        else if (lc->n_label_keys >= WT_MAX_LABEL_KEYS)
+            keep_label_set(lc);
     }
+    if (to_other)
+        c->other_li1 = idx + 1;
     *out = idx;
     return 0;
 }
@@ -577,14 +626,25 @@ int wt__ledger_calc_span(wt_ledger_calc *lc, const wt_event *ev, wt__pair_slot *
     const uint64_t ca = (uintptr_t)ev->category, la = (uintptr_t)ev->label;
     wt__pair_slot *pc = wt__pair_cache_slot(lc->pcache, WT_PAIR_CACHE_BITS, ca, la);
     *slot = pc;
+    if (WT_UNLIKELY(!(pc->valid && pc->a == ca && pc->b == la)) && lc->cur) {
+        /* a pair new to the cache: its keys first, so that a span whose new label folds past
+         * the bound (every span, in a trace that gives each its own label) can take the
+         * common case below, with only its fold to count */
+        const int rc = span_keys(lc, ev, pc);
+        if (rc < 0)
+            return rc;
+    }
     lc_thread *t = lc->last_t;
-    if (WT_UNLIKELY(!lc->cur || pc->valid != LC_SLOT_KEPT || pc->a != ca || pc->b != la || !t ||
+    if (WT_UNLIKELY(!lc->cur || (pc->valid & ~LC_SLOT_LABEL_FOLDED) != LC_SLOT_KEPT || !t ||
                     lc->opts.by_label || t->pid != ev->pid || t->tid != ev->tid))
         return span_general(lc, ev, pc);
     const lc_fields f = { ev->ts, ev->dur, ev->count, ev->bytes, ev->depth, ev->flags,
                           ev->cached };
     const int rc = span_common(lc, t, pc->x, &f);
-    return rc == 1 ? span_general(lc, ev, pc) : rc;
+    if (rc == 1)
+        return span_general(lc, ev, pc); /* which counts the fold itself */
+    lc->folded_label_spans += (pc->valid & LC_SLOT_LABEL_FOLDED) != 0;
+    return rc;
 }
 
 /* What lone_run() and leaf_run() keep in locals for a run's spans of one category c: the
@@ -947,6 +1007,7 @@ int wt_ledger_calc_file_begin(wt_ledger_calc *lc, const char *path, const wt_tra
     lc->cur = p;
     lc->last_t = NULL;
     memset(lc->pcache, 0, sizeof lc->pcache);
+    lc->last_cat_ok = 0; /* keyed by pointer, as the pcache */
     return 0;
 }
 
@@ -1051,6 +1112,7 @@ void wt_ledger_calc_free(wt_ledger_calc *lc)
     free(lc->out_threads);
     free(lc->out_procs);
     wt__strmap_release(&lc->cat_map);
+    wt__textset_release(&lc->kept_labels);
     wt__strmap_release(&lc->thread_map);
     wt__strmap_release(&lc->detail_map);
     free(lc);

@@ -9,6 +9,7 @@
 #include "procname.h"
 #include "selftime.h"
 #include "spanstat.h"
+#include "textset.h"
 
 /* The (pid, tid) -> thread cache: 64 slots. */
 #define LC_TCACHE_BITS 6
@@ -35,6 +36,7 @@ typedef struct lc_cat {
     wt__strmap label_map;
     lc_label *labs;
     size_t n_labs, cap_labs;
+    uint32_t other_li1; /* the index + 1 of its WT_OTHER_LABELS label; 0 until it has one */
     wt_ledger_label *out_labels;
 } lc_cat;
 
@@ -119,6 +121,14 @@ struct wt_ledger_calc {
     size_t n_label_keys; /* (category, label) pairs with a label of their own (bounded) */
     int64_t folded_cat_spans, folded_label_spans; /* spans counted in a fold key */
     size_t label_key_bytes;      /* of the labels with keys of their own (bounded) */
+    /* once n_label_keys reached WT_MAX_LABEL_KEYS: every label of the categories' label maps,
+     * so that a label in none of them folds without a look-up in each (textset.h) */
+    wt__textset kept_labels;
+    /* the category of the last span's key look-up, by its pointer (valid in the current file,
+     * as the pointer cache): a run of new labels of one category resolves it once */
+    const char *last_cat_name;
+    uint32_t last_ci;
+    int last_cat_folded, last_cat_ok;
     int64_t folded_thread_spans; /* spans counted in an "(other threads)" thread */
 
     int64_t events; /* other than spans (those are the categories' st.n, summed at finish) */

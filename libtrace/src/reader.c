@@ -555,6 +555,21 @@ static inline const char *string_of(wt_reader *r, uint64_t id)
     return unknown_string(r, id);
 }
 
+/* Makes `text` the string of `id`, whose slot exists (str_slots()) and is undefined or an
+ * "(unknown string N)": 0, or WT_ENOMEM with nothing changed. */
+static int set_string(wt_reader *r, uint32_t id, const uint8_t *text, size_t len)
+{
+    const char *old = r->str[id];
+    const char *s = intern(r, text, len);
+    if (!s)
+        return WT_ENOMEM;
+    r->str[id] = s;
+    def_advance(r);
+    r->stats.strings += old == UNDEFINED;
+    r->string_epoch += old != UNDEFINED; /* "(unknown string N)" replaced: ids' caches go */
+    return 0;
+}
+
 /* A STRING record. Ids come in sequence; a gap (definitions lost with a damaged frame) leaves
  * its ids unknown, and a definition of an id already known is ignored. */
 static int define_string(wt_reader *r, cursor *c, size_t rec_at)
@@ -589,15 +604,33 @@ static int define_string(wt_reader *r, cursor *c, size_t rec_at)
         r->frame_pos = (size_t)(c->p - r->cur.p);
         return 0; /* already known (a repeated frame): the first definition holds */
     }
-    const char *s = intern(r, text, (size_t)len);
-    if (!s)
+    if (set_string(r, (uint32_t)id, text, (size_t)len) < 0)
         return fail(r, WT_ENOMEM, r->cur.off, "out of memory for strings");
-    r->str[id] = s;
-    def_advance(r);
-    r->stats.strings += old == UNDEFINED;
-    r->string_epoch += old != UNDEFINED; /* "(unknown string N)" replaced: ids' caches go */
     r->frame_pos = (size_t)(c->p - r->cur.p);
     return 0;
+}
+
+/* A STRING record at p, in a batch of spans (spans_loop()), when it is the common case: whole,
+ * valid, within the limits, the first definition of its id. Returns the position after it;
+ * NULL, with nothing changed but maybe room made in the string table (its new slots
+ * undefined), for any other (or out of memory): wt_reader_next() then reads it, with its
+ * checks and messages. A trace whose every span has a label of its own has a STRING record
+ * before each span: outside the batches, each span cost a trip through the general path. */
+static __attribute__((noinline)) const uint8_t *batch_define(wt_reader *r, const uint8_t *p,
+                                                             const uint8_t *end)
+{
+    cursor c = { p + 1, end };
+    uint64_t id, len;
+    if (get_u(&c, &id) || get_u(&c, &len) || len > (uint64_t)(c.end - c.p) || id == 0 ||
+        id > MAX_STRINGS || len > WT__STRING_MAX ||
+        r->arena_bytes + len + 1 > MAX_STRING_BYTES || str_slots(r, (uint32_t)id) < 0 ||
+        r->str[id] != UNDEFINED)
+        return NULL;
+    if (set_string(r, (uint32_t)id, c.p, (size_t)len) < 0)
+        return NULL;
+    if (id > r->ids_defined)
+        r->ids_defined = id;
+    return c.p + len;
 }
 
 /* A span's count from its zigzag field: below 1 it reads as 1, the promise of reader.h (old
@@ -1216,21 +1249,32 @@ static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_
                                                                const int lean)
 {
     /* in locals: the stores to out[] might alias the reader's fields for the compiler */
-    const uint32_t def_lim = r->def_lim;
+    uint32_t def_lim = r->def_lim;
     int64_t prev = r->prev;
     const uint8_t *const base = r->cur.p, *const end = base + r->cur.len;
     const uint8_t *p = base + r->frame_pos;
     const uint8_t *const fast_end = base + r->fast_end; /* unchecked reads before it */
     wt_span_rec *o = out, *const o_end = out + cap;
+    const uint8_t *q;
     while (o < o_end && p < fast_end) {
-        if (!span_read(r, def_lim, &prev, &p, end, 0, lean, o))
+        if (span_read(r, def_lim, &prev, &p, end, 0, lean, o)) {
+            o++;
+        } else if (*p == WT__R_STRING && (q = batch_define(r, p, end)) != NULL) {
+            p = q;
+            def_lim = r->def_lim; /* the new id is most likely the next one */
+        } else {
             goto out;
-        o++;
+        }
     }
     while (o < o_end && p < end) {
-        if (!span_read(r, def_lim, &prev, &p, end, 1, lean, o))
+        if (span_read(r, def_lim, &prev, &p, end, 1, lean, o)) {
+            o++;
+        } else if (*p == WT__R_STRING && (q = batch_define(r, p, end)) != NULL) {
+            p = q;
+            def_lim = r->def_lim;
+        } else {
             break;
-        o++;
+        }
     }
 out:;
     const size_t n = (size_t)(o - out);
@@ -1258,7 +1302,8 @@ size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t
 {
     /* a caller tries a batch before every other event too (a counter after each span): the
      * call that finds no span there costs a few instructions, not the batch loop's setup */
-    if (!r || !out || !batch_ok(r) || r->cur.p[r->frame_pos] != WT__R_SPAN)
+    if (!r || !out || !batch_ok(r) ||
+        (r->cur.p[r->frame_pos] != WT__R_SPAN && r->cur.p[r->frame_pos] != WT__R_STRING))
         return 0;
     return r->span_lean ? next_spans_lean(r, out, cap, tid) : next_spans(r, out, cap, tid);
 }

@@ -143,7 +143,10 @@ WT_API int wt_reader_next(wt_reader *r, wt_event *ev);
  * analyses that cost per span: no string pointers to copy, ids that index the analysis's own
  * arrays. It only ever takes plain spans; everything else (other records, frame and thread
  * changes, damage, a span with an undefined id or an unusual value) stays with
- * wt_reader_next(), which the caller calls whenever a batch comes back empty. The two mix
+ * wt_reader_next(), which the caller calls whenever a batch comes back empty. The string
+ * definitions among the spans (the first of each id, whole and within the limits) are taken
+ * on the way, as wt_reader_next() would take them: a trace that gives every span a label of
+ * its own still comes in batches, and the ids of a batch keep their strings. The two mix
  * freely: together they deliver every event of the file once, in file order, with the same
  * checks, values, errors and stats as wt_reader_next() alone. */
 
