@@ -146,12 +146,8 @@ void *wt__idtab_room(wt__idtab *t, uint32_t id, size_t elem, uint32_t max)
 
 static uint64_t xorshift(uint64_t *st)
 {
-    uint64_t x = *st ? *st : 0x9E3779B97F4A7C15ULL;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    *st = x;
-    return x;
+    *st = wt__reservoir_rng_next(*st);
+    return *st;
 }
 
 /* A uniform double in (0, 1). */
@@ -171,7 +167,9 @@ int wt__reservoir_add_slow(wt__reservoir *r, double x)
     r->sorted = 0;
     if (r->len < WT_STATS_RESERVOIR) {
         if (r->len == r->cap) {
-            uint32_t nc = r->cap ? r->cap * 2 : 4;
+            /* 4, 16, 64, 255: three moves to fill, not six (some 50,000 reservoirs fill with
+             * 16,384 labels); a key of few spans still holds at most four times its samples */
+            uint32_t nc = r->cap ? r->cap * 4 : 4;
             if (nc > WT_STATS_RESERVOIR)
                 nc = WT_STATS_RESERVOIR;
             double *ns = realloc(r->s, nc * sizeof *ns);
@@ -203,64 +201,60 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* x's bits turned so that unsigned order is numeric order: a positive double's bits already
- * are (the top bit set above every negative), a negative one's are reversed. Not for NaN, and
- * -0.0 would land below +0.0 where `<` calls them equal: the caller keeps both away. */
-static inline uint64_t order_key(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u >> 63 ? ~u : u | (1ULL << 63);
-}
+/* Runs of this many samples are sorted by insertion before the merges. */
+#define SORT_RUN 8
 
-static inline double key_value(uint64_t k)
-{
-    const uint64_t u = k >> 63 ? k & ~(1ULL << 63) : ~k;
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* Sorts s[0..n), n <= WT_STATS_RESERVOIR, ascending: a least-significant-digit radix sort of
- * the values' bits, a byte a pass, a pass skipped when all share that byte (durations of one
- * label share their sign and most of their exponent). glibc's qsort of 255 doubles through a
- * comparison callback was a tenth of `ledger` over 16,384 labels (some 50,000 medians). The
- * samples' order after a median matters (a later add replaces s[random]), and it is exactly
- * what any correct sort leaves: without NaN and -0.0 two values that compare equal have the
- * same bits. With either (no duration gives them), the comparison sort as before. */
+/* Sorts s[0..n), n <= WT_STATS_RESERVOIR, ascending and stably by `<`: insertion sorts of
+ * SORT_RUN samples, then bottom-up merges that take the right run's value only when it is
+ * strictly less (no branch to mispredict: a select). glibc's qsort of up to 255 doubles
+ * through a comparison callback was a tenth of `ledger` over 16,384 labels (some 50,000
+ * medians); a radix sort of the bits cost more than it on the 60 samples of a filling
+ * reservoir. The samples' order after a median matters (a later add replaces s[random]), and
+ * this one is exactly glibc's: both sorts are stable, and for values `<` orders (no NaN) a
+ * stable sort leaves a single order, equal values (-0.0 and +0.0 too) in their order before.
+ * With a NaN (no duration is one) the comparison sort as before. */
 static void sort_samples(double *s, uint32_t n)
 {
-    uint64_t a[WT_STATS_RESERVOIR], b[WT_STATS_RESERVOIR];
-    uint16_t count[8][256];
-    memset(count, 0, sizeof count);
-    for (uint32_t i = 0; i < n; i++) {
-        if (WT_UNLIKELY(isnan(s[i]) || (s[i] == 0 && signbit(s[i])))) {
+    for (uint32_t i = 0; i < n; i++)
+        if (WT_UNLIKELY(isnan(s[i]))) {
             qsort(s, n, sizeof *s, cmp_double);
             return;
         }
-        a[i] = order_key(s[i]);
-        for (unsigned d = 0; d < 8; d++)
-            count[d][(a[i] >> (8 * d)) & 0xff]++;
-    }
-    uint64_t *from = a, *to = b;
-    for (unsigned d = 0; d < 8; d++) {
-        uint16_t *const c = count[d];
-        if (c[(from[0] >> (8 * d)) & 0xff] == n)
-            continue; /* one digit for all: the pass would move nothing */
-        uint16_t at = 0;
-        for (unsigned v = 0; v < 256; v++) {
-            const uint16_t t = c[v];
-            c[v] = at;
-            at = (uint16_t)(at + t);
+    for (uint32_t lo = 0; lo < n; lo += SORT_RUN) {
+        const uint32_t hi = n - lo < SORT_RUN ? n : lo + SORT_RUN;
+        for (uint32_t i = lo + 1; i < hi; i++) {
+            const double x = s[i];
+            uint32_t j = i;
+            for (; j > lo && x < s[j - 1]; j--)
+                s[j] = s[j - 1];
+            s[j] = x;
         }
-        for (uint32_t i = 0; i < n; i++)
-            to[c[(from[i] >> (8 * d)) & 0xff]++] = from[i];
-        uint64_t *const t = from;
+    }
+    double tmp[WT_STATS_RESERVOIR];
+    double *from = s, *to = tmp;
+    for (uint32_t w = SORT_RUN; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            const uint32_t mid = n - lo < w ? n : lo + w;
+            const uint32_t hi = n - lo < 2 * w ? n : lo + 2 * w;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                const double x = from[i], y = from[j];
+                const int right = y < x;
+                to[k++] = right ? y : x;
+                j += (uint32_t)right;
+                i += (uint32_t)!right;
+            }
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
+        }
+        double *const t = from;
         from = to;
         to = t;
     }
-    for (uint32_t i = 0; i < n; i++)
-        s[i] = key_value(from[i]);
+    if (from != s)
+        memcpy(s, from, n * sizeof *s);
 }
 
 double wt__reservoir_median(wt__reservoir *r)

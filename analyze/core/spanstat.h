@@ -208,6 +208,26 @@ static inline int wt__reservoir_has_room(const wt__reservoir *r)
 {
     return r->len < r->cap || r->len >= WT_STATS_RESERVOIR;
 }
+/* The reservoir's generator: the xorshift64 state after st (a zero state starts from a fixed
+ * seed, so a zeroed reservoir needs no set-up). */
+static inline uint64_t wt__reservoir_rng_next(uint64_t st)
+{
+    uint64_t x = st ? st : 0x9E3779B97F4A7C15ULL;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+}
+/* Where the next add writes a sample, for a prefetch: the end of the samples while they fill
+ * (with room), the sample algorithm L replaces when the next add replaces one, else NULL. */
+static inline const double *wt__reservoir_next_slot(const wt__reservoir *r)
+{
+    if (r->len < r->cap)
+        return r->s + r->len;
+    if (r->next != 0 && r->n + 1 >= r->next)
+        return r->s + wt__reservoir_rng_next(r->rng) % WT_STATS_RESERVOIR;
+    return NULL;
+}
 /* The median of the samples (mean of the two middle ones for an even count); NaN when empty.
  * Sorts the samples in place, once until the next add. */
 double wt__reservoir_median(wt__reservoir *r);

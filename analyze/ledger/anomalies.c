@@ -509,41 +509,49 @@ static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
 #define AN_AHEAD_SLOT 4
 
 /* The lines of key ki that span_common() reads: with thousands of labels in random order each
- * span's key is a cache miss (16,384 keys of some 5 KB each), the next spans' keys are known. */
-static inline void prefetch_key(const wt_anomalies *a, uint32_t ki)
+ * span's key is a cache miss (16,384 keys of some 5 KB each), the next spans' keys are known.
+ * Its first bytes up to the end of `hits`, and `misses` for a MISS. */
+static inline void prefetch_key(const wt_anomalies *a, uint32_t ki, uint8_t cached)
 {
     const char *const p = (const char *)&a->keys[ki - 1];
     __builtin_prefetch(p, 1);
     __builtin_prefetch(p + 64, 1);
     __builtin_prefetch(p + 128, 1);
     __builtin_prefetch(p + 192, 1);
+    __builtin_prefetch(p + offsetof(an_key, misses) - 1, 1);
+    if (cached == WT_CACHED_MISS)
+        __builtin_prefetch(p + offsetof(an_key, misses) + sizeof(wt__reservoir) - 1, 1);
 }
 
-/* Where key ki's next `all` and HIT samples go while they fill (once full, a replaced sample's
- * place is random, and most spans replace none). */
-static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki)
+/* Where the span's samples go in key ki's reservoirs (read from the key, by then in cache):
+ * the end of the samples while they fill, the replaced one when algorithm L replaces. */
+static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki, uint8_t cached)
 {
     const an_key *const k = &a->keys[ki - 1];
-    if (k->all.len < k->all.cap)
-        __builtin_prefetch(k->all.s + k->all.len, 1);
-    if (k->hits.len < k->hits.cap)
-        __builtin_prefetch(k->hits.s + k->hits.len, 1);
+    const double *at = wt__reservoir_next_slot(&k->all);
+    if (at)
+        __builtin_prefetch(at, 1);
+    const wt__reservoir *const r = cached == WT_CACHED_HIT    ? &k->hits
+                                   : cached == WT_CACHED_MISS ? &k->misses
+                                                              : NULL;
+    if (r && (at = wt__reservoir_next_slot(r)) != NULL)
+        __builtin_prefetch(at, 1);
 }
 
 size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
 {
     size_t k = 0;
     for (size_t j = 0; j < AN_AHEAD_KEY && j < n && keys[j] != 0; j++) {
-        prefetch_key(a, keys[j]);
+        prefetch_key(a, keys[j], s[j].cached);
         if (j < AN_AHEAD_SLOT)
-            prefetch_slots(a, keys[j]);
+            prefetch_slots(a, keys[j], s[j].cached);
     }
     while (k < n && keys[k] != 0) {
         size_t m;
         if (k + AN_AHEAD_KEY < n && keys[k + AN_AHEAD_KEY] != 0)
-            prefetch_key(a, keys[k + AN_AHEAD_KEY]);
+            prefetch_key(a, keys[k + AN_AHEAD_KEY], s[k + AN_AHEAD_KEY].cached);
         if (k + AN_AHEAD_SLOT < n && keys[k + AN_AHEAD_SLOT] != 0)
-            prefetch_slots(a, keys[k + AN_AHEAD_SLOT]);
+            prefetch_slots(a, keys[k + AN_AHEAD_SLOT], s[k + AN_AHEAD_SLOT].cached);
         if (k + 1 < n && keys[k + 1] == keys[k] && (m = hit_run(a, keys[k], s + k, keys + k, n - k)))
             k += m;
         else if (span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached, s[k].flags) == 0)
