@@ -167,9 +167,9 @@ int wt__reservoir_add_slow(wt__reservoir *r, double x)
     r->sorted = 0;
     if (r->len < WT_STATS_RESERVOIR) {
         if (r->len == r->cap) {
-            /* 4, 16, 64, 255: three moves to fill, not six (some 50,000 reservoirs fill with
-             * 16,384 labels); a key of few spans still holds at most four times its samples */
-            uint32_t nc = r->cap ? r->cap * 4 : 4;
+            /* doubling, not more: growing by four (three moves to fill, not six) left the
+             * heap of 16,384 labels 5 % larger for 1 % less time */
+            uint32_t nc = r->cap ? r->cap * 2 : 4;
             if (nc > WT_STATS_RESERVOIR)
                 nc = WT_STATS_RESERVOIR;
             double *ns = realloc(r->s, nc * sizeof *ns);
