@@ -144,15 +144,14 @@ static void test_ids_reset_per_file(void **state)
 }
 
 /* Many labels in random order, a quarter MISSes (past the 10,000 listed ones, most are only
- * counted), 1,500 spans a label: each key's reservoirs fill, then sample, mostly in the
- * anomalies' batch runs (their common case takes the spans that add a sample without growing
- * a reservoir). The event path is the model: every listed MISS's cost is its duration over its
- * label's median HIT (a label without HITs: its category's), every outlier's over its
- * label's median span, so a sample lost or added twice shows. The counts by hand. */
-static void test_ids_many_labels_sampled_in_batches(void **state)
+ * counted): with 40 labels, 1,500 spans a label, each key's reservoirs fill, then sample, mostly
+ * in the anomalies' batch runs (their common case takes the spans that add a sample without
+ * growing a reservoir); with 1,100 labels (past the keys where the runs prefetch) they fill.
+ * The event path is the model: every listed MISS's cost is its duration over its label's
+ * median HIT (a label without HITs: its category's), every outlier's over its label's median
+ * span, so a sample lost or added twice shows. The counts by hand. */
+static void many_labels(int labels, int n_spans)
 {
-    (void)state;
-    enum { LABELS = 40, SPANS = 60000 };
     char path[64];
     snprintf(path, sizeof path, "test_analysis_ids_many_%d.wtrace", (int)getpid());
     tb *b = tb_create(path, 7, 0, 0);
@@ -160,11 +159,11 @@ static void test_ids_many_labels_sampled_in_batches(void **state)
     uint64_t x = 0x9E3779B97F4A7C15ULL;
     int64_t t = 100, ns = 0, hits = 0, misses = 0;
     char label[16];
-    for (int i = 0; i < SPANS; i++) {
+    for (int i = 0; i < n_spans; i++) {
         const uint64_t r = xorshift64(&x);
         /* every 500th a MISS of a label that never hits: held against the category's HITs */
         const int cold = i % 500 == 0;
-        snprintf(label, sizeof label, cold ? "cold" : "w%d", (int)(r % LABELS));
+        snprintf(label, sizeof label, cold ? "cold" : "w%d", (int)(r % labels));
         const int64_t dur = (int64_t)(100 + (r >> 20) % 900) * ((r >> 40) % 100 == 0 ? 20 : 1);
         const wt_cached c = cold || (r >> 50) % 4 == 0 ? WT_CACHED_MISS : WT_CACHED_HIT;
         span(b, t, t + dur, "weights", label, c);
@@ -182,12 +181,19 @@ static void test_ids_many_labels_sampled_in_batches(void **state)
     wt_analysis w[2];
     for (int way = 0; way < 2; way++) {
         analyse(paths, 1, way, &w[way], 0);
-        check_cat(&w[way], "weights", SPANS, ns, hits, misses);
+        check_cat(&w[way], "weights", n_spans, ns, hits, misses);
     }
     aw_check_same(&w[0], &w[1]);
     wt_analysis_release(&w[0]);
     wt_analysis_release(&w[1]);
     unlink(path);
+}
+
+static void test_ids_many_labels_sampled_in_batches(void **state)
+{
+    (void)state;
+    many_labels(40, 60000);
+    many_labels(1100, 60000);
 }
 
 int main(void)

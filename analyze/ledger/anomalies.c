@@ -507,6 +507,8 @@ static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
  * samples go (read from that state, by then in cache). */
 #define AN_AHEAD_KEY 8
 #define AN_AHEAD_SLOT 4
+/* Keys past which it does (some 5 KB of state a key once sampling: 1,024 keys are 5 MB). */
+#define AN_FAR_KEYS 1024
 
 /* The lines of key ki that span_common() reads: with thousands of labels in random order each
  * span's key is a cache miss (16,384 keys of some 5 KB each), the next spans' keys are known.
@@ -538,19 +540,24 @@ static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki, uint8_t ca
         __builtin_prefetch(at, 1);
 }
 
-size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
+/* wt__anomalies_run(), asking ahead for the keys' state when `far` (a constant: the compiler
+ * makes a copy of each). */
+static inline __attribute__((always_inline)) size_t run_spans(wt_anomalies *a,
+                                                              const wt_span_rec *s,
+                                                              const uint32_t *keys, size_t n,
+                                                              int far)
 {
     size_t k = 0;
-    for (size_t j = 0; j < AN_AHEAD_KEY && j < n && keys[j] != 0; j++) {
+    for (size_t j = 0; far && j < AN_AHEAD_KEY && j < n && keys[j] != 0; j++) {
         prefetch_key(a, keys[j], s[j].cached);
         if (j < AN_AHEAD_SLOT)
             prefetch_slots(a, keys[j], s[j].cached);
     }
     while (k < n && keys[k] != 0) {
         size_t m;
-        if (k + AN_AHEAD_KEY < n && keys[k + AN_AHEAD_KEY] != 0)
+        if (far && k + AN_AHEAD_KEY < n && keys[k + AN_AHEAD_KEY] != 0)
             prefetch_key(a, keys[k + AN_AHEAD_KEY], s[k + AN_AHEAD_KEY].cached);
-        if (k + AN_AHEAD_SLOT < n && keys[k + AN_AHEAD_SLOT] != 0)
+        if (far && k + AN_AHEAD_SLOT < n && keys[k + AN_AHEAD_SLOT] != 0)
             prefetch_slots(a, keys[k + AN_AHEAD_SLOT], s[k + AN_AHEAD_SLOT].cached);
         if (k + 1 < n && keys[k + 1] == keys[k] && (m = hit_run(a, keys[k], s + k, keys + k, n - k)))
             k += m;
@@ -560,6 +567,13 @@ size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *
             break;
     }
     return k;
+}
+
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
+{
+    /* the bench_analyze shapes (up to 1,000 labels, their state within the caches) paid some 36
+     * instructions a span for prefetches that found their lines there already */
+    return a->n_keys > AN_FAR_KEYS ? run_spans(a, s, keys, n, 1) : run_spans(a, s, keys, n, 0);
 }
 
 void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
