@@ -204,6 +204,49 @@ static int cmp_double(const void *a, const void *b)
 /* Runs of this many samples are sorted by insertion before the merges. */
 #define SORT_RUN 8
 
+/* Merges the sorted runs from[lo..mid) and from[mid..hi) into to[lo..hi), stably: the right
+ * run's value is taken only when strictly less (a select, not a branch). */
+static void merge_runs(const double *from, double *to, uint32_t lo, uint32_t mid, uint32_t hi)
+{
+    uint32_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi) {
+        const double x = from[i], y = from[j];
+        const int right = y < x;
+        to[k++] = right ? y : x;
+        j += (uint32_t)right;
+        i += (uint32_t)!right;
+    }
+    while (i < mid)
+        to[k++] = from[i++];
+    while (j < hi)
+        to[k++] = from[j++];
+}
+
+/* merge_runs() of two runs of h values each, from both ends at once: the front takes the h
+ * first of the stable order (the left run's value on a tie), the back the h last (the right
+ * run's on a tie), so they meet exactly, and neither reads past its runs (after t < h steps
+ * a side has taken t values of 2h). Two independent chains of load, compare and index: a
+ * merge step's latency was most of the sort's time. */
+static void merge_halves(const double *from, double *to, uint32_t h)
+{
+    /* signed: the back's indices may end one below their run */
+    int32_t a = 0, b = (int32_t)h;                              /* front: next of each run */
+    int32_t ae = (int32_t)h - 1, be = 2 * (int32_t)h - 1;       /* back: last of each run */
+    int32_t lo = 0, hi = 2 * (int32_t)h - 1;
+    for (uint32_t t = 0; t < h; t++) {
+        const double x = from[a], y = from[b];
+        const int right = y < x;
+        to[lo++] = right ? y : x;
+        b += right;
+        a += !right;
+        const double xe = from[ae], ye = from[be];
+        const int left = ye < xe;
+        to[hi--] = left ? xe : ye;
+        ae -= left;
+        be -= !left;
+    }
+}
+
 /* Sorts s[0..n), n <= WT_STATS_RESERVOIR, ascending and stably by `<`: insertion sorts of
  * SORT_RUN samples, then bottom-up merges that take the right run's value only when it is
  * strictly less (no branch to mispredict: a select). glibc's qsort of up to 255 doubles
@@ -236,18 +279,10 @@ static void sort_samples(double *s, uint32_t n)
         for (uint32_t lo = 0; lo < n; lo += 2 * w) {
             const uint32_t mid = n - lo < w ? n : lo + w;
             const uint32_t hi = n - lo < 2 * w ? n : lo + 2 * w;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) {
-                const double x = from[i], y = from[j];
-                const int right = y < x;
-                to[k++] = right ? y : x;
-                j += (uint32_t)right;
-                i += (uint32_t)!right;
-            }
-            while (i < mid)
-                to[k++] = from[i++];
-            while (j < hi)
-                to[k++] = from[j++];
+            if (mid - lo == hi - mid)
+                merge_halves(from + lo, to + lo, mid - lo);
+            else
+                merge_runs(from, to, lo, mid, hi);
         }
         double *const t = from;
         from = to;
