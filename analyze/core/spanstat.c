@@ -229,22 +229,25 @@ static void merge_runs(const double *from, double *to, uint32_t lo, uint32_t mid
  * merge step's latency was most of the sort's time. */
 static void merge_halves(const double *from, double *to, uint32_t h)
 {
-    /* signed: the back's indices may end one below their run */
-    int32_t a = 0, b = (int32_t)h;                              /* front: next of each run */
-    int32_t ae = (int32_t)h - 1, be = 2 * (int32_t)h - 1;       /* back: last of each run */
-    int32_t lo = 0, hi = 2 * (int32_t)h - 1;
-    for (uint32_t t = 0; t < h; t++) {
-        const double x = from[a], y = from[b];
+    const double *a = from, *b = from + h;                   /* front: next of each run */
+    const double *ae = from + h - 1, *be = from + 2 * h - 1; /* back: last of each run */
+    double *lo = to, *hi = to + 2 * h - 1;
+    /* the last step apart, without moving the pointers: the back's would then point below
+     * its run */
+    for (uint32_t t = 1; t < h; t++) {
+        const double x = *a, y = *b;
         const int right = y < x;
-        to[lo++] = right ? y : x;
+        *lo++ = right ? y : x;
         b += right;
         a += !right;
-        const double xe = from[ae], ye = from[be];
+        const double xe = *ae, ye = *be;
         const int left = ye < xe;
-        to[hi--] = left ? xe : ye;
+        *hi-- = left ? xe : ye;
         ae -= left;
         be -= !left;
     }
+    *lo = *b < *a ? *b : *a;
+    *hi = *be < *ae ? *ae : *be;
 }
 
 /* Sorts s[0..n), n <= WT_STATS_RESERVOIR, ascending and stably by `<`: insertion sorts of
