@@ -15,6 +15,7 @@
 
 #include "analysis_ways.h"
 #include "tracebuild.h"
+#include "xorshift.h"
 
 #define NS 1e-9
 #define EPS 1e-15
@@ -146,11 +147,65 @@ static void test_ids_reset_per_file(void **state)
     unlink(pb);
 }
 
+/* Many labels in random order, a quarter MISSes (past the 10,000 listed ones, most are only
+ * counted): with 40 labels, 1,500 spans a label, each key's reservoirs fill, then sample, mostly
+ * in the anomalies' batch runs (their common case takes the spans that add a sample without
+ * growing a reservoir); with 1,100 labels (past the keys where the runs prefetch) they fill.
+ * The event path is the model: every listed MISS's cost is its duration over its label's
+ * median HIT (a label without HITs: its category's), every outlier's over its label's median
+ * span, so a sample lost or added twice shows. The counts by hand. */
+static void many_labels(int labels, int n_spans)
+{
+    char path[64];
+    snprintf(path, sizeof path, "test_analysis_ids_many_%d.wtrace", (int)getpid());
+    tb *b = tb_create(path, 7, 0, 0);
+    tb_frame(b);
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    int64_t t = 100, ns = 0, hits = 0, misses = 0;
+    char label[16];
+    for (int i = 0; i < n_spans; i++) {
+        const uint64_t r = xorshift64(&x);
+        /* every 500th a MISS of a label that never hits: held against the category's HITs */
+        const int cold = i % 500 == 0;
+        snprintf(label, sizeof label, cold ? "cold" : "w%d", (int)(r % labels));
+        const int64_t dur = (int64_t)(100 + (r >> 20) % 900) * ((r >> 40) % 100 == 0 ? 20 : 1);
+        const wt_cached c = cold || (r >> 50) % 4 == 0 ? WT_CACHED_MISS : WT_CACHED_HIT;
+        span(b, t, t + dur, "weights", label, c);
+        ns += dur;
+        hits += c == WT_CACHED_HIT;
+        misses += c == WT_CACHED_MISS;
+        t += dur + 10;
+        if (i % 5000 == 4999)
+            tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, t, 0);
+    assert_true(misses > 12000); /* past the listed ones */
+
+    char *paths[1] = { path };
+    wt_analysis w[2];
+    for (int way = 0; way < 2; way++) {
+        analyse(paths, 1, way, &w[way], 0);
+        check_cat(&w[way], "weights", n_spans, ns, hits, misses);
+    }
+    aw_check_same(&w[0], &w[1]);
+    wt_analysis_release(&w[0]);
+    wt_analysis_release(&w[1]);
+    unlink(path);
+}
+
+static void test_ids_many_labels_sampled_in_batches(void **state)
+{
+    (void)state;
+    many_labels(40, 60000);
+    many_labels(1100, 60000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ids_epoch_and_damage),
         cmocka_unit_test(test_ids_reset_per_file),
+        cmocka_unit_test(test_ids_many_labels_sampled_in_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

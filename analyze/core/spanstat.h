@@ -153,12 +153,13 @@ static inline void wt__idtab_epoch(wt__idtab *t, size_t elem, uint64_t epoch)
 
 /* ---- reservoir of durations (seconds) ---- */
 typedef struct wt__reservoir {
-    /* first, side by side: all that the common add reads */
+    /* first, side by side in 32 bytes: all that the common add and a batch's room check
+     * (wt__reservoir_has_room()) read, and where the next sample goes */
     int64_t n;
     int64_t next;  /* algorithm L: the n at which the next sample is replaced */
-    double min, max, total;
     double *s;      /* samples, up to WT_STATS_RESERVOIR, grown on demand */
     uint32_t len, cap;
+    double min, max, total;
     uint64_t rng;
     int sorted; /* s[] is sorted and med is its median (cleared by an add) */
     double med;
@@ -201,6 +202,31 @@ static inline int wt__reservoir_sample_ns(wt__reservoir *r, int64_t ns)
         return 0;
     }
     return wt__reservoir_add_slow(r, (double)ns * 1e-9);
+}
+/* Whether r takes one more value without growing its samples' array: then no add can fail. */
+static inline int wt__reservoir_has_room(const wt__reservoir *r)
+{
+    return r->len < r->cap || r->len >= WT_STATS_RESERVOIR;
+}
+/* The reservoir's generator: the xorshift64 state after st (a zero state starts from a fixed
+ * seed, so a zeroed reservoir needs no set-up). */
+static inline uint64_t wt__reservoir_rng_next(uint64_t st)
+{
+    uint64_t x = st ? st : 0x9E3779B97F4A7C15ULL;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+}
+/* Where the next add writes a sample, for a prefetch: the end of the samples while they fill
+ * (with room), the sample algorithm L replaces when the next add replaces one, else NULL. */
+static inline const double *wt__reservoir_next_slot(const wt__reservoir *r)
+{
+    if (r->len < r->cap)
+        return r->s + r->len;
+    if (r->next != 0 && r->n + 1 >= r->next)
+        return r->s + wt__reservoir_rng_next(r->rng) % WT_STATS_RESERVOIR;
+    return NULL;
 }
 /* The median of the samples (mean of the two middle ones for an even count); NaN when empty.
  * Sorts the samples in place, once until the next add. */

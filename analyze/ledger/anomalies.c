@@ -437,23 +437,28 @@ static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_even
 }
 
 /* The common case of a span of key ki (> 0), from its fields (an event's or a batch record's),
- * decided before anything changes: a known key, no sample replaced, not among the slowest,
- * not a MISS to list, not left open, not the key's earliest load in this file. It only
- * counts; 1 when it does not hold (nothing changed: the caller takes span_general(), the same
- * work as wt_anomalies_event()). Kept free of calls so that it needs no stack frame. */
+ * decided before anything changes: a known key, not among the slowest, not a MISS to list, not
+ * left open, not the key's earliest load in this file, and every reservoir it samples into
+ * with room (wt__reservoir_has_room(): the add cannot fail). It counts and samples; 1 when it
+ * does not hold (nothing changed: the caller takes span_general(), the same work as
+ * wt_anomalies_event()). The samples are key_span()'s, reservoir by reservoir in the same
+ * order, so the same values are kept. With 16,384 labels most spans sample (a key's first 255
+ * spans fill its reservoirs, and algorithm L replaces some 220 more of its next 350): declining
+ * them sent four spans in five down the event path. */
 static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t dur_in,
                               wt_cached cached, uint32_t flags)
 {
     an_key *k = &a->keys[ki - 1];
     const int64_t dur = dur_in > 0 ? dur_in : 0;
     wt__reservoir *ch = &a->cat_hits[k->cat];
-    int common = k->all.n + 1 < k->all.next && dur <= k->floor_slow &&
+    int common = wt__reservoir_has_room(&k->all) && dur <= k->floor_slow &&
                  !(flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
-        common = common && (k->hits_twin || k->hits.n + 1 < k->hits.next) &&
-                 ch->n + 1 < ch->next && dur <= k->floor_slow_hits && ts >= k->load_ts_file;
+        common = common && (k->hits_twin || wt__reservoir_has_room(&k->hits)) &&
+                 wt__reservoir_has_room(ch) && dur <= k->floor_slow_hits &&
+                 ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
-        common = common && !k->hits_twin && k->misses.n + 1 < k->misses.next &&
+        common = common && !k->hits_twin && wt__reservoir_has_room(&k->misses) &&
                  a->n_misses >= WT_ANOMALY_MAX_LIST && ts >= k->load_ts_file;
     else
         common = common && !k->hits_twin; /* the key's first span not a HIT: untwin_hits() */
@@ -462,18 +467,14 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
     const int64_t ref = ts + dur;
     if (ref > a->last_ts)
         a->last_ts = ref;
-    k->all.n++;
+    /* none of these can fail: each reservoir has room */
+    (void)wt__reservoir_sample_ns(&k->all, dur);
     if (cached == WT_CACHED_HIT) {
-        k->hits.n += !k->hits_twin;
-        ch->n++;
+        if (!k->hits_twin)
+            (void)wt__reservoir_sample_ns(&k->hits, dur);
+        (void)wt__reservoir_sample_ns(ch, dur);
     } else if (cached == WT_CACHED_MISS) {
-        const double sec = (double)dur * NS; /* wt__reservoir_add() without a new sample */
-        if (sec < k->misses.min)
-            k->misses.min = sec;
-        if (sec > k->misses.max)
-            k->misses.max = sec;
-        k->misses.total += sec;
-        k->misses.n++;
+        (void)wt__reservoir_add(&k->misses, (double)dur * NS);
         a->counts[WT_AN_MISS]++;
         a->omitted++;
     }
@@ -530,11 +531,62 @@ static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
     return j;
 }
 
-size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
+/* How far ahead wt__anomalies_run() asks for a key's state, and then for where its next
+ * samples go (read from that state, by then in cache). */
+#define AN_AHEAD_KEY 8
+#define AN_AHEAD_SLOT 4
+/* Keys past which it does (some 5 KB of state a key once sampling: 1,024 keys are 5 MB). */
+#define AN_FAR_KEYS 1024
+
+/* The lines of key ki that span_common() reads: with thousands of labels in random order each
+ * span's key is a cache miss (16,384 keys of some 5 KB each), the next spans' keys are known.
+ * Its first bytes up to the end of `hits`, and `misses` for a MISS. */
+static inline void prefetch_key(const wt_anomalies *a, uint32_t ki, uint8_t cached)
+{
+    const char *const p = (const char *)&a->keys[ki - 1];
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + 64, 1);
+    __builtin_prefetch(p + 128, 1);
+    __builtin_prefetch(p + 192, 1);
+    __builtin_prefetch(p + offsetof(an_key, misses) - 1, 1);
+    if (cached == WT_CACHED_MISS)
+        __builtin_prefetch(p + offsetof(an_key, misses) + sizeof(wt__reservoir) - 1, 1);
+}
+
+/* Where the span's samples go in key ki's reservoirs (read from the key, by then in cache):
+ * the end of the samples while they fill, the replaced one when algorithm L replaces. */
+static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki, uint8_t cached)
+{
+    const an_key *const k = &a->keys[ki - 1];
+    const double *at = wt__reservoir_next_slot(&k->all);
+    if (at)
+        __builtin_prefetch(at, 1);
+    const wt__reservoir *const r = cached == WT_CACHED_HIT    ? &k->hits
+                                   : cached == WT_CACHED_MISS ? &k->misses
+                                                              : NULL;
+    if (r && (at = wt__reservoir_next_slot(r)) != NULL)
+        __builtin_prefetch(at, 1);
+}
+
+/* wt__anomalies_run(), asking ahead for the keys' state when `far` (a constant: the compiler
+ * makes a copy of each). */
+static inline __attribute__((always_inline)) size_t run_spans(wt_anomalies *a,
+                                                              const wt_span_rec *s,
+                                                              const uint32_t *keys, size_t n,
+                                                              int far)
 {
     size_t k = 0;
+    for (size_t j = 0; far && j < AN_AHEAD_KEY && j < n && keys[j] != 0; j++) {
+        prefetch_key(a, keys[j], s[j].cached);
+        if (j < AN_AHEAD_SLOT)
+            prefetch_slots(a, keys[j], s[j].cached);
+    }
     while (k < n && keys[k] != 0) {
         size_t m;
+        if (far && k + AN_AHEAD_KEY < n && keys[k + AN_AHEAD_KEY] != 0)
+            prefetch_key(a, keys[k + AN_AHEAD_KEY], s[k + AN_AHEAD_KEY].cached);
+        if (far && k + AN_AHEAD_SLOT < n && keys[k + AN_AHEAD_SLOT] != 0)
+            prefetch_slots(a, keys[k + AN_AHEAD_SLOT], s[k + AN_AHEAD_SLOT].cached);
         if (k + 1 < n && keys[k + 1] == keys[k] && (m = hit_run(a, keys[k], s + k, keys + k, n - k)))
             k += m;
         else if (span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached, s[k].flags) == 0)
@@ -543,6 +595,13 @@ size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *
             break;
     }
     return k;
+}
+
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
+{
+    /* the bench_analyze shapes (up to 1,000 labels, their state within the caches) paid some 36
+     * instructions a span for prefetches that found their lines there already */
+    return a->n_keys > AN_FAR_KEYS ? run_spans(a, s, keys, n, 1) : run_spans(a, s, keys, n, 0);
 }
 
 void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
