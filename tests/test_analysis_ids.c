@@ -201,12 +201,60 @@ static void test_ids_many_labels_sampled_in_batches(void **state)
     many_labels(1100, 60000);
 }
 
+/* One label under two categories in turn: the id table re-learns the label's entry at each
+ * change of category, and the anomalies' key of the pair must follow it (from the ledger's
+ * pointer cache), never the other category's. A's HITs last 100 ns and its MISSes 1,000; B's
+ * 500 and 2,000: every listed MISS costs its duration over its own category's median HIT,
+ * 900 or 1,500 ns, on every way. */
+static void test_ids_label_in_two_categories(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_analysis_ids_two_%d.wtrace", (int)getpid());
+    tb *b = tb_create(path, 7, 0, 0);
+    tb_frame(b);
+    int64_t t = 100;
+    for (int i = 0; i < 2000; i++) {
+        const int in_b = i % 2, miss = (i / 2) % 10 == 0;
+        const int64_t dur = in_b ? (miss ? 2000 : 500) : (miss ? 1000 : 100);
+        span(b, t, t + dur, in_b ? "B" : "A", "t", miss ? WT_CACHED_MISS : WT_CACHED_HIT);
+        t += dur + 10;
+        if (i % 300 == 299)
+            tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, t, 0);
+    char *paths[1] = { path };
+    wt_analysis w[3];
+    for (int way = 0; way < 3; way++) {
+        analyse(paths, 1, way, &w[way], 0);
+        check_cat(&w[way], "A", 1000, 900 * 100 + 100 * 1000, 900, 100);
+        check_cat(&w[way], "B", 1000, 900 * 500 + 100 * 2000, 900, 100);
+        size_t n;
+        const wt_anomaly *v = wt_anomalies_list(w[way].an, &n);
+        size_t misses = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (v[i].kind != WT_AN_MISS)
+                continue;
+            misses++;
+            const double want = strcmp(v[i].category, "A") == 0 ? 900e-9 : 1500e-9;
+            assert_true(v[i].cost > want - 1e-15 && v[i].cost < want + 1e-15);
+        }
+        assert_int_equal(misses, 200);
+    }
+    aw_check_same(&w[0], &w[1]);
+    aw_check_same(&w[0], &w[2]);
+    for (int way = 0; way < 3; way++)
+        wt_analysis_release(&w[way]);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ids_epoch_and_damage),
         cmocka_unit_test(test_ids_reset_per_file),
         cmocka_unit_test(test_ids_many_labels_sampled_in_batches),
+        cmocka_unit_test(test_ids_label_in_two_categories),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
