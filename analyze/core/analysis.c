@@ -300,13 +300,9 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
     }
     if (rc < 0)
         return rc;
-    wt__pair_slot *slot;
     for (size_t i = 0; i < b->n && rc == 0; i++) {
         rec_event(b, &c, &b->spans[i], &ev);
-        if (direct && p->an && (rc = pair_span(p->lc, p->an, &ev, &slot)) == 0)
-            rc = pair_also(p, fi, &ev);
-        else if (!(direct && p->an))
-            rc = pair_general(p, fi, &ev);
+        rc = pair_event(p, fi, &ev);
     }
     return rc;
 }
