@@ -176,3 +176,15 @@ void aw_check_same(const wt_analysis *x, const wt_analysis *y)
         assert_string_equal(ax[i].text, ay[i].text);
     }
 }
+
+void aw_check_ways(const wt_analysis w[AW_WAYS])
+{
+    for (int way = 1; way < AW_WAYS; way++)
+        aw_check_same(&w[0], &w[way]);
+}
+
+void aw_release_ways(wt_analysis w[AW_WAYS])
+{
+    for (int way = 0; way < AW_WAYS; way++)
+        wt_analysis_release(&w[way]);
+}

@@ -16,6 +16,15 @@ void aw_analyse(char *const *paths, int n, int way, wt_analysis *a);
 /* The ledger's category `name` (fails the test when there is none). */
 const wt_ledger_cat *aw_cat_named(const wt_analysis *a, const char *name);
 
+/* How many ways aw_analyse() knows: a test runs them all into an array of this many. */
+#define AW_WAYS 3
+
+/* Every way's results are way 0's (aw_check_same()). */
+void aw_check_ways(const wt_analysis w[AW_WAYS]);
+
+/* Releases every way's results. */
+void aw_release_ways(wt_analysis w[AW_WAYS]);
+
 /* The two ways' results are the same, exactly: every row (seconds, counts, stats), every
  * thread, the totals, and every anomaly (kind, times, seconds, cost, text, and the counts
  * below the minimum cost). */

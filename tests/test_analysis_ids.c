@@ -87,19 +87,16 @@ static void test_ids_epoch_and_damage(void **state)
     free(d);
 
     char *paths[1] = { path };
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         analyse(paths, 1, way, &w[way], 1);
         /* by hand: frame 2's span is gone; frame 3's "lost" under the unknown name */
         check_cat(&w[way], "(unknown string 3)", 3000, 3000 * 100, 3000, 0);
         check_cat(&w[way], "lost", 3000, 3000 * 50, 3000, 0);
         check_cat(&w[way], "k", 3004, 3000 * 100 + 4 * 50, 3000, 4);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    wt_analysis_release(&w[0]);
-    wt_analysis_release(&w[1]);
-    wt_analysis_release(&w[2]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(path);
 }
 
@@ -132,17 +129,14 @@ static void test_ids_reset_per_file(void **state)
     two_cats(pa, 5, "a", "b", "a", 3000, 100, "b", 3000, 200);
     two_cats(pb, 6, "b", "a", "a", 3000, 50, "b", 3000, 300);
     char *paths[2] = { pa, pb };
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         analyse(paths, 2, way, &w[way], 0);
         check_cat(&w[way], "a", 3000 + 3000, 3000 * 100 + 3000 * 50, 6000, 0);
         check_cat(&w[way], "b", 3000 + 3000, 3000 * 200 + 3000 * 300, 6000, 0);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    wt_analysis_release(&w[0]);
-    wt_analysis_release(&w[1]);
-    wt_analysis_release(&w[2]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(pa);
     unlink(pb);
 }
@@ -182,15 +176,13 @@ static void many_labels(int labels, int n_spans)
     assert_true(misses > 12000); /* past the listed ones */
 
     char *paths[1] = { path };
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         analyse(paths, 1, way, &w[way], 0);
         check_cat(&w[way], "weights", n_spans, ns, hits, misses);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    for (int way = 0; way < 3; way++)
-        wt_analysis_release(&w[way]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(path);
 }
 
@@ -224,8 +216,8 @@ static void test_ids_label_in_two_categories(void **state)
     }
     tb_close(b, TB_END_CLEAN, t, 0);
     char *paths[1] = { path };
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         analyse(paths, 1, way, &w[way], 0);
         check_cat(&w[way], "A", 1000, 900 * 100 + 100 * 1000, 900, 100);
         check_cat(&w[way], "B", 1000, 900 * 500 + 100 * 2000, 900, 100);
@@ -241,10 +233,8 @@ static void test_ids_label_in_two_categories(void **state)
         }
         assert_int_equal(misses, 200);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    for (int way = 0; way < 3; way++)
-        wt_analysis_release(&w[way]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(path);
 }
 

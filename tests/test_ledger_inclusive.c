@@ -78,18 +78,16 @@ static void test_inclusive_inline_cases(void **state)
     char path[64];
     snprintf(path, sizeof path, "test_ledger_inclusive_%d.wtrace", (int)getpid());
     trees_trace(path);
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         analyse(path, way, &w[way]);
         assert_ns(aw_cat_named(&w[way], "a")->inclusive, 1300 * ROUNDS);
         assert_ns(aw_cat_named(&w[way], "b")->inclusive, 2000 * ROUNDS);
         assert_ns(aw_cat_named(&w[way], "c")->inclusive, 1000 * ROUNDS);
         assert_ns(aw_cat_named(&w[way], "d")->inclusive, 200 * ROUNDS);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    for (int way = 0; way < 3; way++)
-        wt_analysis_release(&w[way]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(path);
 }
 
@@ -121,13 +119,11 @@ static void test_inclusive_random_trees(void **state)
         at[th] = emit_tree(b, th ? 5 : 4, at[th], 0, &seed) + 10;
     }
     tb_close(b, TB_END_CLEAN, (at[0] > at[1] ? at[0] : at[1]) + 10, 0);
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++)
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++)
         analyse(path, way, &w[way]);
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    for (int way = 0; way < 3; way++)
-        wt_analysis_release(&w[way]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(path);
 }
 

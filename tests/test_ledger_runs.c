@@ -102,8 +102,8 @@ static void test_runs_lone_tops(void **state)
     const int64_t b_last = 20001000 + 2000 * (A_SPANS - 1) + a_dur(A_SPANS - 1);
 
     char *paths[2] = { pa, pb };
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         aw_analyse(paths, 2, way, &w[way]);
         const wt_ledger_cat *c = aw_cat_named(&w[way], "work");
         /* by hand: every span of both files; B's two first spans 1,000 and 8,100 ns */
@@ -144,11 +144,8 @@ static void test_runs_lone_tops(void **state)
             }
         assert_int_equal(no_end, 1);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    wt_analysis_release(&w[0]);
-    wt_analysis_release(&w[1]);
-    wt_analysis_release(&w[2]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(pa);
     unlink(pb);
 }
@@ -192,8 +189,8 @@ static void test_runs_leaves_and_waiting(void **state)
     assert_int_equal(kid_dur(300, 2), 203);
 
     char *paths[1] = { path };
-    wt_analysis w[3];
-    for (int way = 0; way < 3; way++) {
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
         aw_analyse(paths, 1, way, &w[way]);
         const wt_ledger_cat *k = aw_cat_named(&w[way], "weights"), *p = aw_cat_named(&w[way], "phase");
         assert_int_equal(k->spans, PHASES * KIDS);
@@ -210,11 +207,8 @@ static void test_runs_leaves_and_waiting(void **state)
         assert_secs(thread_of(&w[way], 9)->waiting, 945);
         assert_secs(thread_of(&w[way], 10)->busy, 1300);
     }
-    aw_check_same(&w[0], &w[1]);
-    aw_check_same(&w[0], &w[2]);
-    wt_analysis_release(&w[0]);
-    wt_analysis_release(&w[1]);
-    wt_analysis_release(&w[2]);
+    aw_check_ways(w);
+    aw_release_ways(w);
     unlink(path);
 }
 
