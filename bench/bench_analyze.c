@@ -115,6 +115,14 @@ static void *nested_thread(void *arg)
     return NULL;
 }
 
+/* The shapes' random labels: xorshift64, one step. */
+static void xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+}
+
 /* Records shape `sh` into path; returns the spans recorded, -1 on failure. */
 static long long record(int sh, const char *path, long long n)
 {
@@ -138,9 +146,7 @@ static long long record(int sh, const char *path, long long n)
         for (long long i = 0; i < n; i++) {
             const char *label = "step";
             if (sh == S_RANDOM) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                xorshift(&x);
                 snprintf(buf, sizeof buf, "layer.%d.wq", (int)(x % 1000));
                 label = buf;
             }
@@ -157,9 +163,7 @@ static long long record(int sh, const char *path, long long n)
     case S_LABELS16K:
     case S_UNIQUE:
         for (long long i = 0; i < n; i++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&x);
             const int l = (int)(x % 16384);
             if (sh == S_LABELS16K)
                 snprintf(buf, sizeof buf, "layers.%d.w%d", l / 8, l % 8);
