@@ -138,6 +138,55 @@ static void test_fork_child_that_records_nothing_writes_no_file(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A fork soon after the first recording call, while the parent's writer thread may still be
+ * starting: under AddressSanitizer that thread's start allocates (outside any lock of ours),
+ * and a child that inherited the allocator's lock taken hung for ever at its first recording
+ * call or at exit (seen in CI). fork() now waits for the writer to have started. Each child
+ * and the scenario carry an alarm, so a hang fails the test instead of timing it out. */
+enum { SOON_FORKS = 40 };
+
+static int scenario_fork_soon(void *arg)
+{
+    (void)arg;
+    alarm(60);
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    char p[700];
+    for (int i = 0; i < SOON_FORKS; i++) {
+        snprintf(p, sizeof p, "%s/soon-%d-%%p.wtrace", dir, i);
+        if (wt_open(p))
+            return 70;
+        const wt_span s = wt_begin("parent", "first");
+        wt_end(s, WT_CACHED_UNKNOWN, 0, NULL);
+        fflush(NULL);
+        const pid_t pid = fork(); /* the writer thread was created a moment ago */
+        if (pid == 0) {
+            alarm(20);
+            const wt_span c = wt_begin("child", "first");
+            wt_end(c, WT_CACHED_UNKNOWN, 0, NULL);
+            exit(0);
+        }
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return 71; /* killed by its alarm: it hung */
+        snprintf(p, sizeof p, "%s/soon-%d-%d.wtrace", dir, i, (int)pid);
+        if (!rt_exists(p)) /* the child's own file, from the parent's template */
+            return 72;
+        if (wt_close())
+            return 73;
+    }
+    return 0;
+}
+
+static void test_fork_soon_after_the_writer_starts_never_hangs(void **state)
+{
+    (void)state;
+    const int st = rt_run(scenario_fork_soon, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* ---- header 1.1 --------------------------------------------------------------------------- */
 
 static int scenario_two_opens(void *arg)
@@ -350,6 +399,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fork_child_records_into_its_own_file_by_default, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_child_that_records_nothing_writes_no_file, fork_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fork_soon_after_the_writer_starts_never_hangs, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_header_has_run_id_boot_id_and_anchor_uncertainty, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_header_of_a_1_0_file_reads_as_unknown, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_rank_variables_become_metadata, fork_setup, teardown),

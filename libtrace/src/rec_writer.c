@@ -82,8 +82,19 @@ static atomic_int fail_once;
  * wt__writer_pause) so a child never inherits the writer stopped inside an allocator or zstd
  * call, whose locks (a sanitizer's allocator has no fork handling) the child would find taken. */
 static pthread_mutex_t active = PTHREAD_MUTEX_INITIALIZER;
+/* The writer thread has reached writer_main(). Its start before that is not ours: under
+ * AddressSanitizer it allocates (the sanitizer's thread set-up), outside `active`, and a fork
+ * in that moment left the child an allocator lock taken for ever (a hang at the child's first
+ * recording call or at its exit, seen in CI). So fork() also waits for the writer to be in.
+ * Set to 0 before each start, under the life lock as the start itself. */
+static atomic_int entered;
 
-void wt__writer_pause(void) { pthread_mutex_lock(&active); }
+void wt__writer_pause(void)
+{
+    while (atomic_load(&wt__g.writer_running) && !atomic_load(&entered))
+        syscall(SYS_futex, (uint32_t *)&entered, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    pthread_mutex_lock(&active);
+}
 
 void wt__writer_resume(void) { pthread_mutex_unlock(&active); }
 
@@ -315,6 +326,8 @@ static void final_drains(uint64_t *req, int *failed)
 static void *writer_main(void *arg)
 {
     (void)arg;
+    atomic_store(&entered, 1);
+    syscall(SYS_futex, (uint32_t *)&entered, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     int failed = 0;
     for (;;) {
         struct timespec until;
@@ -379,6 +392,7 @@ int wt__writer_start(void)
     W.sink.agg = 1;
     W.n_touched = 0;
     atomic_store(&wt__g.stop, 0);
+    atomic_store(&entered, 0);
     if (!sem_ready) {
         sem_init(&wt__g.wake, 0, 0);
         sem_ready = 1;
