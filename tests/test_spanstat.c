@@ -2,7 +2,10 @@
  * two pairs that share a set and evicts the least recently used of them. Pairs that share a
  * set are found by search here, so the test does not depend on the hash's constants. The
  * reservoir's median leaves its samples in the order of a stable insertion sort by `<` (the
- * model here), whatever the values: later adds replace samples by position. */
+ * model here): later adds replace samples by position. Its samples are kept as 32-bit
+ * nanoseconds while they fit: every figure it gives is checked, bit for bit, against the
+ * doubles (ns * 1e-9) the analyses kept before, and against a reservoir that stores doubles
+ * from the start (`wide`). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,67 +121,140 @@ static void model_sort(double *v, size_t n)
     }
 }
 
-/* n values into a fresh reservoir (n <= WT_STATS_RESERVOIR: all kept, in order), its median
- * checked against the model's middle and its samples, bit for bit, against the model's sort. */
-static void check_sorted_like_model(const double *v, size_t n)
+/* Whether ns is kept as 32 bits. */
+static int fits(int64_t ns) { return ns >= 0 && ns <= (int64_t)UINT32_MAX; }
+
+/* n durations into a fresh reservoir (n <= WT_STATS_RESERVOIR: all kept, in order), its
+ * median checked against the model's middle of the doubles ns * 1e-9, and its samples, bit
+ * for bit, against the model's sort; narrow exactly when every duration fits. */
+static void check_sorted_like_model(const int64_t *v, size_t n)
 {
     wt__reservoir r;
     memset(&r, 0, sizeof r);
     double m[WT_STATS_RESERVOIR];
+    int all_fit = 1;
     for (size_t i = 0; i < n; i++) {
-        assert_int_equal(wt__reservoir_add(&r, v[i]), 0);
-        m[i] = v[i];
+        assert_int_equal(wt__reservoir_add_ns(&r, v[i]), 0);
+        m[i] = (double)v[i] * 1e-9;
+        all_fit &= fits(v[i]);
     }
+    assert_int_equal(r.wide, !all_fit);
     model_sort(m, n);
     const double want = n & 1 ? m[n / 2] : 0.5 * (m[n / 2 - 1] + m[n / 2]);
     const double got = wt__reservoir_median(&r);
     assert_memory_equal(&got, &want, sizeof got);
     assert_int_equal(r.len, n);
-    assert_memory_equal(r.s, m, n * sizeof *m);
+    for (uint32_t i = 0; i < n; i++) {
+        const double at = wt__reservoir_at(&r, i);
+        assert_memory_equal(&at, &m[i], sizeof at);
+    }
     wt__reservoir_release(&r);
 }
 
-/* Durations as the analyses give them (ns * 1e-9: every byte of the bits differs), values of
- * both signs and many magnitudes, many ties (-0.0 and +0.0 among them: equal, so their order
- * shows whether the sort is stable), and the edge counts 1, 2 and full. */
+/* Durations of several kinds: short ones (narrow), many ties, the 32-bit edge, long and
+ * negative ones (a hostile file's) that widen the samples, first or part way through; and the
+ * edge counts 1, 2 and full. */
 static void test_spanstat_median_sorts_as_the_model(void **state)
 {
     (void)state;
     uint64_t x = 0x2545F4914F6CDD1DULL;
-    double v[WT_STATS_RESERVOIR];
-    for (int round = 0; round < 200; round++) {
+    int64_t v[WT_STATS_RESERVOIR];
+    int narrow = 0, wide = 0;
+    for (int round = 0; round < 300; round++) {
         const size_t n = round < 3 ? (size_t[]){ 1, 2, WT_STATS_RESERVOIR }[round]
                                    : 1 + xorshift64(&x) % WT_STATS_RESERVOIR;
         for (size_t i = 0; i < n; i++) {
             const uint64_t r = xorshift64(&x);
-            switch (round % 5) {
-            case 4: v[i] = (r & 1 ? -1.0 : 1.0) * (double)((r >> 1) % 3); break; /* +-0 */
-            case 0: v[i] = (double)(r % 5000000) * 1e-9; break;          /* durations */
-            case 1: v[i] = (double)(int64_t)(r % 41) - 20.0; break;      /* ties, signs */
-            case 2: v[i] = ldexp((double)(r >> 11), (int)(r % 200) - 150) *
-                           (r & 1 ? -1.0 : 1.0); break;                  /* magnitudes */
-            default: v[i] = (r & 3) ? 1e300 * (double)(r % 3) : -INFINITY; break;
+            switch (round % 6) {
+            case 0: v[i] = (int64_t)(r % 5000000); break;                   /* durations */
+            case 1: v[i] = (int64_t)(r % 41); break;                        /* ties */
+            case 2: v[i] = (int64_t)UINT32_MAX - 3 + (int64_t)(r % 7); break; /* the edge */
+            case 3: v[i] = (int64_t)(r >> (r % 40)) >> 2; break;             /* magnitudes */
+            case 4: v[i] = (r & 1 ? -1 : 1) * (int64_t)(r % 100000); break; /* signs */
+            default: /* narrow, then one long duration part way */
+                v[i] = i == n / 2 ? ((int64_t)1 << 40) + (int64_t)(r % 9) : (int64_t)(r % 900);
+                break;
             }
         }
         check_sorted_like_model(v, n);
+        int f = 1;
+        for (size_t i = 0; i < n; i++)
+            f &= fits(v[i]);
+        narrow += f;
+        wide += !f;
+    }
+    assert_true(narrow > 50 && wide > 50); /* both storages were checked */
+}
+
+/* Two reservoirs fed the same durations, one narrow, one storing doubles from the start: the
+ * same n, min, max, total, median and samples, bit for bit, at many points as they fill,
+ * sample (algorithm L replacing) and, in some sequences, widen part way (a long duration
+ * after the reservoir is full, while it samples); with wt__reservoir_add_ns() and
+ * wt__reservoir_sample_ns() alike, and through copies (wt__reservoir_copy()). */
+static void same_reservoirs(const wt__reservoir *a, const wt__reservoir *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->len, b->len);
+    assert_memory_equal(&a->min, &b->min, sizeof a->min);
+    assert_memory_equal(&a->max, &b->max, sizeof a->max);
+    assert_memory_equal(&a->total, &b->total, sizeof a->total);
+    for (uint32_t i = 0; i < a->len; i++) {
+        const double x = wt__reservoir_at(a, i), y = wt__reservoir_at(b, i);
+        assert_memory_equal(&x, &y, sizeof x);
     }
 }
 
-/* -0.0 and +0.0 compare equal and keep their order; a NaN (no duration is one) is taken
- * without harm (the comparison sort, as before). */
-static void test_spanstat_median_keeps_order_of_signed_zeros(void **state)
+static void test_spanstat_narrow_samples_give_what_doubles_give(void **state)
 {
     (void)state;
-    const double z[] = { 0.0, -0.0, 1.0, -0.0, -1.0, 0.0, 0.5 };
-    check_sorted_like_model(z, sizeof z / sizeof *z);
-    wt__reservoir r;
-    memset(&r, 0, sizeof r);
-    const double v[] = { 3.0, NAN, 1.0 };
-    for (size_t i = 0; i < 3; i++)
-        assert_int_equal(wt__reservoir_add(&r, v[i]), 0);
-    (void)wt__reservoir_median(&r);
-    assert_int_equal(r.len, 3);
-    wt__reservoir_release(&r);
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int seq = 0; seq < 12; seq++) {
+        wt__reservoir nar, dbl;
+        memset(&nar, 0, sizeof nar);
+        memset(&dbl, 0, sizeof dbl);
+        dbl.wide = 1;
+        const int widen_at = seq % 3 == 0 ? -1 : seq % 3 == 1 ? 100 : 3000; /* -1: never */
+        const int sample = seq % 2;
+        for (int i = 0; i < 6000; i++) {
+            const uint64_t r = xorshift64(&x);
+            int64_t ns = (int64_t)(r % (seq < 6 ? 2000000u : 60u)); /* spread, or ties */
+            if (i == widen_at)
+                ns = (int64_t)UINT32_MAX + 1 + (int64_t)(r % 5);
+            else if (widen_at >= 0 && i > widen_at && r % 10 == 0)
+                ns = -(int64_t)(r % 1000); /* a hostile file's */
+            if (sample) {
+                assert_int_equal(wt__reservoir_sample_ns(&nar, ns), 0);
+                assert_int_equal(wt__reservoir_sample_ns(&dbl, ns), 0);
+            } else {
+                assert_int_equal(wt__reservoir_add_ns(&nar, ns), 0);
+                assert_int_equal(wt__reservoir_add_ns(&dbl, ns), 0);
+            }
+            if (i < widen_at || widen_at < 0)
+                assert_false(nar.wide);
+            if (i == widen_at && i < WT_STATS_RESERVOIR)
+                assert_true(nar.wide); /* while it fills every duration is a sample */
+            if (i % 97 == 0 || i == 5999) {
+                if (i % 2) {
+                    const double mn = wt__reservoir_median(&nar), md = wt__reservoir_median(&dbl);
+                    assert_memory_equal(&mn, &md, sizeof mn);
+                }
+                same_reservoirs(&nar, &dbl);
+            }
+            if (i == 4000) { /* carry on with copies: the copies are what is compared */
+                wt__reservoir cn, cd;
+                assert_int_equal(wt__reservoir_copy(&cn, &nar), 0);
+                assert_int_equal(wt__reservoir_copy(&cd, &dbl), 0);
+                wt__reservoir_release(&nar);
+                wt__reservoir_release(&dbl);
+                nar = cn;
+                dbl = cd;
+            }
+        }
+        /* past 3000 the long and negative durations widen it once one is sampled */
+        assert_int_equal(nar.wide, widen_at >= 0);
+        wt__reservoir_release(&nar);
+        wt__reservoir_release(&dbl);
+    }
 }
 
 /* A median taken while the reservoir samples, then more adds: the samples the adds replace are
@@ -187,46 +263,57 @@ static void test_spanstat_median_keeps_order_of_signed_zeros(void **state)
 static void test_spanstat_adds_after_a_median_replace_the_sorted_positions(void **state)
 {
     (void)state;
-    wt__reservoir r, m;
+    wt__reservoir r;
     memset(&r, 0, sizeof r);
     uint64_t x = 88172645463325252ULL;
+    double m[WT_STATS_RESERVOIR];
     for (int i = 0; i < 5000; i++) {
-        const double d = (double)(xorshift64(&x) % 1000000) * 1e-9;
-        assert_int_equal(wt__reservoir_add(&r, d), 0);
+        assert_int_equal(wt__reservoir_add_ns(&r, (int64_t)(xorshift64(&x) % 1000000)), 0);
         if (i % 700 == 699) {
-            /* the model: the same reservoir copied, its samples sorted by model_sort() */
-            m = r;
-            m.s = malloc(r.cap * sizeof *m.s);
-            assert_non_null(m.s);
-            memcpy(m.s, r.s, r.len * sizeof *m.s);
-            model_sort(m.s, m.len);
+            /* the model: the reservoir's samples, sorted by model_sort() */
+            for (uint32_t j = 0; j < r.len; j++)
+                m[j] = wt__reservoir_at(&r, j);
+            model_sort(m, r.len);
             (void)wt__reservoir_median(&r);
-            assert_memory_equal(r.s, m.s, r.len * sizeof *m.s);
-            free(m.s);
+            for (uint32_t j = 0; j < r.len; j++) {
+                const double at = wt__reservoir_at(&r, j);
+                assert_memory_equal(&at, &m[j], sizeof at);
+            }
         }
     }
     assert_int_equal(r.len, WT_STATS_RESERVOIR);
     wt__reservoir_release(&r);
 }
 
-/* Room without growth: an empty reservoir has none, one with spare capacity or full has. */
+/* Room without allocating: an empty reservoir has none, one with spare capacity or full has;
+ * a narrow one has none for a duration that would widen it, a wide one has. */
 static void test_spanstat_reservoir_room(void **state)
 {
     (void)state;
+    const int64_t big = (int64_t)UINT32_MAX + 1;
     wt__reservoir r;
     memset(&r, 0, sizeof r);
-    assert_false(wt__reservoir_has_room(&r));
-    assert_int_equal(wt__reservoir_add(&r, 1.0), 0);
-    assert_true(wt__reservoir_has_room(&r)); /* capacity 4 */
+    assert_false(wt__reservoir_has_room(&r, 1));
+    assert_int_equal(wt__reservoir_add_ns(&r, 1), 0);
+    assert_true(wt__reservoir_has_room(&r, 1)); /* capacity 4 */
+    assert_true(wt__reservoir_has_room(&r, (int64_t)UINT32_MAX));
+    assert_false(wt__reservoir_has_room(&r, big));
+    assert_false(wt__reservoir_has_room(&r, -1));
     for (int i = 1; i < WT_STATS_RESERVOIR; i++) {
         if (r.len == r.cap)
-            assert_false(wt__reservoir_has_room(&r));
-        assert_int_equal(wt__reservoir_add(&r, (double)i), 0);
+            assert_false(wt__reservoir_has_room(&r, 1));
+        assert_int_equal(wt__reservoir_add_ns(&r, i), 0);
     }
     assert_int_equal(r.len, WT_STATS_RESERVOIR);
-    assert_true(wt__reservoir_has_room(&r));
-    assert_int_equal(wt__reservoir_add(&r, 2.0), 0);
-    assert_true(wt__reservoir_has_room(&r));
+    assert_true(wt__reservoir_has_room(&r, 1));
+    assert_false(wt__reservoir_has_room(&r, big));
+    assert_int_equal(wt__reservoir_add_ns(&r, 2), 0);
+    assert_true(wt__reservoir_has_room(&r, 1));
+    r.next = r.n + 1; /* the next add replaces a sample: with the long one, it widens */
+    assert_int_equal(wt__reservoir_add_ns(&r, big), 0);
+    assert_true(r.wide);
+    assert_true(wt__reservoir_has_room(&r, big));
+    assert_true(wt__reservoir_has_room(&r, -1));
     wt__reservoir_release(&r);
 }
 
@@ -237,7 +324,7 @@ int main(void)
         cmocka_unit_test(test_spanstat_pair_cache_evicts_the_least_recently_used),
         cmocka_unit_test(test_spanstat_pair_cache_slot_keeps_its_third_value_when_moved),
         cmocka_unit_test(test_spanstat_median_sorts_as_the_model),
-        cmocka_unit_test(test_spanstat_median_keeps_order_of_signed_zeros),
+        cmocka_unit_test(test_spanstat_narrow_samples_give_what_doubles_give),
         cmocka_unit_test(test_spanstat_adds_after_a_median_replace_the_sorted_positions),
         cmocka_unit_test(test_spanstat_reservoir_room),
     };

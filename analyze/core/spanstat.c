@@ -156,8 +156,39 @@ static double unit(uint64_t *st)
     return ((double)(xorshift(st) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-int wt__reservoir_add_slow(wt__reservoir *r, double x)
+/* Turns the narrow samples into the doubles they stand for: 0 or WT_ENOMEM (unchanged). */
+static int widen(wt__reservoir *r)
 {
+    double *d = malloc((r->cap ? r->cap : 1) * sizeof *d);
+    if (!d)
+        return WT_ENOMEM;
+    const uint32_t *u = r->s;
+    for (uint32_t i = 0; i < r->len; i++)
+        d[i] = (double)u[i] * 1e-9;
+    free(r->s);
+    r->s = d;
+    r->wide = 1;
+    return 0;
+}
+
+/* Stores ns as sample i (< cap), widening the samples when ns does not fit in 32 bits. */
+static int put(wt__reservoir *r, uint32_t i, int64_t ns)
+{
+    if (!r->wide) {
+        if ((uint64_t)ns <= UINT32_MAX) {
+            ((uint32_t *)r->s)[i] = (uint32_t)ns;
+            return 0;
+        }
+        if (widen(r) < 0)
+            return WT_ENOMEM;
+    }
+    ((double *)r->s)[i] = (double)ns * 1e-9;
+    return 0;
+}
+
+int wt__reservoir_add_slow(wt__reservoir *r, int64_t ns)
+{
+    const double x = (double)ns * 1e-9;
     if (r->n == 0 || x < r->min)
         r->min = x;
     if (r->n == 0 || x > r->max)
@@ -172,13 +203,15 @@ int wt__reservoir_add_slow(wt__reservoir *r, double x)
             uint32_t nc = r->cap ? r->cap * 2 : 4;
             if (nc > WT_STATS_RESERVOIR)
                 nc = WT_STATS_RESERVOIR;
-            double *ns = realloc(r->s, nc * sizeof *ns);
-            if (!ns)
+            void *ns_ = realloc(r->s, nc * (r->wide ? sizeof(double) : sizeof(uint32_t)));
+            if (!ns_)
                 return WT_ENOMEM;
-            r->s = ns;
+            r->s = ns_;
             r->cap = nc;
         }
-        r->s[r->len++] = x;
+        if (put(r, r->len, ns) < 0)
+            return WT_ENOMEM;
+        r->len++;
         return 0;
     }
     /* algorithm L: the same distribution as replacing with probability len/n each time, but
@@ -189,119 +222,47 @@ int wt__reservoir_add_slow(wt__reservoir *r, double x)
     }
     if (r->n < r->next)
         return 0;
-    r->s[xorshift(&r->rng) % WT_STATS_RESERVOIR] = x;
+    const int rc = put(r, (uint32_t)(xorshift(&r->rng) % WT_STATS_RESERVOIR), ns);
     r->w *= exp(log(unit(&r->rng)) / WT_STATS_RESERVOIR);
     r->next = r->n + 1 + (int64_t)floor(log(unit(&r->rng)) / log1p(-r->w));
-    return 0;
+    return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
+int wt__reservoir_copy(wt__reservoir *dst, const wt__reservoir *src)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    wt__reservoir c = *src;
+    if (src->cap) {
+        const size_t size = src->wide ? sizeof(double) : sizeof(uint32_t);
+        c.s = malloc(src->cap * size);
+        if (!c.s)
+            return WT_ENOMEM;
+        memcpy(c.s, src->s, src->len * size);
+    }
+    *dst = c;
+    return 0;
 }
 
 /* Runs of this many samples are sorted by insertion before the merges. */
 #define SORT_RUN 8
-
-/* Merges the sorted runs from[lo..mid) and from[mid..hi) into to[lo..hi), stably: the right
- * run's value is taken only when strictly less (a select, not a branch). */
-static void merge_runs(const double *from, double *to, uint32_t lo, uint32_t mid, uint32_t hi)
-{
-    uint32_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi) {
-        const double x = from[i], y = from[j];
-        const int right = y < x;
-        to[k++] = right ? y : x;
-        j += (uint32_t)right;
-        i += (uint32_t)!right;
-    }
-    while (i < mid)
-        to[k++] = from[i++];
-    while (j < hi)
-        to[k++] = from[j++];
-}
-
-/* merge_runs() of two runs of h values each, from both ends at once: the front takes the h
- * first of the stable order (the left run's value on a tie), the back the h last (the right
- * run's on a tie), so they meet exactly, and neither reads past its runs (after t < h steps
- * a side has taken t values of 2h). Two independent chains of load, compare and index: a
- * merge step's latency was most of the sort's time. */
-static void merge_halves(const double *from, double *to, uint32_t h)
-{
-    const double *a = from, *b = from + h;                   /* front: next of each run */
-    const double *ae = from + h - 1, *be = from + 2 * h - 1; /* back: last of each run */
-    double *lo = to, *hi = to + 2 * h - 1;
-    /* the last step apart, without moving the pointers: the back's would then point below
-     * its run */
-    for (uint32_t t = 1; t < h; t++) {
-        const double x = *a, y = *b;
-        const int right = y < x;
-        *lo++ = right ? y : x;
-        b += right;
-        a += !right;
-        const double xe = *ae, ye = *be;
-        const int left = ye < xe;
-        *hi-- = left ? xe : ye;
-        ae -= left;
-        be -= !left;
-    }
-    *lo = *b < *a ? *b : *a;
-    *hi = *be < *ae ? *ae : *be;
-}
-
-/* Sorts s[0..n), n <= WT_STATS_RESERVOIR, ascending and stably by `<`: insertion sorts of
- * SORT_RUN samples, then bottom-up merges that take the right run's value only when it is
- * strictly less (no branch to mispredict: a select). glibc's qsort of up to 255 doubles
- * through a comparison callback was a tenth of `ledger` over 16,384 labels (some 50,000
- * medians); a radix sort of the bits cost more than it on the 60 samples of a filling
- * reservoir. The samples' order after a median matters (a later add replaces s[random]), and
- * this one is exactly glibc's: both sorts are stable, and for values `<` orders (no NaN) a
- * stable sort leaves a single order, equal values (-0.0 and +0.0 too) in their order before.
- * With a NaN (no duration is one) the comparison sort as before. */
-static void sort_samples(double *s, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (WT_UNLIKELY(isnan(s[i]))) {
-            qsort(s, n, sizeof *s, cmp_double);
-            return;
-        }
-    for (uint32_t lo = 0; lo < n; lo += SORT_RUN) {
-        const uint32_t hi = n - lo < SORT_RUN ? n : lo + SORT_RUN;
-        for (uint32_t i = lo + 1; i < hi; i++) {
-            const double x = s[i];
-            uint32_t j = i;
-            for (; j > lo && x < s[j - 1]; j--)
-                s[j] = s[j - 1];
-            s[j] = x;
-        }
-    }
-    double tmp[WT_STATS_RESERVOIR];
-    double *from = s, *to = tmp;
-    for (uint32_t w = SORT_RUN; w < n; w *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-            const uint32_t mid = n - lo < w ? n : lo + w;
-            const uint32_t hi = n - lo < 2 * w ? n : lo + 2 * w;
-            if (mid - lo == hi - mid)
-                merge_halves(from + lo, to + lo, mid - lo);
-            else
-                merge_runs(from, to, lo, mid, hi);
-        }
-        double *const t = from;
-        from = to;
-        to = t;
-    }
-    if (from != s)
-        memcpy(s, from, n * sizeof *s);
-}
+#define SORT_T double
+#define SORT_NAME sort_seconds
+#include "sample_sort.h"
+#define SORT_T uint32_t
+#define SORT_NAME sort_ns
+#include "sample_sort.h"
 
 double wt__reservoir_median(wt__reservoir *r)
 {
     if (!r->len)
         return NAN;
     if (!r->sorted) {
-        sort_samples(r->s, r->len);
-        r->med = r->len & 1 ? r->s[r->len / 2] : 0.5 * (r->s[r->len / 2 - 1] + r->s[r->len / 2]);
+        if (r->wide)
+            sort_seconds(r->s, r->len);
+        else
+            sort_ns(r->s, r->len);
+        const uint32_t h = r->len / 2;
+        r->med = r->len & 1 ? wt__reservoir_at(r, h)
+                            : 0.5 * (wt__reservoir_at(r, h - 1) + wt__reservoir_at(r, h));
         r->sorted = 1;
     }
     return r->med;

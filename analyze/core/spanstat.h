@@ -151,28 +151,38 @@ static inline void wt__idtab_epoch(wt__idtab *t, size_t elem, uint64_t epoch)
     }
 }
 
-/* ---- reservoir of durations (seconds) ---- */
+/* ---- reservoir of durations (nanoseconds in, seconds out) ----
+ * Samples are stored as uint32 nanoseconds while every one taken fits (0 to 4.29 s): half the
+ * memory of doubles, and over 16,384 labels the samples were most of the analyses' heap. The
+ * first sample that does not fit (a longer or negative duration) widens the reservoir: its
+ * samples become the doubles (ns * 1e-9) they stand for, as every one is from then on. A
+ * sample reads as (double)ns * 1e-9 either way, and ns -> ns * 1e-9 is strictly increasing
+ * below 2^32, so the order, the median and every output are those of double samples. */
 typedef struct wt__reservoir {
     /* first, side by side in 32 bytes: all that the common add and a batch's room check
      * (wt__reservoir_has_room()) read, and where the next sample goes */
     int64_t n;
-    int64_t next;  /* algorithm L: the n at which the next sample is replaced */
-    double *s;      /* samples, up to WT_STATS_RESERVOIR, grown on demand */
+    int64_t next; /* algorithm L: the n at which the next sample is replaced */
+    void *s;      /* samples, up to WT_STATS_RESERVOIR, grown on demand: uint32_t ns, or
+                   * double seconds once wide */
     uint32_t len, cap;
     double min, max, total;
     uint64_t rng;
-    int sorted; /* s[] is sorted and med is its median (cleared by an add) */
+    uint8_t sorted; /* s[] is sorted and med is its median (cleared by an add) */
+    uint8_t wide;   /* s[] holds doubles; a zeroed reservoir with wide set stores doubles from
+                     * its first sample (the tests' reference for the narrow storage) */
     double med;
-    double w;      /* algorithm L: the current threshold weight */
+    double w; /* algorithm L: the current threshold weight */
 } wt__reservoir;
 
-/* Adds x. Returns 0 or WT_ENOMEM (then x counts in n/min/max/total but is not sampled). */
-int wt__reservoir_add_slow(wt__reservoir *r, double x);
-static inline int wt__reservoir_add(wt__reservoir *r, double x)
+/* Adds ns. Returns 0 or WT_ENOMEM (then ns counts in n/min/max/total but is not sampled). */
+int wt__reservoir_add_slow(wt__reservoir *r, int64_t ns);
+static inline int wt__reservoir_add_ns(wt__reservoir *r, int64_t ns)
 {
-    /* the common case once full: x is counted, no sample is replaced (the samples, and so a
+    /* the common case once full: ns is counted, no sample is replaced (the samples, and so a
      * cached median, stay as they are) */
     if (r->n + 1 < r->next) { /* next is 0 until the reservoir is full */
+        const double x = (double)ns * 1e-9;
         if (x < r->min)
             r->min = x;
         if (x > r->max)
@@ -181,32 +191,25 @@ static inline int wt__reservoir_add(wt__reservoir *r, double x)
         r->n++;
         return 0;
     }
-    return wt__reservoir_add_slow(r, x);
+    return wt__reservoir_add_slow(r, ns);
 }
-/* Adds x when only n and the median will be read: the same samples as wt__reservoir_add() (so
- * the same median), but min, max and total are only those of the sampled values. */
-static inline int wt__reservoir_sample(wt__reservoir *r, double x)
-{
-    if (r->n + 1 < r->next) { /* next is 0 until the reservoir is full */
-        r->n++;
-        return 0;
-    }
-    return wt__reservoir_add_slow(r, x);
-}
-/* wt__reservoir_sample() of `ns` nanoseconds as seconds (ns * 1e-9): the conversion happens
- * only when the value is sampled, so the common add has no floating point. */
+/* Adds ns when only n and the median will be read: the same samples as wt__reservoir_add_ns()
+ * (so the same median), but min, max and total are only those of the sampled values; the
+ * common add has no floating point. */
 static inline int wt__reservoir_sample_ns(wt__reservoir *r, int64_t ns)
 {
     if (r->n + 1 < r->next) {
         r->n++;
         return 0;
     }
-    return wt__reservoir_add_slow(r, (double)ns * 1e-9);
+    return wt__reservoir_add_slow(r, ns);
 }
-/* Whether r takes one more value without growing its samples' array: then no add can fail. */
-static inline int wt__reservoir_has_room(const wt__reservoir *r)
+/* Whether r takes ns without allocating (its samples' array neither grows nor widens): then
+ * the add cannot fail. */
+static inline int wt__reservoir_has_room(const wt__reservoir *r, int64_t ns)
 {
-    return r->len < r->cap || r->len >= WT_STATS_RESERVOIR;
+    return (r->len < r->cap || r->len >= WT_STATS_RESERVOIR) &&
+           (r->wide || (uint64_t)ns <= UINT32_MAX);
 }
 /* The reservoir's generator: the xorshift64 state after st (a zero state starts from a fixed
  * seed, so a zeroed reservoir needs no set-up). */
@@ -220,16 +223,25 @@ static inline uint64_t wt__reservoir_rng_next(uint64_t st)
 }
 /* Where the next add writes a sample, for a prefetch: the end of the samples while they fill
  * (with room), the sample algorithm L replaces when the next add replaces one, else NULL. */
-static inline const double *wt__reservoir_next_slot(const wt__reservoir *r)
+static inline const void *wt__reservoir_next_slot(const wt__reservoir *r)
 {
+    const size_t size = r->wide ? sizeof(double) : sizeof(uint32_t);
     if (r->len < r->cap)
-        return r->s + r->len;
+        return (const char *)r->s + r->len * size;
     if (r->next != 0 && r->n + 1 >= r->next)
-        return r->s + wt__reservoir_rng_next(r->rng) % WT_STATS_RESERVOIR;
+        return (const char *)r->s + wt__reservoir_rng_next(r->rng) % WT_STATS_RESERVOIR * size;
     return NULL;
 }
-/* The median of the samples (mean of the two middle ones for an even count); NaN when empty.
- * Sorts the samples in place, once until the next add. */
+/* The sample at i (< len) in seconds. */
+static inline double wt__reservoir_at(const wt__reservoir *r, uint32_t i)
+{
+    return r->wide ? ((const double *)r->s)[i] : (double)((const uint32_t *)r->s)[i] * 1e-9;
+}
+/* dst becomes a copy of src, samples and all (dst's own memory is not released). Returns 0 or
+ * WT_ENOMEM (dst unchanged). */
+int wt__reservoir_copy(wt__reservoir *dst, const wt__reservoir *src);
+/* The median of the samples in seconds (mean of the two middle ones for an even count); NaN
+ * when empty. Sorts the samples in place, once until the next add. */
 double wt__reservoir_median(wt__reservoir *r);
 void wt__reservoir_release(wt__reservoir *r);
 

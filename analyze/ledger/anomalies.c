@@ -327,7 +327,7 @@ static inline an_at at_of(const wt_event *ev, int64_t dur)
 /* A MISS: sampled, listed (bounded) for its cost at finish. */
 static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
 {
-    if (wt__reservoir_add(&k->misses, sec) < 0)
+    if (wt__reservoir_add_ns(&k->misses, dur) < 0)
         return WT_ENOMEM;
     if (a->n_misses < WT_ANOMALY_MAX_LIST) {
         an_span m = { ev->pid, ev->tid, ev->ts, dur, NULL, (uint32_t)(k - a->keys),
@@ -376,14 +376,8 @@ static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t d
  * exactly as if both had been sampled all along. 0, or WT_ENOMEM with nothing changed. */
 static int untwin_hits(an_key *k)
 {
-    wt__reservoir h = k->all;
-    if (k->all.cap) {
-        h.s = malloc(k->all.cap * sizeof *h.s);
-        if (!h.s)
-            return WT_ENOMEM;
-        memcpy(h.s, k->all.s, k->all.len * sizeof *h.s);
-    }
-    k->hits = h;
+    if (wt__reservoir_copy(&k->hits, &k->all) < 0)
+        return WT_ENOMEM;
     k->hits_twin = 0;
     return 0;
 }
@@ -451,14 +445,14 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
     an_key *k = &a->keys[ki - 1];
     const int64_t dur = dur_in > 0 ? dur_in : 0;
     wt__reservoir *ch = &a->cat_hits[k->cat];
-    int common = wt__reservoir_has_room(&k->all) && dur <= k->floor_slow &&
+    int common = wt__reservoir_has_room(&k->all, dur) && dur <= k->floor_slow &&
                  !(flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
-        common = common && (k->hits_twin || wt__reservoir_has_room(&k->hits)) &&
-                 wt__reservoir_has_room(ch) && dur <= k->floor_slow_hits &&
+        common = common && (k->hits_twin || wt__reservoir_has_room(&k->hits, dur)) &&
+                 wt__reservoir_has_room(ch, dur) && dur <= k->floor_slow_hits &&
                  ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
-        common = common && !k->hits_twin && wt__reservoir_has_room(&k->misses) &&
+        common = common && !k->hits_twin && wt__reservoir_has_room(&k->misses, dur) &&
                  a->n_misses >= WT_ANOMALY_MAX_LIST && ts >= k->load_ts_file;
     else
         common = common && !k->hits_twin; /* the key's first span not a HIT: untwin_hits() */
@@ -474,7 +468,7 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
             (void)wt__reservoir_sample_ns(&k->hits, dur);
         (void)wt__reservoir_sample_ns(ch, dur);
     } else if (cached == WT_CACHED_MISS) {
-        (void)wt__reservoir_add(&k->misses, (double)dur * NS);
+        (void)wt__reservoir_add_ns(&k->misses, dur);
         a->counts[WT_AN_MISS]++;
         a->omitted++;
     }
@@ -558,7 +552,7 @@ static inline void prefetch_key(const wt_anomalies *a, uint32_t ki, uint8_t cach
 static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki, uint8_t cached)
 {
     const an_key *const k = &a->keys[ki - 1];
-    const double *at = wt__reservoir_next_slot(&k->all);
+    const void *at = wt__reservoir_next_slot(&k->all);
     if (at)
         __builtin_prefetch(at, 1);
     const wt__reservoir *const r = cached == WT_CACHED_HIT    ? &k->hits

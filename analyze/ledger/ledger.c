@@ -450,9 +450,9 @@ static __attribute__((noinline)) int span_general(wt_ledger_calc *lc, const wt_e
             return rc;
     }
     /* its total is the seed's flat seconds of the category */
-    if (WT_UNLIKELY(wt__reservoir_add(&c->st, sec) < 0))
+    if (WT_UNLIKELY(wt__reservoir_add_ns(&c->st, dur) < 0))
         return WT_ENOMEM;
-    if (lc->opts.by_label && wt__reservoir_add(&c->labs[li].st, sec) < 0)
+    if (lc->opts.by_label && wt__reservoir_add_ns(&c->labs[li].st, dur) < 0)
         return WT_ENOMEM;
     if (WT_UNLIKELY(ev->flags & WT_EVF_UNCLOSED)) {
         lc->unclosed++;
@@ -571,7 +571,7 @@ static inline int span_common(wt_ledger_calc *lc, lc_thread *t, uint32_t ci, con
     c->hits += f->cached == WT_CACHED_HIT;
     c->misses += miss; /* past the listed ones: only counted */
     lc->n_misses_total += miss;
-    /* wt__reservoir_add() when no sample is replaced */
+    /* wt__reservoir_add_ns() when no sample is replaced */
     const double sec = (double)dur * NS;
     if (sec < c->st.min)
         c->st.min = sec;
