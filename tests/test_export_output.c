@@ -247,6 +247,66 @@ static void test_dump_text_repairs_strings_that_are_not_utf8(void **state)
     free(out);
 }
 
+/* dump --json writes a string as it is when every byte is printable ASCII but '"' and '\\',
+ * checked eight bytes a step, else through the JSON writer's escapes. A label of 17 bytes
+ * with one byte (or UTF-8 pair) of each kind at each position - the first word, the second,
+ * the tail - must come out as this model escapes it. */
+static size_t model_json(char *o, const char *s)
+{
+    size_t n = 0;
+    o[n++] = '"';
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+        if (*u == '"' || *u == '\\')
+            n += (size_t)sprintf(o + n, "\\%c", *u);
+        else if (*u == '\n')
+            n += (size_t)sprintf(o + n, "\\n");
+        else if (*u < 0x20 || *u == 0x7f)
+            n += (size_t)sprintf(o + n, "\\u%04x", *u);
+        else if (*u == 0xff) /* not UTF-8 */
+            n += (size_t)sprintf(o + n, "\xEF\xBF\xBD");
+        else
+            o[n++] = (char)*u; /* ASCII, or the valid pair c3 a9 */
+    }
+    o[n++] = '"';
+    o[n] = '\0';
+    return n;
+}
+
+static void test_dump_json_escapes_each_byte_at_each_position(void **state)
+{
+    static const char *const kinds[] = { "\"", "\\", "\x01", "\x1f", "\n", "\x7f",
+                                         "\xc3\xa9", "\xff", " ", "~" };
+    enum { KINDS = sizeof kinds / sizeof kinds[0], LEN = 17 };
+    char labels[KINDS * LEN][LEN + 4];
+    tb *b = tb_create(path_in("e.wtrace"), 100, 1000 * MS, 1000 * MS);
+    int n = 0;
+    for (int k = 0; k < KINDS; k++)
+        for (int p = 0; p < LEN; p++, n++) {
+            snprintf(labels[n], sizeof labels[n], "%.*s%s%.*s", p, "abcdefghijklmnopq",
+                     kinds[k], LEN - 1 - p, "abcdefghijklmnopq" + p + 1);
+            tb_span_ex(b, &(tb_span_desc){ .tid = 101, .start = (1000 + n) * MS,
+                                           .end = (1000 + n) * MS + 5, .category = "c",
+                                           .label = labels[n] });
+        }
+    tb_close(b, TB_END_CLEAN, 2000 * MS, 0);
+    char *err;
+    assert_int_equal(run_cli("dump --json e.wtrace", &err), 0);
+    free(err);
+    size_t len;
+    unsigned char *out = tb_read_file(path_in("out.txt"), &len);
+    char *text = realloc(out, len + 1);
+    assert_non_null(text);
+    text[len] = '\0';
+    char want[256];
+    for (int i = 0; i < n; i++) {
+        char *o = want + sprintf(want, "\"label\":");
+        model_json(o, labels[i]);
+        strcat(want, ",\"cached\"");
+        assert_non_null(strstr(text, want));
+    }
+    free(text);
+}
+
 /* 1 when the text has no control character but the line ends. */
 static int no_controls(const unsigned char *s, size_t n)
 {
@@ -407,6 +467,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_budget_on_an_unknown_category_is_a_usage_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_repairs_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dump_text_repairs_strings_that_are_not_utf8, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dump_json_escapes_each_byte_at_each_position, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_outputs_repair_strings_that_are_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_folds_threads_past_the_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_of_a_million_threads_stays_bounded, setup, teardown),
