@@ -156,33 +156,31 @@ static double unit(uint64_t *st)
     return ((double)(xorshift(st) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* Turns the narrow samples into the doubles they stand for: 0 or WT_ENOMEM (unchanged). */
-static int widen(wt__reservoir *r)
+/* Turns the narrow samples into the doubles they stand for, then stores ns as sample i:
+ * 0 or WT_ENOMEM (unchanged). */
+static __attribute__((noinline)) int put_wide(wt__reservoir *r, uint32_t i, int64_t ns)
 {
-    double *d = malloc((r->cap ? r->cap : 1) * sizeof *d);
-    if (!d)
-        return WT_ENOMEM;
-    const uint32_t *u = r->s;
-    for (uint32_t i = 0; i < r->len; i++)
-        d[i] = (double)u[i] * 1e-9;
-    free(r->s);
-    r->s = d;
-    r->wide = 1;
+    if (!r->wide) {
+        double *d = malloc((r->cap ? r->cap : 1) * sizeof *d);
+        if (!d)
+            return WT_ENOMEM;
+        const uint32_t *u = r->s;
+        for (uint32_t j = 0; j < r->len; j++)
+            d[j] = (double)u[j] * 1e-9;
+        free(r->s);
+        r->s = d;
+        r->wide = 1;
+    }
+    ((double *)r->s)[i] = (double)ns * 1e-9;
     return 0;
 }
 
 /* Stores ns as sample i (< cap), widening the samples when ns does not fit in 32 bits. */
-static int put(wt__reservoir *r, uint32_t i, int64_t ns)
+static inline int put(wt__reservoir *r, uint32_t i, int64_t ns)
 {
-    if (!r->wide) {
-        if ((uint64_t)ns <= UINT32_MAX) {
-            ((uint32_t *)r->s)[i] = (uint32_t)ns;
-            return 0;
-        }
-        if (widen(r) < 0)
-            return WT_ENOMEM;
-    }
-    ((double *)r->s)[i] = (double)ns * 1e-9;
+    if (WT_UNLIKELY(r->wide || !wt__reservoir_narrow(ns)))
+        return put_wide(r, i, ns);
+    ((uint32_t *)r->s)[i] = (uint32_t)ns;
     return 0;
 }
 

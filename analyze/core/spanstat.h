@@ -204,12 +204,14 @@ static inline int wt__reservoir_sample_ns(wt__reservoir *r, int64_t ns)
     }
     return wt__reservoir_add_slow(r, ns);
 }
-/* Whether r takes ns without allocating (its samples' array neither grows nor widens): then
- * the add cannot fail. */
-static inline int wt__reservoir_has_room(const wt__reservoir *r, int64_t ns)
+/* Whether ns is a sample a narrow reservoir keeps as it is (0 to 4.29 s). */
+static inline int wt__reservoir_narrow(int64_t ns) { return (uint64_t)ns <= UINT32_MAX; }
+/* Whether r takes a duration that wt__reservoir_narrow() accepts without allocating (its
+ * samples' array does not grow, and such a sample never widens it): then the add cannot fail.
+ * A longer one may widen it, which allocates. */
+static inline int wt__reservoir_has_room(const wt__reservoir *r)
 {
-    return (r->len < r->cap || r->len >= WT_STATS_RESERVOIR) &&
-           (r->wide || (uint64_t)ns <= UINT32_MAX);
+    return r->len < r->cap || r->len >= WT_STATS_RESERVOIR;
 }
 /* The reservoir's generator: the xorshift64 state after st (a zero state starts from a fixed
  * seed, so a zeroed reservoir needs no set-up). */

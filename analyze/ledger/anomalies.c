@@ -433,7 +433,8 @@ static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_even
 /* The common case of a span of key ki (> 0), from its fields (an event's or a batch record's),
  * decided before anything changes: a known key, not among the slowest, not a MISS to list, not
  * left open, not the key's earliest load in this file, and every reservoir it samples into
- * with room (wt__reservoir_has_room(): the add cannot fail). It counts and samples; 1 when it
+ * with room for a duration under 4.29 s (wt__reservoir_has_room(), wt__reservoir_narrow(): the
+ * add cannot fail). It counts and samples; 1 when it
  * does not hold (nothing changed: the caller takes span_general(), the same work as
  * wt_anomalies_event()). The samples are key_span()'s, reservoir by reservoir in the same
  * order, so the same values are kept. With 16,384 labels most spans sample (a key's first 255
@@ -445,14 +446,14 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
     an_key *k = &a->keys[ki - 1];
     const int64_t dur = dur_in > 0 ? dur_in : 0;
     wt__reservoir *ch = &a->cat_hits[k->cat];
-    int common = wt__reservoir_has_room(&k->all, dur) && dur <= k->floor_slow &&
-                 !(flags & WT_EVF_UNCLOSED);
+    int common = wt__reservoir_has_room(&k->all) && dur <= k->floor_slow &&
+                 wt__reservoir_narrow(dur) && !(flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
-        common = common && (k->hits_twin || wt__reservoir_has_room(&k->hits, dur)) &&
-                 wt__reservoir_has_room(ch, dur) && dur <= k->floor_slow_hits &&
+        common = common && (k->hits_twin || wt__reservoir_has_room(&k->hits)) &&
+                 wt__reservoir_has_room(ch) && dur <= k->floor_slow_hits &&
                  ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
-        common = common && !k->hits_twin && wt__reservoir_has_room(&k->misses, dur) &&
+        common = common && !k->hits_twin && wt__reservoir_has_room(&k->misses) &&
                  a->n_misses >= WT_ANOMALY_MAX_LIST && ts >= k->load_ts_file;
     else
         common = common && !k->hits_twin; /* the key's first span not a HIT: untwin_hits() */
