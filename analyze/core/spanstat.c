@@ -201,10 +201,10 @@ int wt__reservoir_add_slow(wt__reservoir *r, int64_t ns)
             uint32_t nc = r->cap ? r->cap * 2 : 4;
             if (nc > WT_STATS_RESERVOIR)
                 nc = WT_STATS_RESERVOIR;
-            void *ns_ = realloc(r->s, nc * (r->wide ? sizeof(double) : sizeof(uint32_t)));
-            if (!ns_)
+            void *grown = realloc(r->s, nc * (r->wide ? sizeof(double) : sizeof(uint32_t)));
+            if (!grown)
                 return WT_ENOMEM;
-            r->s = ns_;
+            r->s = grown;
             r->cap = nc;
         }
         if (put(r, r->len, ns) < 0)
