@@ -137,12 +137,12 @@ static void read_through(wt_reader *r, size_t size, int batches, int lean, wt_re
                                 NULL);
                     continue;
                 }
-                EXPECT(!(sp->flags & WT_REC_COUNTER), "a span flagged as a sample", sp->flags, 0);
                 const char *cat = wt_reader_string(r, sp->category);
                 EXPECT((cat != NULL) == (sp->category != 0), "batch category id", sp->category, 0);
                 mix_lean(&hl, tid, sp->dur, sp->depth, cat);
                 if (lean)
-                    continue;
+                    continue; /* the other fields, flags too, hold what they held */
+                EXPECT(!(sp->flags & WT_REC_COUNTER), "a span flagged as a sample", sp->flags, 0);
                 const char *label = wt_reader_string(r, sp->label);
                 const char *detail = wt_reader_string(r, sp->detail);
                 EXPECT((label != NULL) == (sp->label != 0), "batch label id", sp->label, 0);

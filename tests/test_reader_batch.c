@@ -1021,6 +1021,43 @@ static void test_batch_varints_that_do_not_parse(void **state)
     unlink(path);
 }
 
+/* The string table's last id (its size, 256 at first) in batches like any other: a recorder
+ * past its 4 Mi strings names every later string by its 4 Mi-th, so that a trace's last spans
+ * all carry that id. Strings 1 ("c") to 256 ("l255"), then 40 spans of "l255". */
+static void test_batch_takes_the_tables_last_id(void **state)
+{
+    (void)state;
+    const char *path = tmp("lastid");
+    tb *b = tb_create(path, 1, 0, 0);
+    char label[8];
+    for (int i = 1; i <= 255; i++) {
+        snprintf(label, sizeof label, "l%d", i);
+        tb_span(b, 1, 1000 + 10 * i, 1005 + 10 * i, 0, "c", label);
+    }
+    for (int i = 0; i < 40; i++)
+        tb_span(b, 1, 5000 + 10 * i, 5003 + 10 * i, 0, "c", "l255");
+    tb_close(b, TB_END_CLEAN, 9000, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    assert_int_equal(l->n, 255 + 40 + 1);
+    for (int i = 255; i < 295; i++) {
+        assert_int_equal(l->it[i].ts, 5000 + 10 * (i - 255));
+        assert_string_equal(l->it[i].str[1], "l255");
+        assert_true(l->it[i].batch > 0);
+    }
+    wt_reader *r;
+    assert_int_equal(wt_reader_open(path, &r), 0);
+    wt_event ev;
+    while (wt_reader_next(r, &ev) == 1)
+        ;
+    assert_string_equal(wt_reader_string(r, 256), "l255"); /* the id is the table's last */
+    assert_null(wt_reader_string(r, 257));
+    wt_reader_free(r);
+    free(l);
+    unlink(path);
+}
+
 /* ---- batches of spans and counter samples (wt_reader_next_records) --------------------- */
 
 /* A trace like test_batch_stops_before_counter_mark_thread_and_frame's through
@@ -1228,6 +1265,7 @@ int main(void)
         cmocka_unit_test(test_batch_varints_of_every_length),
         cmocka_unit_test(test_batch_varints_that_do_not_parse),
         cmocka_unit_test(test_batch_many_frames_through_the_queue),
+        cmocka_unit_test(test_batch_takes_the_tables_last_id),
         cmocka_unit_test(test_records_take_counters_among_spans),
         cmocka_unit_test(test_records_counter_varints_of_every_length),
     };

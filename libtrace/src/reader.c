@@ -112,8 +112,7 @@ struct wt_reader {
 
     /* strings: id i (1..str_cap) is str[i] and id 0 (no string) is str[0], NULL; an id not
      * defined (yet) holds UNDEFINED, and reads as "(unknown string N)" once met. str_cap is 0
-     * (str NULL) or a power of two up to MAX_STRINGS, so that an id below it is in the table
-     * and the span fast path checks a span's three ids with one comparison of their OR. */
+     * (str NULL) or a power of two up to MAX_STRINGS. */
     const char **str;
     uint32_t str_cap;
     /* ids below def_lim (<= str_cap) are all defined: most spans' three ids are judged by this
@@ -743,9 +742,11 @@ static inline __attribute__((always_inline)) int span_read(const wt_reader *r, u
     if (depth > UINT32_MAX)
         return 0;
     o->depth = (uint32_t)depth;
-    /* ids below def_lim are defined; any other is judged slot by slot (a trace whose
-     * definitions have a gap), and one without a definition goes to the general path, which
-     * names it */
+    /* ids (the largest of the three) below def_lim are defined; any other is judged slot by
+     * slot, up to the table's last id (a trace whose definitions have a gap; a recorder past
+     * its 4 Mi strings names every later string by its 4 Mi-th, the table's last, "more
+     * distinct strings than a trace holds"), and one without a definition goes to the general
+     * path, which names it */
     const uint64_t cat = varint_in(&p, end, checked);
     uint64_t ids = cat;
     o->category = (uint32_t)cat; /* kept only below str_cap, at most MAX_STRINGS */
@@ -781,8 +782,8 @@ static inline __attribute__((always_inline)) int span_read(const wt_reader *r, u
         o->bytes = 0;
     }
     if (__builtin_expect(ids >= def_lim, 0) &&
-        ((cat | lab | det) >= r->str_cap || r->str[cat] == UNDEFINED ||
-         r->str[lab] == UNDEFINED || r->str[det] == UNDEFINED))
+        (ids > r->str_cap || r->str[cat] == UNDEFINED || r->str[lab] == UNDEFINED ||
+         r->str[det] == UNDEFINED))
         return 0;
     if (!lean) {
         o->detail = (uint32_t)det;
