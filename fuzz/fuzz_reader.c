@@ -100,8 +100,9 @@ static void mix_lean(uint64_t *h, uint64_t tid, int64_t dur, uint32_t depth, con
 /* Reads the opened r to its end with every invariant checked; its stats in *st, a hash of
  * every event in *hash and of the spans' lean fields (tid, duration, depth, category) and the
  * errors in *hash_lean. With `batches`, spans come through wt_reader_next_spans() (of
- * capacities 1 to 8 in turn) wherever it gives some, which must change nothing; `lean`: the
- * reader was told to fill WT_SPANF_LEAN only, and only *hash_lean covers its batches. */
+ * capacities 1 to 8 in turn) wherever it gives some, which must change nothing; `batches` 2:
+ * spans and counter samples through wt_reader_next_records(); `lean`: the reader was told to
+ * fill WT_SPANF_LEAN only, and only *hash_lean covers its batches. */
 static void read_through(wt_reader *r, size_t size, int batches, int lean, wt_reader_stats *st,
                          uint64_t *hash, uint64_t *hash_lean)
 {
@@ -115,17 +116,33 @@ static void read_through(wt_reader *r, size_t size, int batches, int lean, wt_re
     int n;
     for (;;) {
         uint64_t tid = 0;
-        const size_t nb = batches ? wt_reader_next_spans(r, spans, 1 + (size_t)(calls % 8), &tid) : 0;
+        const size_t cap = 1 + (size_t)(calls % 8);
+        const size_t nb = batches == 2 ? wt_reader_next_records(r, spans, cap, &tid)
+                          : batches    ? wt_reader_next_spans(r, spans, cap, &tid)
+                                       : 0;
         if (nb > 0) {
             EXPECT(++calls <= bound, "wt_reader_next_spans() does not end", calls, bound);
             EXPECT(nb <= 1 + (size_t)((calls - 1) % 8), "batch past its capacity", nb, 0);
             for (size_t i = 0; i < nb; i++) {
                 const wt_span_rec *sp = &spans[i];
+                if (batches == 2 && sp->flags == WT_REC_COUNTER) {
+                    /* hashed as the event path hashes a counter sample */
+                    const int kind = WT_EV_COUNTER;
+                    h = mix(h, &kind, sizeof kind);
+                    const char *name = wt_reader_string(r, sp->label);
+                    EXPECT((name != NULL) == (sp->label != 0), "sample name id", sp->label, 0);
+                    EXPECT(sp->ts >= 0 && sp->ts <= INT64_MAX / 2, "sample time", sp->ts, 0);
+                    const int64_t v[5] = { (int64_t)tid, sp->ts, 0, 0, sp->count };
+                    h = mix_str(mix_str(mix_str(mix_str(mix(h, v, sizeof v), NULL), NULL), name),
+                                NULL);
+                    continue;
+                }
                 const char *cat = wt_reader_string(r, sp->category);
                 EXPECT((cat != NULL) == (sp->category != 0), "batch category id", sp->category, 0);
                 mix_lean(&hl, tid, sp->dur, sp->depth, cat);
                 if (lean)
-                    continue;
+                    continue; /* the other fields, flags too, hold what they held */
+                EXPECT(!(sp->flags & WT_REC_COUNTER), "a span flagged as a sample", sp->flags, 0);
                 const char *label = wt_reader_string(r, sp->label);
                 const char *detail = wt_reader_string(r, sp->detail);
                 EXPECT((label != NULL) == (sp->label != 0), "batch label id", sp->label, 0);
@@ -179,6 +196,7 @@ static void read_through(wt_reader *r, size_t size, int batches, int lean, wt_re
     }
     EXPECT(wt_reader_next(r, &ev) == 0, "a call after the end did not return 0", 0, 0);
     EXPECT(wt_reader_next_spans(r, spans, 8, NULL) == 0, "a batch after the end", 0, 0);
+    EXPECT(wt_reader_next_records(r, spans, 8, NULL) == 0, "a batch after the end", 0, 0);
     wt_reader_get_stats(r, st);
     EXPECT(st->events == (uint64_t)events, "stats.events", st->events, events);
     EXPECT(st->errors == (uint64_t)errors, "stats.errors", st->errors, errors);
@@ -204,20 +222,23 @@ static void run_reader(size_t size)
         wt_reader_free(r);
         return;
     }
-    /* a fresh reader event by event and another with batches: the same events, errors and
-     * stats; the kept one (with batches) the same stats (its messages may differ: zstd's
-     * words for a frame can depend on the buffers an earlier input left) */
+    /* a fresh reader event by event and others with batches (of spans; of spans and counter
+     * samples): the same events, errors and stats; the kept one (with batches) the same stats
+     * (its messages may differ: zstd's words for a frame can depend on the buffers an earlier
+     * input left) */
     wt_reader_stats st, st_b, st_kept;
     uint64_t h, h_b, h_kept, hl, hl_b, hl_kept;
     read_through(r, size, 0, 0, &st, &h, &hl);
-    wt_reader *rb = NULL;
-    EXPECT(wt_reader_open(trace_path, &rb) == rc, "a second open differs", rc, 0);
-    read_through(rb, size, 1, 0, &st_b, &h_b, &hl_b);
-    wt_reader_free(rb);
-    EXPECT(!memcmp(&st, &st_b, sizeof st), "batches and events count differently", st.events,
-           st_b.events);
-    EXPECT(h == h_b, "batches and events read differently", st.events, st_b.events);
-    EXPECT(hl == hl_b, "batches and events read differently", st.events, st_b.events);
+    for (int batches = 1; batches <= 2; batches++) {
+        wt_reader *rb = NULL;
+        EXPECT(wt_reader_open(trace_path, &rb) == rc, "a second open differs", rc, 0);
+        read_through(rb, size, batches, 0, &st_b, &h_b, &hl_b);
+        wt_reader_free(rb);
+        EXPECT(!memcmp(&st, &st_b, sizeof st), "batches and events count differently",
+               st.events, st_b.events);
+        EXPECT(h == h_b, "batches and events read differently", batches, st_b.events);
+        EXPECT(hl == hl_b, "batches and events read differently", batches, st_b.events);
+    }
     /* the kept one's batches are lean (as trend's): the same spans and stats */
     wt_reader_span_fields(kept, WT_SPANF_LEAN);
     read_through(kept, size, 1, 1, &st_kept, &h_kept, &hl_kept);

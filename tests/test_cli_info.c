@@ -95,6 +95,47 @@ static void test_cli_info_meta_is_bounded(void **state)
     free(text);
 }
 
+/* Spans and counter samples interleaved (two samples after each span of thread 1, one after
+ * each of thread 2, a frame boundary among them, an unclosed span, a mark, no end record):
+ * every event counted once under its kind and its thread, by hand; the last event is thread
+ * 1's last sample. */
+static void test_cli_info_counts_spans_and_counter_samples(void **state)
+{
+    char *path = tb_path_in("counters.wtrace");
+    tb *b = tb_create(path, 80, S(0), S(0));
+    for (int i = 0; i < 50; i++) {
+        tb_span(b, 2, S(1) + 1000 * i, S(1) + 1000 * i + 400, 0, "c", "l");
+        tb_counter(b, 2, S(1) + 1000 * i + 450, "rss", i);
+    }
+    tb_span_desc open = { .tid = 2, .start = S(1) + 60000, .end = S(1) + 70000, .category = "c",
+                          .label = "open", .unclosed = 1 };
+    tb_span_ex(b, &open);
+    tb_mark(b, 2, S(1) + 80000, "phase", "warm", NULL);
+    for (int i = 0; i < 300; i++) {
+        if (i == 150)
+            tb_frame(b);
+        tb_span(b, 1, S(2) + 1000 * i, S(2) + 1000 * i + 500, 0, "c", "l");
+        tb_counter(b, 1, S(2) + 1000 * i + 600, "rss", i);
+        tb_counter(b, 1, S(2) + 1000 * i + 700, "cpu", -i);
+    }
+    tb_close(b, TB_END_NONE, 0, 0);
+    int st;
+    char *json = run_info(path, "--json", &st);
+    assert_int_equal(st, 0);
+    char want[128];
+    snprintf(want, sizeof want, "\"last_event_ns\": %lld,", (long long)(S(2) + 299700));
+    assert_non_null(strstr(json, want));
+    assert_non_null(strstr(json, "\"events\": 1002,"));
+    assert_non_null(strstr(json, "\"span\": 351,\n        \"counter\": 650,\n        \"mark\": 1,"));
+    assert_non_null(strstr(json, "\"unclosed\": 1,"));
+    free(json);
+    char *text = run_info(path, "", &st);
+    assert_non_null(strstr(text, "\nthreads         2\n"
+                                 "  2             102 events, 51 spans\n"
+                                 "  1             900 events, 300 spans\n"));
+    free(text);
+}
+
 static int setup(void **state) { return tb_tmpdir_enter("cli_info"); }
 static int teardown(void **state) { return tb_tmpdir_leave(); }
 
@@ -104,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_cli_info_shows_meta_pairs_last_value_wins),
         cmocka_unit_test(test_cli_info_without_meta_says_none),
         cmocka_unit_test(test_cli_info_meta_is_bounded),
+        cmocka_unit_test(test_cli_info_counts_spans_and_counter_samples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

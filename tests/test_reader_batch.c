@@ -1,4 +1,5 @@
-/* The reader's span batches (wt_reader_next_spans) against traces built by hand: a batch holds
+/* The reader's span batches (wt_reader_next_spans, and wt_reader_next_records with the counter
+ * samples among them) against traces built by hand: a batch holds
  * the plain spans of one thread and one frame in a row, taking the string definitions among
  * them (the first of each id), and stops before anything else (a
  * counter, a mark, a thread switch, a frame boundary, damage, an undefined id, a value the
@@ -62,8 +63,9 @@ static void set_str(item *it, int k, const char *s)
 }
 
 /* Reads `path` to the end: with batches of `cap` spans when cap > 0 (wt_reader_next() when
- * a batch is empty), with wt_reader_next() alone when cap is 0. */
-static void read_log(const char *path, size_t cap, readlog *l)
+ * a batch is empty), with wt_reader_next() alone when cap is 0. `records`: the batches are
+ * wt_reader_next_records()'s, counter samples logged as the events they stand for. */
+static void read_log(const char *path, size_t cap, int records, readlog *l)
 {
     memset(l, 0, sizeof *l);
     wt_reader *r;
@@ -72,11 +74,29 @@ static void read_log(const char *path, size_t cap, readlog *l)
     assert_true(cap <= 256);
     for (;;) {
         uint64_t tid = 0;
-        const size_t n = cap ? wt_reader_next_spans(r, buf, cap, &tid) : 0;
+        const size_t n = !cap     ? 0
+                         : records ? wt_reader_next_records(r, buf, cap, &tid)
+                                   : wt_reader_next_spans(r, buf, cap, &tid);
         assert_true(n <= cap);
         if (n > 0) {
             l->sizes[l->n_batches++] = (int)n;
             for (size_t i = 0; i < n; i++) {
+                if (buf[i].flags == WT_REC_COUNTER) {
+                    item *it = add_item(l, WT_EV_COUNTER);
+                    it->batch = l->n_batches;
+                    it->tid = tid;
+                    it->ts = buf[i].ts;
+                    it->value = buf[i].count;
+                    it->cached = WT_CACHED_UNKNOWN;
+                    assert_int_equal(buf[i].dur | buf[i].bytes | buf[i].category |
+                                         buf[i].detail | buf[i].depth | buf[i].cached, 0);
+                    set_str(it, 0, NULL);
+                    set_str(it, 1, NULL);
+                    set_str(it, 2, wt_reader_string(r, buf[i].label));
+                    set_str(it, 3, NULL);
+                    continue;
+                }
+                assert_true(records || !(buf[i].flags & WT_REC_COUNTER));
                 item *it = add_item(l, WT_EV_SPAN);
                 it->batch = l->n_batches;
                 it->tid = tid;
@@ -149,13 +169,16 @@ static void assert_same_as_plain(const readlog *b, const readlog *p)
     assert_memory_equal(&b->st, &p->st, sizeof b->st);
 }
 
-/* Reads `path` both ways (batches of `cap`) and checks they agree; *b keeps the batched log. */
+/* Reads `path` the three ways (batches of `cap` spans, of `cap` spans and counter samples)
+ * and checks they agree; *b keeps the log of span batches. */
 static void read_both(const char *path, size_t cap, readlog *b)
 {
     readlog *p = malloc(sizeof *p);
     assert_non_null(p);
-    read_log(path, 0, p);
-    read_log(path, cap, b);
+    read_log(path, 0, 0, p);
+    read_log(path, cap, 1, b);
+    assert_same_as_plain(b, p);
+    read_log(path, cap, 0, b);
     assert_same_as_plain(b, p);
     free(p);
 }
@@ -578,7 +601,7 @@ static void test_batch_lean_fields(void **state)
     write_varied(path, 3000);
     readlog *p = malloc(sizeof *p);
     assert_non_null(p);
-    read_log(path, 0, p);
+    read_log(path, 0, 0, p);
     wt_reader *r;
     assert_int_equal(wt_reader_open(path, &r), 0);
     wt_reader_span_fields(r, WT_SPANF_LEAN);
@@ -998,6 +1021,205 @@ static void test_batch_varints_that_do_not_parse(void **state)
     unlink(path);
 }
 
+/* The string table's last id (its size, 256 at first) in batches like any other: a recorder
+ * past its 4 Mi strings names every later string by its 4 Mi-th, so that a trace's last spans
+ * all carry that id. Strings 1 ("c") to 256 ("l255"), then 40 spans of "l255". */
+static void test_batch_takes_the_tables_last_id(void **state)
+{
+    (void)state;
+    const char *path = tmp("lastid");
+    tb *b = tb_create(path, 1, 0, 0);
+    char label[8];
+    for (int i = 1; i <= 255; i++) {
+        snprintf(label, sizeof label, "l%d", i);
+        tb_span(b, 1, 1000 + 10 * i, 1005 + 10 * i, 0, "c", label);
+    }
+    for (int i = 0; i < 40; i++)
+        tb_span(b, 1, 5000 + 10 * i, 5003 + 10 * i, 0, "c", "l255");
+    tb_close(b, TB_END_CLEAN, 9000, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    assert_int_equal(l->n, 255 + 40 + 1);
+    for (int i = 255; i < 295; i++) {
+        assert_int_equal(l->it[i].ts, 5000 + 10 * (i - 255));
+        assert_string_equal(l->it[i].str[1], "l255");
+        assert_true(l->it[i].batch > 0);
+    }
+    wt_reader *r;
+    assert_int_equal(wt_reader_open(path, &r), 0);
+    wt_event ev;
+    while (wt_reader_next(r, &ev) == 1)
+        ;
+    assert_string_equal(wt_reader_string(r, 256), "l255"); /* the id is the table's last */
+    assert_null(wt_reader_string(r, 257));
+    wt_reader_free(r);
+    free(l);
+    unlink(path);
+}
+
+/* ---- batches of spans and counter samples (wt_reader_next_records) --------------------- */
+
+/* A trace like test_batch_stops_before_counter_mark_thread_and_frame's through
+ * wt_reader_next_records(): s0..s4, the counter and s5 s6 are one batch (it stops before the
+ * mark), the counter as written; asking for lean span fields changes nothing. */
+static void test_records_take_counters_among_spans(void **state)
+{
+    (void)state;
+    const char *path = tmp("records");
+    tb *b = tb_create(path, 7, 0, 0);
+    char label[8];
+    for (int i = 0; i < 8; i++) {
+        snprintf(label, sizeof label, "s%d", i);
+        tb_meta(b, 1, 10, label, "cat");
+    }
+    tb_meta(b, 1, 10, "rss", "cat");
+    for (int i = 0; i < 8; i++) {
+        if (i == 5)
+            tb_counter(b, 1, 1450, "rss", -42);
+        if (i == 7)
+            tb_mark(b, 1, 1650, "phase", "warm", NULL);
+        snprintf(label, sizeof label, "s%d", i);
+        tb_span(b, 1, 1000 + 100 * i, 1000 + 100 * i + 30 + i, 0, "cat", label);
+    }
+    tb_close(b, TB_END_CLEAN, 5000, 0);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 64, l);
+    for (int lean = 0; lean < 2; lean++) {
+        memset(l, 0, sizeof *l);
+        wt_reader *r;
+        assert_int_equal(wt_reader_open(path, &r), 0);
+        if (lean)
+            wt_reader_span_fields(r, WT_SPANF_LEAN);
+        wt_span_rec buf[64];
+        uint64_t tid = 0;
+        size_t n;
+        wt_event ev;
+        int events = 0;
+        while ((n = wt_reader_next_records(r, buf, 64, &tid)) == 0) {
+            assert_int_equal(wt_reader_next(r, &ev), 1);
+            events++;
+        }
+        assert_int_equal(events, 9); /* the metas */
+        assert_int_equal(n, 8);
+        assert_int_equal(tid, 1);
+        for (int i = 0, s = 0; i < 8; i++) {
+            if (i == 5) {
+                assert_int_equal(buf[i].flags, WT_REC_COUNTER);
+                assert_int_equal(buf[i].ts, 1450);
+                assert_int_equal(buf[i].count, -42);
+                assert_string_equal(wt_reader_string(r, buf[i].label), "rss");
+                continue;
+            }
+            snprintf(label, sizeof label, "s%d", s & 7);
+            assert_int_equal(buf[i].flags, 0);
+            assert_int_equal(buf[i].ts, 1000 + 100 * s);
+            assert_int_equal(buf[i].dur, 30 + s);
+            assert_int_equal(buf[i].count, 1);
+            assert_string_equal(wt_reader_string(r, buf[i].label), label);
+            assert_string_equal(wt_reader_string(r, buf[i].category), "cat");
+            s++;
+        }
+        assert_int_equal(wt_reader_next_records(r, buf, 64, &tid), 0); /* the mark */
+        assert_int_equal(wt_reader_next(r, &ev), 1);
+        assert_int_equal(ev.kind, WT_EV_MARK);
+        assert_int_equal(wt_reader_next_records(r, buf, 64, &tid), 1);
+        assert_int_equal(buf[0].ts, 1700);
+        assert_int_equal(wt_reader_next_records(NULL, buf, 64, &tid), 0);
+        assert_int_equal(wt_reader_next_records(r, NULL, 64, &tid), 0);
+        wt_reader_free(r);
+    }
+    free(l);
+    unlink(path);
+}
+
+/* A counter sample whose three varints are all `len` bytes long: 10 + len ns after the
+ * previous record, name `name`, value -len. */
+static size_t padded_counter(uint8_t *r, size_t n, int len, uint64_t name)
+{
+    r[n++] = 0x04;
+    n = put_padded(r, n, 10 + (uint64_t)len, len);
+    n = put_padded(r, n, name, len);
+    return put_padded(r, n, 2 * (uint64_t)len - 1, len); /* zigzag of -len */
+}
+
+/* Counter samples of varints of 1 to 10 bytes, read without end checks (frame 0: more than 82
+ * bytes after them) and with them (frame 1: at its end), by hand; then a value of 2^64 - 1
+ * (zigzag of INT64_MIN, 10 bytes: the batch leaves it to wt_reader_next(), which reads it),
+ * a name never defined (wt_reader_next() names it and reports it) and a time out of range
+ * (dropped alone, counted). Batches of spans and samples give what wt_reader_next() gives. */
+static void test_records_counter_varints_of_every_length(void **state)
+{
+    (void)state;
+    static uint8_t r[2][1024];
+    size_t n[2];
+    for (int f = 0; f < 2; f++) {
+        n[f] = frame_start(r[f], f == 0);
+        for (int len = 1; len <= 10; len++)
+            n[f] = padded_counter(r[f], n[f], len, 1 + (uint64_t)len % 3);
+    }
+    n[0] = plain_spans(r[0], n[0]);
+    uint8_t *const p = r[1];
+    p[n[1]++] = 0x04; /* 7 ns on, name 2, the value 2^64 - 1 */
+    p[n[1]++] = 7;
+    p[n[1]++] = 2;
+    n[1] += wt__put_varint(p + n[1], UINT64_MAX);
+    static const uint8_t undefined[] = { 0x04, 1, 9, 4 };    /* name 9: never defined */
+    static const uint8_t too_late[] = { 0x04, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                        0x7f, 1, 2 };        /* 2^63 - 1 ns on */
+    memcpy(p + n[1], undefined, sizeof undefined);
+    n[1] += sizeof undefined;
+    memcpy(p + n[1], too_late, sizeof too_late);
+    n[1] += sizeof too_late;
+    const uint8_t *const recs[2] = { r[0], r[1] };
+    const char *path = tmp("countervarints");
+    write_frames(path, recs, n, 2);
+
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 256, l);
+    read_log(path, 256, 1, l);
+    static const char *const names[3] = { "c", "l", "d" };
+    int k = 0;
+    int64_t end = 1010;
+    for (int f = 0; f < 2; f++) {
+        end = 1010;
+        assert_int_equal(l->it[k++].ts, 1005); /* each frame's first span: wt_reader_next() */
+        for (int len = 1; len <= 10; len++, k++) {
+            end += 10 + len;
+            const item *it = &l->it[k];
+            assert_int_equal(it->kind, WT_EV_COUNTER);
+            assert_true(it->batch > 0);
+            assert_int_equal(it->ts, end);
+            assert_int_equal(it->value, -len);
+            assert_string_equal(it->str[2], names[len % 3]);
+        }
+        for (int i = 0; f == 0 && i < 14; i++, k++) {
+            assert_int_equal(l->it[k].kind, WT_EV_SPAN);
+            assert_int_equal(l->it[k].ts, end + i);
+            assert_true(l->it[k].batch > 0);
+        }
+    }
+    assert_int_equal(l->it[k].kind, WT_EV_COUNTER);
+    assert_int_equal(l->it[k].batch, 0);
+    assert_int_equal(l->it[k].ts, end + 7);
+    assert_int_equal(l->it[k].value, INT64_MIN);
+    k++;
+    assert_int_equal(l->it[k].batch, 0);
+    assert_string_equal(l->it[k].str[2], "(unknown string 9)");
+    assert_int_equal(l->it[k].value, 2);
+    k++;
+    assert_int_equal(l->it[k].kind, -1);
+    assert_non_null(strstr(l->it[k].err, "string 9 was never defined"));
+    k++;
+    /* the time out of range: dropped alone, counted (the frame's first problem was said) */
+    assert_int_equal(l->n, k);
+    assert_int_equal(l->st.records_skipped, 1);
+    free(l);
+    unlink(path);
+}
+
 /* 40 frames of 50 spans: more than the read-ahead queue holds, so that (in the ctest run with
  * WALLTIME_READER_THREAD=1) the helper fills the queue, sleeps until the reader has emptied
  * it, and fills it again, twenty times over; every span arrives, in order. */
@@ -1043,6 +1265,9 @@ int main(void)
         cmocka_unit_test(test_batch_varints_of_every_length),
         cmocka_unit_test(test_batch_varints_that_do_not_parse),
         cmocka_unit_test(test_batch_many_frames_through_the_queue),
+        cmocka_unit_test(test_batch_takes_the_tables_last_id),
+        cmocka_unit_test(test_records_take_counters_among_spans),
+        cmocka_unit_test(test_records_counter_varints_of_every_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

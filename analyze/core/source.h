@@ -31,7 +31,8 @@ void wt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether wt_cli_error() was called in this process (main says something on a silent exit 1). */
 int wt_cli_said(void);
 
-/* A batch of spans of one thread (wt_reader_next_spans()), times on the run's clock as the
+/* A batch of spans of one thread (wt_reader_next_spans(); wt_reader_next_records() for
+ * wt_source_run_raw_counters()), times on the run's clock as the
  * events' (shifted like them). Ids name strings through wt_reader_string(reader, id), valid
  * until the file's file_end; a cache keyed by id holds while string_epoch does. */
 typedef struct wt_span_batch {
@@ -93,6 +94,11 @@ int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, v
 /* The same with every file's times as recorded (dump, info: what the file says). */
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res);
+/* wt_source_run_raw() whose batches (ops->spans) hold the counter samples among the spans as
+ * well, as records of flags WT_REC_COUNTER (wt_reader_next_records()): those samples do not
+ * come to ops->event. */
+int wt_source_run_raw_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                               wt_source_result *res);
 
 /* The exit status for a run that produced output: WT_EXIT_FAIL when no file could be read,
  * WT_EXIT_DAMAGED when some file was failed or damaged, else WT_EXIT_OK. */

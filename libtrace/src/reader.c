@@ -112,8 +112,7 @@ struct wt_reader {
 
     /* strings: id i (1..str_cap) is str[i] and id 0 (no string) is str[0], NULL; an id not
      * defined (yet) holds UNDEFINED, and reads as "(unknown string N)" once met. str_cap is 0
-     * (str NULL) or a power of two up to MAX_STRINGS, so that an id below it is in the table
-     * and the span fast path checks a span's three ids with one comparison of their OR. */
+     * (str NULL) or a power of two up to MAX_STRINGS. */
     const char **str;
     uint32_t str_cap;
     /* ids below def_lim (<= str_cap) are all defined: most spans' three ids are judged by this
@@ -743,9 +742,11 @@ static inline __attribute__((always_inline)) int span_read(const wt_reader *r, u
     if (depth > UINT32_MAX)
         return 0;
     o->depth = (uint32_t)depth;
-    /* ids below def_lim are defined; any other is judged slot by slot (a trace whose
-     * definitions have a gap), and one without a definition goes to the general path, which
-     * names it */
+    /* ids (the largest of the three) below def_lim are defined; any other is judged slot by
+     * slot, up to the table's last id (a trace whose definitions have a gap; a recorder past
+     * its 4 Mi strings names every later string by its 4 Mi-th, the table's last, "more
+     * distinct strings than a trace holds"), and one without a definition goes to the general
+     * path, which names it */
     const uint64_t cat = varint_in(&p, end, checked);
     uint64_t ids = cat;
     o->category = (uint32_t)cat; /* kept only below str_cap, at most MAX_STRINGS */
@@ -781,8 +782,8 @@ static inline __attribute__((always_inline)) int span_read(const wt_reader *r, u
         o->bytes = 0;
     }
     if (__builtin_expect(ids >= def_lim, 0) &&
-        ((cat | lab | det) >= r->str_cap || r->str[cat] == UNDEFINED ||
-         r->str[lab] == UNDEFINED || r->str[det] == UNDEFINED))
+        (ids > r->str_cap || r->str[cat] == UNDEFINED || r->str[lab] == UNDEFINED ||
+         r->str[det] == UNDEFINED))
         return 0;
     if (!lean) {
         o->detail = (uint32_t)det;
@@ -1239,14 +1240,45 @@ static int batch_ok(const wt_reader *r)
            r->frame_pos < r->cur.len;
 }
 
+/* Reads the counter sample record at *pp when it is whole and valid (counter_fast()'s
+ * conditions) into *o as wt_reader_next_records() gives it, moves *pp past it and *prev to its
+ * time: returns 1. Returns 0, with *pp and *prev as they were, for anything wt_reader_next()
+ * must judge. `checked` as span_read()'s. */
+static inline __attribute__((always_inline)) int counter_read(const wt_reader *r, int64_t *prev,
+                                                              const uint8_t **pp,
+                                                              const uint8_t *end, int checked,
+                                                              wt_span_rec *o)
+{
+    const uint8_t *p = *pp + 1;
+    const uint64_t delta = varint_in(&p, end, checked), name = varint_in(&p, end, checked);
+    const uint64_t value = varint_in(&p, end, checked);
+    int64_t t;
+    /* a VARINT_BAD delta or name fails its own bound */
+    if (value == VARINT_BAD || name >= r->str_cap || add_time(*prev, delta, &t) ||
+        r->str[name] == UNDEFINED)
+        return 0;
+    o->ts = t;
+    o->dur = 0;
+    o->count = wt__unzigzag(value);
+    o->bytes = 0;
+    o->category = o->detail = o->depth = 0;
+    o->label = (uint32_t)name;
+    o->flags = WT_REC_COUNTER;
+    o->cached = 0;
+    *prev = t;
+    *pp = p;
+    return 1;
+}
+
 /* wt_reader_next_spans() once a span record is at the position. `lean` (a constant in each of
- * the two copies below): only WT_SPANF_LEAN's fields are stored; every record is read and
- * judged the same either way. Two loops: the records that start before fast_end are read
+ * the copies below): only WT_SPANF_LEAN's fields are stored; every record is read and
+ * judged the same either way. `counters` (a constant too): counter samples are taken as well
+ * (wt_reader_next_records()). Two loops: the records that start before fast_end are read
  * without end checks, and the loop over them tests no more than its two bounds; the frame's
  * last ones with them. */
 static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_span_rec *out,
                                                                size_t cap, uint64_t *tid,
-                                                               const int lean)
+                                                               const int lean, const int counters)
 {
     /* in locals: the stores to out[] might alias the reader's fields for the compiler */
     uint32_t def_lim = r->def_lim;
@@ -1259,6 +1291,8 @@ static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_
     while (o < o_end && p < fast_end) {
         if (span_read(r, def_lim, &prev, &p, end, 0, lean, o)) {
             o++;
+        } else if (counters && *p == WT__R_COUNTER && counter_read(r, &prev, &p, end, 0, o)) {
+            o++;
         } else if (*p == WT__R_STRING && (q = batch_define(r, p, end)) != NULL) {
             p = q;
             def_lim = r->def_lim; /* the new id is most likely the next one */
@@ -1268,6 +1302,8 @@ static inline __attribute__((always_inline)) size_t spans_loop(wt_reader *r, wt_
     }
     while (o < o_end && p < end) {
         if (span_read(r, def_lim, &prev, &p, end, 1, lean, o)) {
+            o++;
+        } else if (counters && *p == WT__R_COUNTER && counter_read(r, &prev, &p, end, 1, o)) {
             o++;
         } else if (*p == WT__R_STRING && (q = batch_define(r, p, end)) != NULL) {
             p = q;
@@ -1289,13 +1325,19 @@ out:;
 static __attribute__((noinline)) size_t next_spans(wt_reader *r, wt_span_rec *out, size_t cap,
                                                    uint64_t *tid)
 {
-    return spans_loop(r, out, cap, tid, 0);
+    return spans_loop(r, out, cap, tid, 0, 0);
 }
 
 static __attribute__((noinline)) size_t next_spans_lean(wt_reader *r, wt_span_rec *out,
                                                         size_t cap, uint64_t *tid)
 {
-    return spans_loop(r, out, cap, tid, 1);
+    return spans_loop(r, out, cap, tid, 1, 0);
+}
+
+static __attribute__((noinline)) size_t next_records(wt_reader *r, wt_span_rec *out, size_t cap,
+                                                     uint64_t *tid)
+{
+    return spans_loop(r, out, cap, tid, 0, 1);
 }
 
 size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid)
@@ -1306,6 +1348,17 @@ size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t
         (r->cur.p[r->frame_pos] != WT__R_SPAN && r->cur.p[r->frame_pos] != WT__R_STRING))
         return 0;
     return r->span_lean ? next_spans_lean(r, out, cap, tid) : next_spans(r, out, cap, tid);
+}
+
+size_t wt_reader_next_records(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid)
+{
+    /* as wt_reader_next_spans(): a try where no batch starts costs a few instructions */
+    if (!r || !out || !batch_ok(r))
+        return 0;
+    const uint8_t type = r->cur.p[r->frame_pos];
+    if (type != WT__R_SPAN && type != WT__R_STRING && type != WT__R_COUNTER)
+        return 0;
+    return next_records(r, out, cap, tid);
 }
 
 void wt_reader_span_fields(wt_reader *r, unsigned fields)

@@ -175,6 +175,17 @@ typedef struct wt_span_rec {
  * may have been written over (the span it stopped before is decoded in place). */
 WT_API size_t wt_reader_next_spans(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid);
 
+/* The same, taking counter samples too: a run of spans and counter samples of one thread, in
+ * file order, for a caller that counts both (a trace that samples counters between spans comes
+ * in batches instead of one event a sample). A counter sample is a record whose `flags` is
+ * WT_REC_COUNTER: `ts` its time, `label` its name's string id, `count` its value, the other
+ * fields 0; a span's flags never hold that bit. Every field of a span is filled, whatever
+ * wt_reader_span_fields() says. A sample that wt_reader_next() must judge (an undefined name,
+ * a time out of range, damage) ends the batch as a span would. Otherwise as
+ * wt_reader_next_spans(), with which (and wt_reader_next()) it mixes freely. */
+#define WT_REC_COUNTER 0x8000u
+WT_API size_t wt_reader_next_records(wt_reader *r, wt_span_rec *out, size_t cap, uint64_t *tid);
+
 /* The fields of wt_span_rec, for wt_reader_span_fields(). */
 #define WT_SPANF_TS       0x001u
 #define WT_SPANF_DUR      0x002u
