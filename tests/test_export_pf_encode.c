@@ -2,8 +2,9 @@
  * pointer cache (pf_maps.c), below the export: span packets written directly against the same
  * packets packed by protobuf-c (the writer's reference mode, an encoder we did not write),
  * across the cases that take the direct path's rare branches (lengths past one varint byte,
- * strings past the interning bound, new strings, alternating tracks); varints and one SLICE_END
- * against bytes worked out by hand; the pointer cache forgetting and wrapping its generation. */
+ * strings past the interning bound, new strings, alternating tracks, runs of new labels);
+ * varints and one SLICE_END against bytes worked out by hand; the pointer cache forgetting and
+ * wrapping its generation. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -281,6 +282,95 @@ static void test_pf_span_packets_past_interning_bound_match_protobuf_c(void **st
     run_both(3 * (16 + 1 + PF_ISTR_OVERHEAD));
 }
 
+/* Labels one a span, as a load that labels every tensor: runs of new labels (the writer then
+ * skips the pointer cache), labels met before coming back among them (found by content, the
+ * run ends), past the interning bound (new ones inline), and a label not UTF-8: the same bytes
+ * as protobuf-c's, whatever way each label took. */
+static void write_new_labels(mem *m, char *texts, int *max_run)
+{
+    for (int i = 0; i < 3000; i++) {
+        /* k: a new label, except every 37th span (one of 20 met before) and spans 1000-1099
+         * (10 labels in turn) */
+        int k = i;
+        if (i % 37 == 36)
+            k = (i * 7) % 20;
+        else if (i >= 1000 && i < 1100)
+            k = 1000 + i % 10;
+        char *label = texts + (size_t)i * 48; /* a pointer of its own: found by content */
+        snprintf(label, 48, "model.layers.%d.mlp.experts.%d.weight", k / 64, k % 64);
+        if (k == 500)
+            label[3] = (char)0xE9; /* not UTF-8: repaired */
+        pf_span s;
+        memset(&s, 0, sizeof s);
+        s.ts = 1000 + 10 * (int64_t)i;
+        s.end = s.ts + 5;
+        s.count = 1;
+        s.label = label;
+        s.cat = "weights";
+        s.cached = (uint8_t)(i % 3);
+        assert_int_equal(wt__pf_span_whole(&m->w, &s, s.ts, 7), 0);
+        if (m->w.new_names > (uint32_t)*max_run)
+            *max_run = (int)m->w.new_names;
+    }
+}
+
+static void run_new_labels(size_t intern_bytes)
+{
+    char *texts = malloc((size_t)3000 * 48);
+    assert_non_null(texts);
+    mem fast, ref;
+    mem_open(&fast, 0);
+    mem_open(&ref, 1);
+    fast.w.intern_left = ref.w.intern_left = intern_bytes;
+    assert_int_equal(wt__pfw_start(&fast.w), 0);
+    assert_int_equal(wt__pfw_start(&ref.w), 0);
+    int run = 0, ref_run = 0;
+    write_new_labels(&fast, texts, &run);
+    write_new_labels(&ref, texts, &ref_run);
+    assert_int_equal(run, PF_NEW_RUN); /* the run was taken */
+    assert_int_equal(fast.w.names.n, ref.w.names.n);
+    mem_close(&fast);
+    mem_close(&ref);
+    assert_int_equal(fast.len, ref.len);
+    assert_memory_equal(fast.buf, ref.buf, fast.len);
+    free(fast.buf);
+    free(ref.buf);
+    free(texts);
+}
+
+static void test_pf_span_packets_of_new_labels_match_protobuf_c(void **state)
+{
+    (void)state;
+    run_new_labels(PF_INTERN_BYTES);
+}
+
+/* The same with room for about 1,500 labels: the later new ones inline. */
+static void test_pf_span_packets_of_new_labels_past_bound_match_protobuf_c(void **state)
+{
+    (void)state;
+    run_new_labels(1500 * (38 + 1 + PF_ISTR_OVERHEAD));
+}
+
+/* wt__pfw_utf8_n: the string itself and its length when valid, else the repaired copy and its
+ * length, worked by hand. */
+static void test_pf_utf8_n_gives_the_written_length(void **state)
+{
+    (void)state;
+    mem m;
+    mem_open(&m, 0);
+    size_t len = 99;
+    static const char ok[] = "layers.0.w\xC3\xA9";
+    assert_ptr_equal(wt__pfw_utf8_n(&m.w, 8, ok, strlen(ok), &len), ok);
+    assert_int_equal(len, 12);
+    const char *fixed = wt__pfw_utf8_n(&m.w, 8, "ab\xFF" "c", 4, &len);
+    assert_string_equal(fixed, "ab\xEF\xBF\xBD" "c");
+    assert_int_equal(len, 6);
+    assert_string_equal(wt__pfw_utf8_n(&m.w, 9, "", 0, &len), "");
+    assert_int_equal(len, 0);
+    mem_close(&m);
+    free(m.buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +382,9 @@ int main(void)
         cmocka_unit_test(test_pf_span_end_is_the_hand_encoded_packet),
         cmocka_unit_test(test_pf_span_packets_match_protobuf_c),
         cmocka_unit_test(test_pf_span_packets_past_interning_bound_match_protobuf_c),
+        cmocka_unit_test(test_pf_span_packets_of_new_labels_match_protobuf_c),
+        cmocka_unit_test(test_pf_span_packets_of_new_labels_past_bound_match_protobuf_c),
+        cmocka_unit_test(test_pf_utf8_n_gives_the_written_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,27 +4,23 @@
 
 #include "json.h"
 #include "pf_maps.h"
+#include "textset.h"
 #include "walltime/error.h"
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a: strings are short labels */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
+/* The table grows at three quarters full: the tags in the slots keep a probe past other
+ * strings' slots to the slot array, and at half full it would take twice the memory (over unique
+ * labels, 2^20 slots for the ~560,000 strings the budget allows). */
 static int itab_grow(pf_itab *t)
 {
     size_t ncap = t->scap ? t->scap * 2 : 256;
-    uint32_t *ns = calloc(ncap, sizeof *ns);
+    uint64_t *ns = calloc(ncap, sizeof *ns);
     if (!ns)
         return WT_ENOMEM;
     for (size_t i = 0; i < t->n; i++) {
         size_t j = t->v[i].h & (ncap - 1);
         while (ns[j])
             j = (j + 1) & (ncap - 1);
-        ns[j] = (uint32_t)(i + 1);
+        ns[j] = (t->v[i].h >> 32 << 32) | (uint32_t)(i + 1);
     }
     free(t->slots);
     t->slots = ns;
@@ -32,21 +28,39 @@ static int itab_grow(pf_itab *t)
     return 0;
 }
 
-/* The iid of `s`; *is_new is set when it was just added (it must be sent in this packet). */
-static int itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new, int need)
+/* Puts (s, iid) in the pointer cache: in the set's first free way (empty or of an older
+ * generation), the ways before it moving down one, so a set is in order of insertion and the
+ * oldest goes when all four are taken. */
+static void cache_put(pf_itab *t, const char *s, uint32_t iid)
 {
-    const size_t c = wt__pf_ptr_slot(s);
+    uint64_t *e = t->cache + wt__pf_ptr_base(t->cache, s);
+    unsigned f = 2 * (PF_PTR_WAYS - 1);
+    for (unsigned k = 0; k < 2 * PF_PTR_WAYS; k += 2)
+        if (!e[k] || (uint32_t)(e[k + 1] >> 32) != t->gen) {
+            f = k;
+            break;
+        }
+    memmove(e + 2, e, f * sizeof *e);
+    e[0] = (uint64_t)(uintptr_t)s;
+    e[1] = (uint64_t)t->gen << 32 | iid;
+}
+
+/* The iid of `s` of length `len`, by its text (the pointer cache is the caller's); *is_new is
+ * set when it was just added (it must be sent in this packet). */
+static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *is_new, int need)
+{
     *is_new = 0;
-    if ((*iid = wt__pf_itab_cached(t, s)) != 0)
-        return 0;
-    if ((t->n + 1) * 2 > t->scap && itab_grow(t) < 0)
+    if ((t->n + 1) * 4 > t->scap * 3 && itab_grow(t) < 0)
         return WT_ENOMEM;
-    uint64_t h = hash_str(s);
+    const uint64_t h = wt__textset_hash(s, len), tag = h >> 32 << 32;
     size_t j = h & (t->scap - 1);
     for (; t->slots[j]; j = (j + 1) & (t->scap - 1)) {
-        const pf_istr *e = &t->v[t->slots[j] - 1];
+        if ((t->slots[j] ^ tag) >> 32)
+            continue;
+        const uint32_t k = (uint32_t)t->slots[j];
+        const pf_istr *e = &t->v[k - 1];
         if (e->h == h && !strcmp(e->s, s)) {
-            *iid = t->slots[j];
+            *iid = k;
             goto found;
         }
     }
@@ -58,7 +72,6 @@ static int itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new, int n
         t->v = nv;
         t->vcap = nc;
     }
-    size_t len = strlen(s);
     if (t->budget) {
         size_t cost = len + 1 + PF_ISTR_OVERHEAD; /* repair may grow it: counted when stored */
         if (cost > *t->budget && !need) {
@@ -67,37 +80,50 @@ static int itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new, int n
         }
     }
     char *copy = NULL;
-    size_t ccap = 0;
-    if (wt__pf_utf8_ok(s, len))
-        copy = strdup(s);
-    else if (!wt__pf_utf8_fix(s, len, &copy, &ccap))
+    size_t ccap = 0, clen = len;
+    if (wt__pf_utf8_ok(s, len)) {
+        if ((copy = malloc(len + 1)) != NULL)
+            memcpy(copy, s, len + 1);
+    } else if (wt__pf_utf8_fix(s, len, &copy, &ccap)) {
+        clen = strlen(copy);
+    } else {
         copy = NULL;
+    }
     if (!copy)
         return WT_ENOMEM;
     if (t->budget) {
-        size_t cost = strlen(copy) + 1 + PF_ISTR_OVERHEAD;
+        size_t cost = clen + 1 + PF_ISTR_OVERHEAD;
         *t->budget = cost < *t->budget ? *t->budget - cost : 0;
     }
     t->v[t->n].s = copy;
     t->v[t->n].h = h;
-    t->slots[j] = (uint32_t)++t->n;
+    t->slots[j] = tag | (uint32_t)++t->n;
     *iid = (uint32_t)t->n;
     *is_new = 1;
 found:
-    t->cache[c].p = s;
-    t->cache[c].iid = *iid;
-    t->cache[c].gen = t->gen;
+    cache_put(t, s, *iid);
     return 0;
 }
 
 int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
 {
-    return itab_get(t, s, iid, is_new, 0);
+    *is_new = 0;
+    if ((*iid = wt__pf_itab_cached(t, s)) != 0)
+        return 0;
+    return itab_get(t, s, strlen(s), iid, is_new, 0);
+}
+
+int wt__pf_itab_get_n(pf_itab *t, const char *s, size_t n, uint32_t *iid, int *is_new)
+{
+    return itab_get(t, s, n, iid, is_new, 0);
 }
 
 int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new)
 {
-    return itab_get(t, s, iid, is_new, 1);
+    *is_new = 0;
+    if ((*iid = wt__pf_itab_cached(t, s)) != 0)
+        return 0;
+    return itab_get(t, s, strlen(s), iid, is_new, 1);
 }
 
 void wt__pf_itab_forget_pointers(pf_itab *t)
@@ -171,7 +197,17 @@ void wt__pf_kmap_release(pf_kmap *m)
 int wt__pf_utf8_ok(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
+    const uint64_t high = 0x8080808080808080ull;
+    uint64_t w;
+    size_t i = 0;
+    /* eight ASCII bytes at a time, the last eight overlapping: labels are ASCII, and past the
+     * interning bound every span of a new label checks its own */
+    for (; i + 8 <= n; i += 8)
+        if (memcpy(&w, u + i, 8), w & high)
+            break;
+    if (i + 8 > n && n >= 8 && (memcpy(&w, u + n - 8, 8), !(w & high)))
+        return 1;
+    while (i < n) {
         if (u[i] < 0x80) {
             i++;
             continue;

@@ -17,21 +17,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 65,536 slots (1 MiB a table, in a calloc'd writer: only the slots used are touched): a load
- * of 16,384 labels, one per tensor, found its label's slot taken by another about two times in
- * three with 1,024 or 16,384 slots, and each miss hashes and compares the string; at 65,536 it
- * is about one in five (callgrind, export of 1 M spans over 16,384 labels: 2,541 M
- * instructions at 1,024 slots, 2,370 M at 16,384, 2,296 M here). */
+/* The pointer cache: 65,536 entries in sets of four, a set one 64-byte line. A load of 16,384
+ * labels, one per tensor, found its label's entry taken by another about two times in three
+ * with 1,024 or 16,384 direct-mapped entries, and each miss hashes and compares the string; at
+ * 65,536 direct-mapped it was still about one in five (a label's slot shared with another:
+ * 1 - e^(-1/4)), so the entries came in sets: a set overflows only when five of the labels
+ * fall in it (about 0.4 % of sets at 16,384 labels), and a lookup still reads one line. */
 #define PF_PTR_CACHE_BITS 16
 #define PF_PTR_CACHE (1u << PF_PTR_CACHE_BITS)
+#define PF_PTR_WAYS 4u
+#define PF_PTR_SET_BITS (PF_PTR_CACHE_BITS - 2)
 
-/* The pointer cache's slot of `s`: the pointer times 2^64 / phi, its top bits. By the low bits
- * alone, two of bench_export's five category strings shared a slot and evicted each other, so
- * a fifth of its spans hashed and compared their category; spread this way, pointers that
- * differ in any bits rarely meet. */
-static inline size_t wt__pf_ptr_slot(const char *s)
+/* The set of `s`: the pointer times 2^64 / phi, its top bits. By the low bits alone, two of
+ * bench_export's five category strings shared a slot and evicted each other, so a fifth of its
+ * spans hashed and compared their category; spread this way, pointers that differ in any bits
+ * rarely meet. */
+static inline size_t wt__pf_ptr_set(const char *s)
 {
-    return (size_t)(((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - PF_PTR_CACHE_BITS));
+    return (size_t)(((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - PF_PTR_SET_BITS));
 }
 
 typedef struct pf_istr {
@@ -40,7 +43,9 @@ typedef struct pf_istr {
 } pf_istr;
 
 /* What one interned string costs against the budget beyond its bytes: its entry, its slots
- * (the table is at most half full) and the allocator's header. */
+ * (as they were, 4 bytes at most half full) and the allocator's header. The figure decides
+ * which strings are interned, so it is part of the output and stays 40 whatever the table's
+ * slots become. */
 #define PF_ISTR_OVERHEAD (sizeof(pf_istr) + 2 * sizeof(uint32_t) + 16)
 
 typedef struct pf_itab {
@@ -49,18 +54,34 @@ typedef struct pf_itab {
     /* NULL: no bound; else the bytes left to intern, shared by the tables that point to it.
      * A new string that does not fit is not added (iid 0): the caller writes it inline. */
     size_t *budget;
-    uint32_t *slots; /* iid, 0 = empty */
+    /* iid in the low 32 bits (0 = empty), the hash's top 32 bits above: a probe that meets
+     * another string's slot moves on without reading its entry (over unique labels, past the
+     * budget, every lookup is of an absent string and met two other slots on the way, each a
+     * read of v[] out of cache) */
+    uint64_t *slots;
     size_t scap;     /* power of two */
-    /* an entry counts only when its gen is the table's: forgetting the cache is one increment,
-     * not a 16 KiB clear (the anomalies forget it once each, by the ten thousand) */
-    struct { const char *p; uint32_t iid, gen; } cache[PF_PTR_CACHE];
+    /* The pointer cache, a pair of words an entry: the pointer, then iid | gen << 32. An entry
+     * counts only when its gen is the table's: forgetting the cache is one increment, not a
+     * 1 MiB clear (the anomalies forget it once each, by the ten thousand). The sets start at
+     * the first 64-byte boundary in the array (the extra 8 words), so each is one line. */
+    uint64_t cache[2 * PF_PTR_CACHE + 8];
     uint32_t gen;
 } pf_itab;
+
+/* The first word of the set of `s` in t->cache. */
+static inline size_t wt__pf_ptr_base(const uint64_t *cache, const char *s)
+{
+    const size_t skew = ((0 - (uintptr_t)cache) & 63) / sizeof *cache;
+    return skew + 2 * PF_PTR_WAYS * wt__pf_ptr_set(s);
+}
 
 /* The iid of `s` (1..), added when new; *is_new is set when it was just added (it must then be
  * sent in the packet that uses it). When `s` is new and the budget has no room for it, *iid is
  * 0 and nothing is added: the caller writes the string inline. Returns 0 or WT_ENOMEM. */
 int wt__pf_itab_get(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
+/* As wt__pf_itab_get for `s` of length n (strlen(s)), known to the caller, without asking the
+ * pointer cache (the caller did, or knows `s` to be new to it); a string found is cached. */
+int wt__pf_itab_get_n(pf_itab *t, const char *s, size_t n, uint32_t *iid, int *is_new);
 /* As wt__pf_itab_get, but always an iid (past the budget too, which it then empties): for the
  * strings whose iid is a key elsewhere (counter tracks, rounds). */
 int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
@@ -68,8 +89,11 @@ int wt__pf_itab_need(pf_itab *t, const char *s, uint32_t *iid, int *is_new);
  * else 0: the hot path's lookup, with no hashing, no call and nothing added. */
 static inline uint32_t wt__pf_itab_cached(const pf_itab *t, const char *s)
 {
-    const size_t c = wt__pf_ptr_slot(s);
-    return t->cache[c].p == s && t->cache[c].gen == t->gen ? t->cache[c].iid : 0;
+    const uint64_t *e = t->cache + wt__pf_ptr_base(t->cache, s);
+    for (unsigned k = 0; k < 2 * PF_PTR_WAYS; k += 2)
+        if (e[k] == (uint64_t)(uintptr_t)s && (uint32_t)(e[k + 1] >> 32) == t->gen)
+            return (uint32_t)e[k + 1];
+    return 0;
 }
 /* The string of `iid`, as written (valid UTF-8). */
 static inline const char *wt__pf_itab_str(const pf_itab *t, uint32_t iid) { return t->v[iid - 1].s; }

@@ -160,29 +160,39 @@ int wt__pf_span_begin(pf_writer *w, const pf_span *s, int64_t ts_ns, uint64_t tr
 {
     if (w->reference)
         return begin_reference(w, s, ts_ns, track);
-    const char *detail = s->detail && *s->detail ? wt__pfw_utf8(w, 0, s->detail) : "";
-    size_t dlen = strlen(detail);
+    size_t dlen = 0, inlen = 0, iclen = 0;
+    const char *detail = "";
+    if (s->detail && *s->detail)
+        detail = wt__pfw_utf8_n(w, 0, s->detail, strlen(s->detail), &dlen);
     /* the common case: both strings met before in this file, so interned and sent, written
      * as iids whatever their length (the reference path would write the same) */
-    uint32_t niid = wt__pf_itab_cached(&w->names, s->label);
+    uint32_t niid = w->new_names < PF_NEW_RUN ? wt__pf_itab_cached(&w->names, s->label) : 0;
     uint32_t ciid = wt__pf_itab_cached(&w->cats, s->cat);
     int nnew = 0, cnew = 0, rc;
     const char *iname = "", *icat = "";
     if (dlen > FAST_STR)
         return begin_reference(w, s, ts_ns, track);
     if (!niid || !ciid) {
-        if (strlen(s->label) > FAST_STR || strlen(s->cat) > FAST_STR)
+        /* the lengths of those not cached, each measured once: a string cached is written as
+         * its iid whatever its length */
+        const size_t nlen = niid ? 0 : strlen(s->label), clen = ciid ? 0 : strlen(s->cat);
+        if (nlen > FAST_STR || clen > FAST_STR)
             return begin_reference(w, s, ts_ns, track);
-        if ((rc = wt__pf_itab_get(&w->names, s->label, &niid, &nnew)) < 0 ||
-            (rc = wt__pf_itab_get(&w->cats, s->cat, &ciid, &cnew)) < 0)
+        if (!niid) {
+            if ((rc = wt__pf_itab_get_n(&w->names, s->label, nlen, &niid, &nnew)) < 0)
+                return rc;
+            w->new_names = nnew || !niid ? w->new_names + (w->new_names < PF_NEW_RUN) : 0;
+        }
+        if (!ciid && (rc = wt__pf_itab_get_n(&w->cats, s->cat, clen, &ciid, &cnew)) < 0)
             return rc;
         /* past the interning bound (iid 0) a string goes inline, repaired, in TrackEvent name
          * (23) or categories (22); the reference path takes those longer than FAST_STR once
          * repaired */
-        iname = niid ? "" : wt__pfw_utf8(w, 8, s->label);
-        icat = ciid ? "" : wt__pfw_utf8(w, 9, s->cat);
+        if (!niid)
+            iname = wt__pfw_utf8_n(w, 8, s->label, nlen, &inlen);
+        if (!ciid)
+            icat = wt__pfw_utf8_n(w, 9, s->cat, clen, &iclen);
     }
-    size_t inlen = strlen(iname), iclen = strlen(icat);
     if (inlen > FAST_STR || iclen > FAST_STR)
         return begin_reference(w, s, ts_ns, track);
     if (wt__pfw_reserve(w, BEGIN_MAX) < 0)

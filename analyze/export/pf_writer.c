@@ -45,13 +45,20 @@ uint64_t wt__pfw_uuid(pf_writer *w) { return UUID_BASE + ++w->next_uuid; }
 
 const char *wt__pfw_utf8(pf_writer *w, unsigned slot, const char *s)
 {
-    if (!s)
-        return "";
-    size_t n = strlen(s);
+    size_t len;
+    return s ? wt__pfw_utf8_n(w, slot, s, strlen(s), &len) : "";
+}
+
+const char *wt__pfw_utf8_n(pf_writer *w, unsigned slot, const char *s, size_t n, size_t *len)
+{
+    *len = n;
     if (wt__pf_utf8_ok(s, n))
         return s;
     const char *fixed = wt__pf_utf8_fix(s, n, &w->fix[slot], &w->fix_cap[slot]);
-    return fixed ? fixed : "";
+    if (!fixed)
+        fixed = "";
+    *len = strlen(fixed);
+    return fixed;
 }
 
 int wt__pfw_flush(pf_writer *w)

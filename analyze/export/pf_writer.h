@@ -33,6 +33,7 @@
  * string counts its bytes plus PF_ISTR_OVERHEAD): past it a new string is written inline in its
  * event (TrackEvent name / categories) instead of being interned. */
 #define PF_INTERN_BYTES ((size_t)32 << 20)
+#define PF_NEW_RUN 8u /* span labels new in a row, from which a label skips the pointer cache */
 #define PF_FIX_SLOTS 12 /* strings repaired at once: 0-7 annotations, 8-11 the rest of a packet */
 
 /* Debug annotation names, interned once in the first packet. */
@@ -52,6 +53,10 @@ typedef struct pf_writer {
      * in runs on one track): vt_len bytes of vt encode vt_track */
     uint64_t vt_track;
     uint8_t vt[10], vt_len;
+    /* span labels in a row that the names table did not hold (new, or past the interning
+     * bound): from PF_NEW_RUN on, the labels are taken to be new ones (one a span) and go
+     * straight to the table, without the pointer cache's lookup, a miss out of cache each */
+    uint32_t new_names;
     uint64_t bytes; /* written out */
     pf_itab names, cats;
     size_t intern_left; /* the interning budget left (names and cats point to it) */
@@ -82,6 +87,8 @@ uint64_t wt__pfw_uuid(pf_writer *w);
 /* `s` when it is valid UTF-8, else a repaired copy in slot `slot` (valid until that slot is
  * used again); "" for NULL or when memory runs out. */
 const char *wt__pfw_utf8(pf_writer *w, unsigned slot, const char *s);
+/* As wt__pfw_utf8 for a non-NULL `s` of length n (strlen(s)); *len is the result's length. */
+const char *wt__pfw_utf8_n(pf_writer *w, unsigned slot, const char *s, size_t n, size_t *len);
 
 /* The length of v's base-128 varint, 1 to 10: ceil(bits / 7), as (9 * bits + 64) / 64 for 1 to
  * 64 bits (test_export_pf_encode checks every bit length). */
