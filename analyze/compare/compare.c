@@ -12,16 +12,9 @@
 #include <string.h>
 
 #include "json.h"
+#include "strhash.h"
 
 /* ---- name tables ------------------------------------------------------------------- */
-
-static uint32_t hash_str(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 int wt__cmp_names_init(wt_cmp_names *t, size_t cap)
 {
@@ -45,7 +38,7 @@ void wt__cmp_names_release(wt_cmp_names *t)
 
 long wt__cmp_names_find(wt_cmp_names *t, const char *s, int add)
 {
-    size_t m = t->nslot - 1, i = hash_str(s) & m;
+    size_t m = t->nslot - 1, i = wt__str_hash(s, strlen(s)) & m;
     for (; t->slot[i]; i = (i + 1) & m)
         if (!strcmp(t->s[t->slot[i] - 1], s))
             return (long)t->slot[i] - 1;

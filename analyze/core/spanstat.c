@@ -7,21 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strhash.h"
 #include "walltime/error.h"
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    /* FNV-1a, then a final mix so linear probing sees well-spread low bits */
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
 
 static int grow(wt__strmap *m)
 {
@@ -59,7 +46,7 @@ static wt__strmap_slot *find(const wt__strmap *m, const char *key, size_t n, uin
 int wt__strmap_put(wt__strmap *m, const char *key, size_t n, uint32_t new_val, uint32_t *val,
                    const char **stable)
 {
-    uint64_t h = hash_bytes(key, n);
+    uint64_t h = wt__str_hash(key, n);
     wt__strmap_slot *s = find(m, key, n, h);
     if (s && s->key) {
         *val = s->val;
@@ -90,7 +77,7 @@ int wt__strmap_put(wt__strmap *m, const char *key, size_t n, uint32_t new_val, u
 
 int wt__strmap_get(const wt__strmap *m, const char *key, size_t n, uint32_t *val)
 {
-    const wt__strmap_slot *s = find(m, key, n, hash_bytes(key, n));
+    const wt__strmap_slot *s = find(m, key, n, wt__str_hash(key, n));
     if (!s || !s->key)
         return 0;
     *val = s->val;

@@ -16,41 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strhash.h"
+
 #define WT_TEXTSET_BITS 20
 
 typedef struct wt__textset {
     uint64_t *bits; /* NULL: nothing added yet, or out of memory (then "maybe" to all) */
     int broken;     /* the table could not be made: later adds do not try again */
 } wt__textset;
-
-/* A 64-bit hash of s[0..n): eight bytes a step (not the analyses' byte-wise FNV: it runs on
- * every span of a new label). */
-static inline uint64_t wt__textset_hash(const char *s, size_t n)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xC2B2AE3D27D4EB4FULL);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 29;
-    }
-    if (i < n) {
-        /* the last 8 bytes, overlapping the words above, when there are 8; else byte by byte
-         * (a memcpy of a variable length would be a call) */
-        uint64_t w = 0;
-        if (n >= 8)
-            memcpy(&w, s + n - 8, 8);
-        else
-            for (size_t k = 0; k < n; k++)
-                w |= (uint64_t)(unsigned char)s[k] << (8 * k);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-    }
-    h ^= h >> 32;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 29;
-    return h;
-}
 
 /* The two bits of hash h: its low and its next WT_TEXTSET_BITS bits. */
 #define WT__TEXTSET_MASK ((1u << WT_TEXTSET_BITS) - 1)
@@ -65,7 +38,7 @@ static inline int wt__textset_add(wt__textset *t, const char *s, size_t n)
         t->broken = 1;
         return -1;
     }
-    const uint64_t h = wt__textset_hash(s, n);
+    const uint64_t h = wt__str_hash(s, n);
     const uint32_t a = (uint32_t)h & WT__TEXTSET_MASK;
     const uint32_t b = (uint32_t)(h >> WT_TEXTSET_BITS) & WT__TEXTSET_MASK;
     t->bits[a >> 6] |= 1ULL << (a & 63);
@@ -80,7 +53,7 @@ static inline int wt__textset_maybe(const wt__textset *t, const char *s, size_t 
 {
     if (!t->bits)
         return 1;
-    const uint64_t h = wt__textset_hash(s, n);
+    const uint64_t h = wt__str_hash(s, n);
     const uint32_t a = (uint32_t)h & WT__TEXTSET_MASK;
     const uint32_t b = (uint32_t)(h >> WT_TEXTSET_BITS) & WT__TEXTSET_MASK;
     return (t->bits[a >> 6] >> (a & 63) & 1) && (t->bits[b >> 6] >> (b & 63) & 1);

@@ -4,7 +4,7 @@
 
 #include "json.h"
 #include "pf_maps.h"
-#include "textset.h"
+#include "strhash.h"
 #include "walltime/error.h"
 
 /* The table grows at three quarters full: the tags in the slots keep a probe past other
@@ -52,7 +52,7 @@ static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *i
     *is_new = 0;
     if ((t->n + 1) * 4 > t->scap * 3 && itab_grow(t) < 0)
         return WT_ENOMEM;
-    const uint64_t h = wt__textset_hash(s, len), tag = h >> 32 << 32;
+    const uint64_t h = wt__str_hash(s, len), tag = h >> 32 << 32;
     size_t j = h & (t->scap - 1);
     for (; t->slots[j]; j = (j + 1) & (t->scap - 1)) {
         if ((t->slots[j] ^ tag) >> 32)
