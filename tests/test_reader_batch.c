@@ -1058,6 +1058,34 @@ static void test_batch_takes_the_tables_last_id(void **state)
     unlink(path);
 }
 
+/* Spans of ids 0 (no category, no label) in a file that defines no string at all: the batch
+ * path had no table to look in (NULL) and read its slot 0 through it, a crash the fuzzer
+ * found. They go to the general path, as every span whose ids are not all defined. */
+static void test_batch_spans_before_any_string(void **state)
+{
+    (void)state;
+    const char *path = tmp("nostrings");
+    uint8_t rec[128];
+    static const uint8_t head[] = { 0x02, 5, 0xE8, 0x07 }; /* thread 5, base 1000 */
+    size_t n = sizeof head;
+    memcpy(rec, head, n);
+    for (int i = 0; i < 12; i++) {
+        static const uint8_t span[] = { 0x03, 0, 10, 5, 0, 0, 0 }; /* end +10, dur 5, ids 0 */
+        memcpy(rec + n, span, sizeof span);
+        n += sizeof span;
+    }
+    const uint8_t *recs[1] = { rec };
+    const size_t lens[1] = { n };
+    write_frames(path, recs, lens, 1);
+    readlog *l = malloc(sizeof *l);
+    assert_non_null(l);
+    read_both(path, 8, l);
+    assert_int_equal(l->n_batches, 0); /* nothing came by batch */
+    assert_true(l->n >= 12);
+    free(l);
+    unlink(path);
+}
+
 /* ---- batches of spans and counter samples (wt_reader_next_records) --------------------- */
 
 /* A trace like test_batch_stops_before_counter_mark_thread_and_frame's through
@@ -1266,6 +1294,7 @@ int main(void)
         cmocka_unit_test(test_batch_varints_that_do_not_parse),
         cmocka_unit_test(test_batch_many_frames_through_the_queue),
         cmocka_unit_test(test_batch_takes_the_tables_last_id),
+        cmocka_unit_test(test_batch_spans_before_any_string),
         cmocka_unit_test(test_records_take_counters_among_spans),
         cmocka_unit_test(test_records_counter_varints_of_every_length),
     };

@@ -781,9 +781,11 @@ static inline __attribute__((always_inline)) int span_read(const wt_reader *r, u
         o->count = 1;
         o->bytes = 0;
     }
+    /* no table yet (str_cap 0, str NULL): every id, 0 too, goes to the general path; a span
+     * of ids 0 before any string once read str[0] through NULL here (a fuzzer's find) */
     if (__builtin_expect(ids >= def_lim, 0) &&
-        (ids > r->str_cap || r->str[cat] == UNDEFINED || r->str[lab] == UNDEFINED ||
-         r->str[det] == UNDEFINED))
+        (r->str_cap == 0 || ids > r->str_cap || r->str[cat] == UNDEFINED ||
+         r->str[lab] == UNDEFINED || r->str[det] == UNDEFINED))
         return 0;
     if (!lean) {
         o->detail = (uint32_t)det;
