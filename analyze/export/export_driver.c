@@ -362,9 +362,8 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
     /* with the analyses, they see every event first (one key lookup per span, analysis.h)
      * and the export's callbacks come after them on the same pass */
     wt_analysis_pair pair = { x.lc, x.an, &ops, &x, NULL };
-    const int src_rc =
-        x.lc ? wt_source_run_counters(paths, n, wt_analysis_pair_ops(), &pair, &rep->src)
-             : wt_source_run(paths, n, &ops, &x, &rep->src);
+    const int src_rc = x.lc ? wt_source_run(paths, n, wt_analysis_pair_ops(), &pair, &rep->src)
+                            : wt_source_run(paths, n, &ops, &x, &rep->src);
     if (src_rc < 0 && x.rc == 0)
         x.rc = src_rc;
     if ((rc = x.rc) < 0)
