@@ -376,6 +376,7 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
     }
     if (rc < 0)
         return rc;
+    rc = 0; /* 1: the thread folds into "(other threads)": the event path keys it so */
     for (size_t i = 0; i < b->n && rc == 0; i++)
         rc = pair_event(p, fi, batch_event(b, &c, i, &ev, &cev));
     return rc;
