@@ -94,12 +94,13 @@ int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, v
 /* The same with every file's times as recorded (dump, info: what the file says). */
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res);
+/* wt_source_run() whose batches (ops->spans) hold the counter samples among the spans as well,
+ * on the terms of wt_source_run_raw_counters() below (ledger and anomalies). */
+int wt_source_run_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                           wt_source_result *res);
 /* wt_source_run_raw() whose batches (ops->spans) hold the counter samples among the spans as
  * well, as records of flags WT_REC_COUNTER (wt_reader_next_records()): those samples do not
  * come to ops->event. */
-/* wt_source_run() with the counter samples in the batches as well, on the same terms. */
-int wt_source_run_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
-                           wt_source_result *res);
 int wt_source_run_raw_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                                wt_source_result *res);
 
