@@ -10,7 +10,7 @@
 #include "analysis_ways.h"
 
 /* Way 2's event callback: a digest of every event it is given, in order (kind, times, the
- * span's numbers and its strings' bytes), and how many. */
+ * span's numbers and its strings' bytes, a counter sample's value and name), and how many. */
 typedef struct digest {
     uint64_t h, n;
 } digest;
@@ -42,6 +42,8 @@ static int digest_event(void *ctx, int fi, const wt_event *ev)
         h = mix(h, (uint64_t)ev->bytes);
         h = mix(h, (uint64_t)ev->cached | (uint64_t)ev->depth << 8 | (uint64_t)ev->flags << 40);
         h = mix_str(mix_str(mix_str(h, ev->category), ev->label), ev->detail);
+    } else if (ev->kind == WT_EV_COUNTER) { /* from the batches too (wt_source_run_counters) */
+        h = mix_str(mix(h, (uint64_t)ev->value), ev->name);
     }
     d->h = h;
     d->n++;

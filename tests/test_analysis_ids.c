@@ -238,6 +238,42 @@ static void test_ids_label_in_two_categories(void **state)
     unlink(path);
 }
 
+/* Threads past the ledger's bound (WT_MAX_THREADS) fold into "(other threads)": a batch of
+ * such a thread takes the event path (wt__ledger_calc_thread() says 1). 16,500 threads of 12
+ * spans each, 100 ns, one after another: every way counts them all, the last 116 threads' spans
+ * in the fold, and none fails (the batch path used to stop the run with 1: "out of memory"). */
+static void test_threads_past_the_bound(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_analysis_ids_threads_%d.wtrace", (int)getpid());
+    tb *b = tb_create(path, 3, 1000000000, 1000000000);
+    int64_t t = 1000000000;
+    for (uint64_t th = 1; th <= WT_MAX_THREADS + 116; th++) {
+        for (int k = 0; k < 12; k++, t += 110)
+            tb_span(b, th, t, t + 100, 0, "c", "l");
+        if (th % 100 == 0)
+            tb_frame(b);
+    }
+    tb_close(b, TB_END_CLEAN, t, 0);
+    char *paths[1] = { path };
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
+        aw_analyse(paths, 1, way, &w[way]);
+        const wt_ledger_result *r = wt_ledger_calc_result(w[way].lc);
+        assert_int_equal(r->spans, 12 * (WT_MAX_THREADS + 116));
+        assert_int_equal(r->n_threads, WT_MAX_THREADS + 1);
+        int64_t folded = -1;
+        for (size_t i = 0; i < r->n_threads; i++)
+            if (r->threads[i].tid == WT_OTHER_TID)
+                folded = r->threads[i].spans;
+        assert_int_equal(folded, 12 * 116);
+    }
+    aw_check_ways(w);
+    aw_release_ways(w);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_ids_reset_per_file),
         cmocka_unit_test(test_ids_many_labels_sampled_in_batches),
         cmocka_unit_test(test_ids_label_in_two_categories),
+        cmocka_unit_test(test_threads_past_the_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

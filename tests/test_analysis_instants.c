@@ -115,10 +115,74 @@ static void test_instants_move_clocks(void **state)
     unlink(pb);
 }
 
+/* bench_analyze's counters shape and its variants: runs of 0 to 6 spans between runs of 0 to 4
+ * counter samples, on two threads in turn (the reader's record batches end at each change of
+ * thread and frame); then, after a SYNC at 1.3 s (watermark 1.2 s), a span on thread 1 and 200
+ * samples on thread 2 from 1.05 s (behind the watermark: late), and a span and 200 samples on
+ * thread 1 up to 1.5 s, the file's last event (no end record): most of both runs come in
+ * batches whatever the batches' back-off. So the batches' samples must count as events, be
+ * late, and move the wall and the NO END anomaly's time, as on the event path. Spans are 1 us,
+ * top-level, 10 ns apart. */
+static void test_counter_samples_in_batches(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_analysis_instants_c_%d.wtrace", (int)getpid());
+    tb *b = tb_create(path, 5, S, S);
+    int64_t t = S, spans = 0, samples = 0, in_c1 = 0;
+    for (int i = 0; i < 700; i++) {
+        const uint64_t tid = 1 + (uint64_t)(i / 50) % 2;
+        if (i % 50 == 0)
+            tb_frame(b);
+        for (int k = 0; k < i % 7; k++, spans++) {
+            const int c1 = (i + k) % 2;
+            char label[16];
+            snprintf(label, sizeof label, "l%d", (i + k) % 3);
+            tb_span(b, tid, t, t + 1000, 0, c1 ? "c1" : "c0", label);
+            in_c1 += c1;
+            t += 1010;
+        }
+        for (int k = 0; k < (i * 3) % 5; k++, samples++)
+            tb_counter(b, tid, t + k, k % 2 ? "queue" : "depth", i * 10 + k);
+        t += 10;
+    }
+    assert_true(t < S + S / 20); /* all before the late samples (a thread's times only grow) */
+    tb_sync(b, S + 300000000);
+    tb_span(b, 1, S + S / 4, S + S / 4 + 1000, 0, "c0", "l0");
+    for (int k = 0; k < 200; k++)
+        tb_counter(b, 2, S + S / 20 + k, "queue", -k);
+    tb_span(b, 1, S + S / 4 + 2000, S + S / 4 + 3000, 0, "c0", "l0");
+    for (int k = 0; k < 200; k++)
+        tb_counter(b, 1, S + S / 2 - 1000 * (199 - k), "depth", k);
+    tb_close(b, TB_END_NONE, 0, 0);
+    spans += 2;
+    samples += 400;
+
+    char *paths[1] = { path };
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
+        aw_analyse(paths, 1, way, &w[way]);
+        const wt_ledger_result *r = wt_ledger_calc_result(w[way].lc);
+        assert_int_equal(r->spans, spans);
+        assert_int_equal(r->events, spans + samples + 1); /* and the SYNC */
+        assert_int_equal(r->late, 200);
+        assert_int_equal(aw_cat_named(&w[way], "c1")->spans, in_c1);
+        assert_int_equal(aw_cat_named(&w[way], "c0")->spans, spans - in_c1);
+        const wt_ledger_process *a = proc_of(&w[way], 5);
+        assert_true(a->no_end);
+        assert_true(a->wall == 0.5);
+        assert_int_equal(anomaly_ts(&w[way], WT_AN_NO_END, "NO END RECORD"), S + S / 2);
+    }
+    aw_check_ways(w);
+    aw_release_ways(w);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instants_move_clocks),
+        cmocka_unit_test(test_counter_samples_in_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,7 +155,9 @@ static inline const char *batch_string(const wt_span_batch *b, batch_strs *c, in
 
 /* The event wt_reader_next() would have given for span s of batch b (the same values, the same
  * string pointers) in *ev, whose kind, pid, tid and unused fields are set already. */
-static void rec_event(const wt_span_batch *b, batch_strs *c, const wt_span_rec *s, wt_event *ev)
+static inline __attribute__((always_inline)) void rec_event(const wt_span_batch *b,
+                                                            batch_strs *c, const wt_span_rec *s,
+                                                            wt_event *ev)
 {
     ev->flags = s->flags;
     ev->ts = s->ts;
@@ -268,22 +270,98 @@ static int pair_ids(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c, 
     return rc;
 }
 
-/* A batch of spans. With the ledger, the batch's thread is looked up once and the spans go
- * through pair_ids(), keyed by the ids of a per-file table (reset at each file and when the
- * string epoch changes); then, one by one as events, to the caller's event callback (export:
- * its state and the analyses' are apart, so each sees its events in order, and the analyses
- * keep the id path, where the event path's pointer caches thrash past 8,192 labels). Otherwise
- * each span goes, as the event wt_reader_next() would have given, down the path pair_event()
+/* A counter sample of a batch (flags WT_REC_COUNTER) as the event wt_reader_next() gives for
+ * it, in *ev, whose kind, pid, tid and unused fields are set already. */
+static void sample_event(const wt_span_batch *b, const wt_span_rec *s, wt_event *ev)
+{
+    ev->ts = s->ts;
+    ev->value = s->count;
+    ev->name = wt_reader_string(b->reader, s->label);
+}
+
+/* Record k of batch b as its event: a span in *ev, a counter sample in *cev. */
+static const wt_event *batch_event(const wt_span_batch *b, batch_strs *c, size_t k,
+                                   wt_event *ev, wt_event *cev)
+{
+    const wt_span_rec *s = &b->spans[k];
+    if (s->flags & WT_REC_COUNTER) {
+        sample_event(b, s, cev);
+        return cev;
+    }
+    rec_event(b, c, s, ev);
+    return ev;
+}
+
+/* Spans between counter samples that go through pair_ids() when they are this many or more:
+ * a shorter run costs more there (a stretch's and the ledger's run's set-up) than as events
+ * down pair_span() (bench_analyze's counters shape has one span between samples). */
+#define PAIR_SHORT_RUN 4
+
+/* The direct path of a batch that may hold counter samples among its spans: each run of spans
+ * through pair_ids() (a short one down pair_span(), as pair_event() sends a span), each run of
+ * samples to the two analyses' instant calls (what pair_event() gives a sample, or, without
+ * the anomalies, what wt_ledger_calc_event() does for it), in the batch's order. */
+static int pair_records(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
+                        wt_event *ev)
+{
+    const wt_span_rec *const s = b->spans;
+    size_t i = 0;
+    while (i < b->n) {
+        size_t j = i;
+        /* four flags a test: the span shapes' batches hold no sample and pay for this scan */
+        while (j + 4 <= b->n &&
+               !((s[j].flags | s[j + 1].flags | s[j + 2].flags | s[j + 3].flags) & WT_REC_COUNTER))
+            j += 4;
+        while (j < b->n && !(s[j].flags & WT_REC_COUNTER))
+            j++;
+        int rc;
+        if (j - i < PAIR_SHORT_RUN) {
+            for (; i < j; i++) {
+                wt__pair_slot *slot;
+                rec_event(b, c, &s[i], ev);
+                if ((rc = pair_span(p->lc, p->an, ev, &slot)) != 0)
+                    return rc;
+            }
+        } else {
+            wt_span_batch run = *b;
+            run.spans = s + i;
+            run.n = j - i;
+            if ((rc = pair_ids(p, &run, c, ev)) != 0)
+                return rc;
+        }
+        for (i = j; j < b->n && (s[j].flags & WT_REC_COUNTER); j++)
+            ;
+        if (j > i) {
+            if ((rc = wt__ledger_calc_instants(p->lc, s + i, j - i)) != 0)
+                return rc;
+            if (p->an)
+                wt__anomalies_instants(p->an, s + i, j - i);
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* A batch of spans (and of counter samples, from wt_source_run_counters()). With the ledger,
+ * the batch's thread is looked up once and the records go through pair_records(), its spans
+ * keyed by the ids of a per-file table (reset at each file and when the string epoch
+ * changes); then, one by one as events, to the caller's event callback (export: its state and
+ * the analyses' are apart, so each sees its events in order, and the analyses keep the id
+ * path, where the event path's pointer caches thrash past 8,192 labels). Otherwise each
+ * record goes, as the event wt_reader_next() would have given, down the path pair_event()
  * would take: the analyses see exactly what they saw event by event. */
 static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
 {
     wt_analysis_pair *p = ctx;
-    wt_event ev;
+    wt_event ev, cev;
     memset(&ev, 0, sizeof ev);
     ev.kind = WT_EV_SPAN;
     ev.pid = b->pid;
     ev.tid = b->tid;
     ev.end = WT_END_NONE;
+    cev = ev;
+    cev.kind = WT_EV_COUNTER;
+    cev.cached = WT_CACHED_UNKNOWN;
     batch_strs c = { { 0, 0, 0 }, { NULL, NULL, NULL } };
     int rc = 0;
     const int direct = p->lc != NULL;
@@ -291,19 +369,16 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
         return WT_ENOMEM;
     if (direct && (rc = wt__ledger_calc_thread(p->lc, b->pid, b->tid)) == 0) {
         wt__idtab_epoch(&p->ids->tab, sizeof(wt__pair_id), b->string_epoch);
-        rc = pair_ids(p, b, &c, &ev);
-        for (size_t i = 0; rc == 0 && p->also && p->also->event && i < b->n; i++) {
-            rec_event(b, &c, &b->spans[i], &ev);
-            rc = p->also->event(p->also_ctx, fi, &ev);
-        }
+        rc = pair_records(p, b, &c, &ev);
+        for (size_t i = 0; rc == 0 && p->also && p->also->event && i < b->n; i++)
+            rc = p->also->event(p->also_ctx, fi, batch_event(b, &c, i, &ev, &cev));
         return rc;
     }
     if (rc < 0)
         return rc;
-    for (size_t i = 0; i < b->n && rc == 0; i++) {
-        rec_event(b, &c, &b->spans[i], &ev);
-        rc = pair_event(p, fi, &ev);
-    }
+    rc = 0; /* 1: the thread folds into "(other threads)": the event path keys it so */
+    for (size_t i = 0; i < b->n && rc == 0; i++)
+        rc = pair_event(p, fi, batch_event(b, &c, i, &ev, &cev));
     return rc;
 }
 
@@ -344,7 +419,7 @@ int wt_analysis_baseline(const char *path, wt_ledger_calc **out)
     char *paths[1] = { (char *)path };
     int rc = wt_ledger_calc_create(NULL, &pair.lc);
     if (rc == 0)
-        rc = wt_source_run(paths, 1, wt_analysis_pair_ops(), &pair, &res);
+        rc = wt_source_run_counters(paths, 1, wt_analysis_pair_ops(), &pair, &res);
     wt_analysis_pair_release(&pair);
     if (rc == 0 && res.files_ok + res.files_damaged == 0)
         rc = WT_EOPEN;
@@ -372,7 +447,7 @@ int wt_analysis_run(char *const *paths, int n, const wt_analysis_opts *o, wt_ana
         (rc = wt_anomalies_create(o->anomalies, &a->an)) < 0)
         return rc;
     wt_analysis_pair pair = { a->lc, a->an, o->also, o->also_ctx, NULL };
-    rc = wt_source_run(paths, n, wt_analysis_pair_ops(), &pair, &a->res);
+    rc = wt_source_run_counters(paths, n, wt_analysis_pair_ops(), &pair, &a->res);
     wt_analysis_pair_release(&pair);
     if (rc != 0)
         return rc;

@@ -402,6 +402,12 @@ int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void 
     return source_run(paths, n, ops, ctx, res, 1, NULL, 0, 0);
 }
 
+int wt_source_run_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                           wt_source_result *res)
+{
+    return source_run(paths, n, ops, ctx, res, 0, NULL, 0, 1);
+}
+
 int wt_source_run_raw_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                                wt_source_result *res)
 {

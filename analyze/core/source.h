@@ -32,7 +32,7 @@ void wt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wt_cli_said(void);
 
 /* A batch of spans of one thread (wt_reader_next_spans(); wt_reader_next_records() for
- * wt_source_run_raw_counters()), times on the run's clock as the
+ * wt_source_run_counters() and wt_source_run_raw_counters()), times on the run's clock as the
  * events' (shifted like them). Ids name strings through wt_reader_string(reader, id), valid
  * until the file's file_end; a cache keyed by id holds while string_epoch does. */
 typedef struct wt_span_batch {
@@ -94,6 +94,10 @@ int wt_source_run_reusing(char *const *paths, int n, const wt_source_ops *ops, v
 /* The same with every file's times as recorded (dump, info: what the file says). */
 int wt_source_run_raw(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
                       wt_source_result *res);
+/* wt_source_run() whose batches (ops->spans) hold the counter samples among the spans as well,
+ * on the terms of wt_source_run_raw_counters() below (ledger and anomalies). */
+int wt_source_run_counters(char *const *paths, int n, const wt_source_ops *ops, void *ctx,
+                           wt_source_result *res);
 /* wt_source_run_raw() whose batches (ops->spans) hold the counter samples among the spans as
  * well, as records of flags WT_REC_COUNTER (wt_reader_next_records()): those samples do not
  * come to ops->event. */

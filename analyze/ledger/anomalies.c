@@ -605,6 +605,13 @@ void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
         a->last_ts = ts;
 }
 
+void wt__anomalies_instants(wt_anomalies *a, const wt_span_rec *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (s[k].ts > a->last_ts)
+            a->last_ts = s[k].ts;
+}
+
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
 {
     if (ev->kind == WT_EV_SPAN) {

@@ -909,6 +909,17 @@ int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
     return 0;
 }
 
+int wt__ledger_calc_instants(wt_ledger_calc *lc, const wt_span_rec *s, size_t n)
+{
+    lc_proc *p = lc->cur;
+    if (!p)
+        return WT_ESTATE;
+    lc->events += n;
+    for (size_t k = 0; k < n; k++)
+        note_times(lc, p, s[k].ts, s[k].ts);
+    return 0;
+}
+
 int wt_ledger_calc_event(wt_ledger_calc *lc, const wt_event *ev)
 {
     if (ev->kind == WT_EV_SPAN) {
