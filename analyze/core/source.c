@@ -162,9 +162,10 @@ static void put_reader(wt_reader *r, wt_reader **keep)
 #define BATCH_PAYS 4
 
 /* The batches of one file (wt_source_ops.spans). They are tried after a batch or a span
- * event (or a counter sample's, when they take those). Where spans come one at a time (a counter after each), a batch of one costs more than
- * the event, and trying costs too: after an empty or short batch the next tries wait for 1,
- * 3, 7 ... up to 127 span events, until a batch of BATCH_PAYS spans or more. */
+ * event (or a counter sample's, when they take those). Where spans come one at a time (a
+ * counter after each), a batch of one costs more than the event, and trying costs too: after
+ * an empty or short batch the next tries wait for 1, 3, 7 ... up to 127 span events, until a
+ * batch of BATCH_PAYS spans or more. */
 typedef struct batcher {
     wt_span_rec spans[SPAN_BATCH];
     wt_span_batch b;
