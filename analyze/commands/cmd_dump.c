@@ -66,41 +66,17 @@ static struct plain_ent {
     uint32_t len; /* UINT32_MAX: needs escaping, or too long */
 } plain_cache[1u << PLAIN_BITS];
 
-/* Whether the 8 bytes of w are all printable ASCII other than '"' and '\\'. Each test sets the
- * top bit of some byte exactly when some byte fails it (SWAR: (x - 0x01..*n) & ~x & 0x80..
- * finds a byte below n <= 128, whatever the other bytes hold; a byte of 0x80 or more has its
- * own top bit). */
-static int word_plain(uint64_t w)
-{
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    const uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\'), d = w ^ (ones * 0x7f);
-    const uint64_t bad = ((w - ones * 0x20) & ~w) | w | ((q - ones) & ~q) | ((b - ones) & ~b) |
-                         ((d - ones) & ~d);
-    return !(bad & high);
-}
-
-/* The length of s when it is printable ASCII without '"' or '\\' (written as is), else -1.
- * Eight bytes a step: with a label per tensor every span brings a string not seen before,
- * and a byte at a time this was a sixth of `dump --json`'s instructions. */
+/* The length of s when the JSON writer writes it as it is (wt_json_plain()), else -1. Eight
+ * bytes a step: with a label per tensor every span brings a string not seen before, and a
+ * byte at a time this was a sixth of `dump --json`'s instructions. */
 static long plain_len(const char *s)
 {
     const uint64_t h = ((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - PLAIN_BITS);
     struct plain_ent *e = &plain_cache[h];
     if (e->p != s) {
         const size_t n = strlen(s);
-        int plain = n <= PLAIN_MAX;
-        size_t i = 0;
-        for (; plain && i + 8 <= n; i += 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            plain = word_plain(w);
-        }
-        for (; plain && i < n; i++) {
-            const unsigned char c = (unsigned char)s[i];
-            plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-        }
         e->p = s;
-        e->len = plain ? (uint32_t)n : UINT32_MAX;
+        e->len = n <= PLAIN_MAX && wt_json_plain(s, n) ? (uint32_t)n : UINT32_MAX;
     }
     return e->len == UINT32_MAX ? -1 : (long)e->len;
 }

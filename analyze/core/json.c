@@ -77,6 +77,34 @@ const char *wt_text_safe(const char *str, char *buf, size_t size)
 /* Bytes that go out as they are: printable ASCII but the quote and the backslash. */
 static int plain(unsigned c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
 
+/* Whether the 8 bytes of w are all plain(). Each test sets the top bit of some byte exactly
+ * when some byte fails it (SWAR: (x - 0x01..*n) & ~x & 0x80.. finds a byte below n <= 128,
+ * whatever the other bytes hold; a byte of 0x80 or more has its own top bit). */
+static int word_plain(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    const uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\'), d = w ^ (ones * 0x7f);
+    const uint64_t bad = ((w - ones * 0x20) & ~w) | w | ((q - ones) & ~q) | ((b - ones) & ~b) |
+                         ((d - ones) & ~d);
+    return !(bad & high);
+}
+
+int wt_json_plain(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (!word_plain(w))
+            return 0;
+    }
+    for (; i < n; i++)
+        if (!plain(s[i]))
+            return 0;
+    return 1;
+}
+
 void wt_json_write_escaped(FILE *out, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;

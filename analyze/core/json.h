@@ -41,6 +41,10 @@ void wt_json_finish(wt_json *j);
 
 /* Writes `s` (n bytes) as a quoted, escaped JSON string to `out`. */
 void wt_json_write_escaped(FILE *out, const char *s, size_t n);
+/* Whether wt_json_write_escaped() writes every byte of s (n bytes) as it is: printable ASCII
+ * but '"' and '\\'. Eight bytes a step, for writers that check each new string (dump --json
+ * over a label per span). */
+int wt_json_plain(const char *s, size_t n);
 
 /* The length of the valid UTF-8 sequence at s (n >= 1 bytes left; RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF), or 0 when the byte at s does not start one. Shared with

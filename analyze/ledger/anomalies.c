@@ -434,9 +434,8 @@ static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_even
  * decided before anything changes: a known key, not among the slowest, not a MISS to list, not
  * left open, not the key's earliest load in this file, and every reservoir it samples into
  * with room for a duration under 4.29 s (wt__reservoir_has_room(), wt__reservoir_narrow(): the
- * add cannot fail). It counts and samples; 1 when it
- * does not hold (nothing changed: the caller takes span_general(), the same work as
- * wt_anomalies_event()). The samples are key_span()'s, reservoir by reservoir in the same
+ * add cannot fail). It counts and samples; 1 when it does not hold (nothing changed: the
+ * caller takes span_general(), the same work as wt_anomalies_event()). The samples are key_span()'s, reservoir by reservoir in the same
  * order, so the same values are kept. With 16,384 labels most spans sample (a key's first 255
  * spans fill its reservoirs, and algorithm L replaces some 220 more of its next 350): declining
  * them sent four spans in five down the event path. */
@@ -608,8 +607,7 @@ void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
 void wt__anomalies_instants(wt_anomalies *a, const wt_span_rec *s, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (s[k].ts > a->last_ts)
-            a->last_ts = s[k].ts;
+        wt__anomalies_instant(a, s[k].ts);
 }
 
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
