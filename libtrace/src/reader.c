@@ -830,6 +830,31 @@ static inline __attribute__((always_inline)) int span_fast(wt_reader *r, wt_even
     return 1;
 }
 
+/* The counter sample record after its type byte at *pp, its varints read as varint_in() with
+ * `checked`: 1 when it is whole and valid (the time in range, the name defined, the value
+ * parsed), with *t, *name and *value set and *pp moved past it; 0, with *pp as it was, for
+ * anything the general path must judge. wt_reader_next()'s counter_fast() and the record
+ * batches' counter_read() both take it, so both judge a sample alike. */
+static inline __attribute__((always_inline)) int counter_decode(const wt_reader *r, int64_t prev,
+                                                                const uint8_t **pp,
+                                                                const uint8_t *end, int checked,
+                                                                int64_t *t, uint32_t *name,
+                                                                int64_t *value)
+{
+    const uint8_t *p = *pp;
+    const uint64_t delta = varint_in(&p, end, checked), id = varint_in(&p, end, checked);
+    const uint64_t zz = varint_in(&p, end, checked);
+    /* a VARINT_BAD delta or name fails its own bound; an id without a definition goes to the
+     * general path, which names it */
+    if (zz == VARINT_BAD || id >= r->str_cap || add_time(prev, delta, t) ||
+        r->str[id] == UNDEFINED)
+        return 0;
+    *name = (uint32_t)id;
+    *value = wt__unzigzag(zz);
+    *pp = p;
+    return 1;
+}
+
 /* The same for a counter sample (a time delta, a name id, a zigzag value): the records that
  * follow every span of a program sampling counters, where decode_record() cost the reader
  * twice the span path. Returns 0 and changes nothing for anything the general decoder must
@@ -840,15 +865,11 @@ static inline __attribute__((always_inline)) int counter_fast(wt_reader *r, wt_e
     if (p[0] != WT__R_COUNTER)
         return 0;
     p++;
-    const uint64_t delta = varint_unchecked(&p), name = varint_unchecked(&p);
-    const uint64_t value = varint_unchecked(&p);
-    int64_t t;
-    /* a VARINT_BAD delta or name fails its own bound */
-    if (value == VARINT_BAD || name >= r->str_cap || add_time(r->prev, delta, &t))
+    int64_t t, value;
+    uint32_t name;
+    if (!counter_decode(r, r->prev, &p, NULL, 0, &t, &name, &value))
         return 0;
     const char *const ns = r->str[name];
-    if (ns == UNDEFINED)
-        return 0; /* an id without a definition: the general path names it */
     ev->kind = WT_EV_COUNTER;
     ev->flags = 0;
     ev->pid = r->info.pid;
@@ -858,7 +879,7 @@ static inline __attribute__((always_inline)) int counter_fast(wt_reader *r, wt_e
     ev->depth = 0;
     ev->cached = WT_CACHED_UNKNOWN;
     ev->count = ev->bytes = 0;
-    ev->value = wt__unzigzag(value);
+    ev->value = value;
     ev->end = WT_END_NONE;
     ev->category = ev->label = ev->detail = NULL;
     ev->name = ns;
@@ -1242,9 +1263,8 @@ static int batch_ok(const wt_reader *r)
            r->frame_pos < r->cur.len;
 }
 
-/* Reads the counter sample record at *pp when it is whole and valid (counter_fast()'s
- * conditions) into *o as wt_reader_next_records() gives it, moves *pp past it and *prev to its
- * time: returns 1. Returns 0, with *pp and *prev as they were, for anything wt_reader_next()
+/* Reads the counter sample record at *pp when it is whole and valid (counter_decode()) into
+ * *o as wt_reader_next_records() gives it, moves *pp past it and *prev to its time: returns 1. Returns 0, with *pp and *prev as they were, for anything wt_reader_next()
  * must judge. `checked` as span_read()'s. */
 static inline __attribute__((always_inline)) int counter_read(const wt_reader *r, int64_t *prev,
                                                               const uint8_t **pp,
@@ -1252,19 +1272,16 @@ static inline __attribute__((always_inline)) int counter_read(const wt_reader *r
                                                               wt_span_rec *o)
 {
     const uint8_t *p = *pp + 1;
-    const uint64_t delta = varint_in(&p, end, checked), name = varint_in(&p, end, checked);
-    const uint64_t value = varint_in(&p, end, checked);
-    int64_t t;
-    /* a VARINT_BAD delta or name fails its own bound */
-    if (value == VARINT_BAD || name >= r->str_cap || add_time(*prev, delta, &t) ||
-        r->str[name] == UNDEFINED)
+    int64_t t, value;
+    uint32_t name;
+    if (!counter_decode(r, *prev, &p, end, checked, &t, &name, &value))
         return 0;
     o->ts = t;
     o->dur = 0;
-    o->count = wt__unzigzag(value);
+    o->count = value;
     o->bytes = 0;
     o->category = o->detail = o->depth = 0;
-    o->label = (uint32_t)name;
+    o->label = name;
     o->flags = WT_REC_COUNTER;
     o->cached = 0;
     *prev = t;
