@@ -2,8 +2,8 @@
  * and the recorder's exit ledger), checked against a brute-force bitmap of covered
  * nanoseconds: every add's fresh ns and clip, the set's intervals in rank order (sorted,
  * disjoint, not touching, above the frontier: exactly the bitmap's runs there), the folded
- * measure and the total, with folds in between, the `max` bound (WT_ENOSPC changes nothing)
- * and copies. The inserts come in the patterns the ledger sees: anywhere, in time order, and
+ * measure and the total, with folds in between, the `max` bound (WT_ENOSPC changes nothing),
+ * copies, and the memory a fold leaves in front of the set. The inserts come in the patterns the ledger sees: anywhere, in time order, and
  * several threads' blocks over the same time in turn (the room moving both ways, the set
  * growing with intervals after the room). */
 #include <setjmp.h>
@@ -44,6 +44,15 @@ static int64_t count_on(const model *m, int64_t lo, int64_t hi)
     return k;
 }
 
+/* The measure folded out of the set: the total less the intervals still in it. */
+static int64_t folded_of(const wt_ledger_cover *c)
+{
+    int64_t in = 0;
+    for (size_t i = 0; i < c->n; i++)
+        in += wt_ledger_cover_at(c, i)->e - wt_ledger_cover_at(c, i)->s;
+    return wt_ledger_cover_total(c) - in;
+}
+
 /* The set against the model: its intervals are the bitmap's runs at and above the frontier,
  * in order; below it, the folded measure; the total is the bitmap's. */
 static void check_same(const wt_ledger_cover *c, const model *m)
@@ -52,7 +61,7 @@ static void check_same(const wt_ledger_cover *c, const model *m)
     assert_true(c->tail <= c->n);
     assert_int_equal(c->frontier, m->frontier);
     const int64_t from = m->frontier < 0 ? 0 : m->frontier;
-    assert_int_equal(c->folded_ns, count_on(m, 0, from));
+    assert_int_equal(folded_of(c), count_on(m, 0, from));
     size_t r = 0;
     int64_t i = from;
     while (i < U) {
@@ -206,6 +215,48 @@ static void test_cover_threads_in_turn(void **state)
     }
 }
 
+/* Spans in time order under a bound, as a long trace of top-level spans gives the ledger:
+ * each full set folds below its middle (add_both), and every fold leaves half of the front,
+ * which stays where it is (iv moves past the folded ones) until the room is needed. The set
+ * matches the model throughout; the allocation grows to twice the bound at most (a power of
+ * two here, past the first allocation of 64); a front left in place by a fold is seen. The same
+ * with a second thread's spans now and then among the first's (the room moving). */
+static void test_cover_time_order_with_bound(void **state)
+{
+    (void)state;
+    static model m;
+    const size_t maxes[] = { 16, 64 };
+    for (size_t mi = 0; mi < 2; mi++) {
+        for (int second = 0; second < 2; second++) {
+            const size_t max = maxes[mi];
+            wt_ledger_cover c;
+            wt_ledger_cover_init(&c);
+            model_init(&m);
+            int64_t at = 0;
+            int front_left = 0;
+            while (at < U - 40) {
+                const int64_t s = at + 1 + below(3), e = s + 1 + below(4);
+                add_both(&c, &m, s, e, max);
+                at = e;
+                if (second && below(5) == 0 && s > 30) {
+                    const int64_t os = s - 20 - below(10);
+                    add_both(&c, &m, os, os + 1 + below(2), max);
+                }
+                assert_true(c.head + c.cap <= (2 * max > 64 ? 2 * max : 64)); /* 64: the first */
+                front_left |= c.head > 0 && c.n > c.tail;
+            }
+            assert_true(front_left);
+            check_copy(&c, &m);
+            wt_ledger_cover_clear(&c);
+            model_init(&m);
+            check_same(&c, &m);
+            assert_int_equal(c.head, 0);
+            add_both(&c, &m, 5, 9, max); /* a cleared set is an empty one */
+            wt_ledger_cover_release(&c);
+        }
+    }
+}
+
 /* By hand: [10,20) [30,40) [50,60) added last first (each before the room), then [20,30)
  * joins the first two (an end at its start, a start at its end): 10 fresh ns, one interval
  * [10,40); [35,55) covers 10 new ns of it and merges [50,60) too; a fold at 15 counts 5 ns
@@ -233,7 +284,7 @@ static void test_cover_by_hand(void **state)
     assert_int_equal(wt_ledger_cover_at(&c, 0)->e, 60);
     assert_int_equal(wt_ledger_cover_total(&c), 50);
     wt_ledger_cover_fold(&c, 15);
-    assert_int_equal(c.folded_ns, 5);
+    assert_int_equal(folded_of(&c), 5);
     assert_int_equal(wt_ledger_cover_add(&c, 12, 18, 3, &fresh, &clipped), 0);
     assert_int_equal(fresh, 0);
     assert_int_equal(clipped, 1);
@@ -252,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_cover_by_hand),
         cmocka_unit_test(test_cover_random),
         cmocka_unit_test(test_cover_threads_in_turn),
+        cmocka_unit_test(test_cover_time_order_with_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

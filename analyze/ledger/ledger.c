@@ -260,6 +260,7 @@ static inline int64_t cov_insert(wt_ledger_calc *lc, int64_t s, int64_t e, int *
     if (c->n && c->tail == 0 && c->iv[c->n - 1].e < s && s < e && s >= c->frontier &&
         c->n < c->cap && c->n < WT_LEDGER_MAX_INTERVALS) {
         c->iv[c->n++] = (wt_ledger_iv){ s, e };
+        c->total_ns = wt__sat_add_i64(c->total_ns, e - s);
         *clipped = 0;
         return e - s;
     }
@@ -750,6 +751,7 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
     wt_ledger_iv *const iv = cv->iv + cv->n;
     int64_t last_e = cv->iv[cv->n - 1].e;
+    int64_t covered = 0; /* disjoint, each after the last: their sum is under last_e - iv[0].s */
     double attr = c->attr_ns;
     run_acc a;
     acc_init(&a, c);
@@ -767,12 +769,14 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
         iv[k] = (wt_ledger_iv){ from, end };
         last_e = end;
         const int64_t fresh = end - from;
+        covered += fresh;
         /* self * (fresh / self) is self when fresh is self: x / x is exactly 1 */
         attr += fresh == dur ? (double)dur : (double)dur * ((double)fresh / (double)dur);
     }
     if (k == 0)
         return 0;
     cv->n += k;
+    cv->total_ns = wt__sat_add_i64(cv->total_ns, covered);
     acc_flush(&a, lc, p, c, t, k);
     c->attr_ns = attr;
     c->incl_ns = wt__sat_add_i64(c->incl_ns, a.sum);

@@ -194,14 +194,6 @@ static int64_t meet(const wt_ledger_cover *a, const wt_ledger_cover *b)
     return m;
 }
 
-static void empty(wt_ledger_cover *c)
-{
-    c->n = 0; /* its memory is kept for the next span */
-    c->tail = 0;
-    c->folded_ns = 0;
-    c->frontier = INT64_MIN;
-}
-
 int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
 {
     const uint32_t me = (uint32_t)(t - lc->threads);
@@ -219,8 +211,8 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         return 0;
     }
     wt_ledger_cover *u = &lc->wait_others, *k = &lc->wait_kids;
-    empty(u);
-    empty(k);
+    wt_ledger_cover_clear(u); /* their memory is kept for the next span */
+    wt_ledger_cover_clear(k);
     sort_tops(lc);
     /* the spans starting inside [s, e]: first the other threads' tops enclosed, into u */
     const size_t first = first_from(lc, s);

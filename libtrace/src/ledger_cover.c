@@ -7,7 +7,9 @@
  * turn (a thread's flushed block after another's over the same time), each goes among the
  * intervals of the others, just after the one before it: the room follows them and moves
  * past the few intervals between two inserts, where a plain array moved its whole tail
- * (8 threads: ~60 bytes a span, 63 MB per million spans). */
+ * (8 threads: ~60 bytes a span, 63 MB per million spans). The measure of the union is kept
+ * as it grows (total_ns), so folding reads none of what it drops, and the front moves back to
+ * the start of its allocation only now and then (wt_ledger_cover_fold(), room_for_one()). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,12 @@ void wt_ledger_cover_init(wt_ledger_cover *c)
 {
     memset(c, 0, sizeof *c);
     c->frontier = INT64_MIN;
+}
+
+static void add_total(wt_ledger_cover *c, int64_t fresh)
+{
+    if (__builtin_add_overflow(c->total_ns, fresh, &c->total_ns))
+        c->total_ns = INT64_MAX;
 }
 
 /* Moves the room to just before the interval of rank g (g <= n): the intervals between it
@@ -32,50 +40,75 @@ static void move_room(wt_ledger_cover *c, size_t g)
     c->tail = c->n - g;
 }
 
-/* Counts into folded_ns the first of the n intervals at v that end at or below f; returns
- * how many. */
-static size_t fold_below(wt_ledger_cover *c, const wt_ledger_iv *v, size_t n, int64_t f)
+/* The rank of the first of the n intervals at v that ends above f: they are sorted and
+ * disjoint, so their ends increase. */
+static size_t first_above(const wt_ledger_iv *v, size_t n, int64_t f)
 {
-    size_t k = 0;
-    for (; k < n && v[k].e <= f; k++)
-        c->folded_ns += v[k].e - v[k].s;
-    return k;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].e <= f)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
+/* The folded intervals' measure is already in total_ns (every add put in what it newly
+ * covered), so a fold only finds where f falls and drops what is below: a binary search,
+ * reading none of the dropped intervals. When a fold leaves part of the front, iv moves past
+ * the dropped ones instead of the rest moving down (the ledger's forced fold drops half of
+ * a full set: 512 KiB moved a fold); room_for_one() moves them back when it needs to. */
 void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f)
 {
     if (f <= c->frontier)
         return;
-    /* the front, then the tail if the front went whole (each a plain array: no rank lookup
-     * per interval, the scan being most of a fold) */
     const size_t front = c->n - c->tail;
-    size_t k = fold_below(c, c->iv, front, f);
+    size_t k = first_above(c->iv, front, f);
     if (k == front)
-        k += fold_below(c, c->iv + c->cap - c->tail, c->tail, f);
+        k += first_above(c->iv + c->cap - c->tail, c->tail, f);
     if (k < c->n) {
         wt_ledger_iv *v = wt_ledger_cover_at(c, k);
-        if (v->s < f) {
-            c->folded_ns += f - v->s;
-            v->s = f;
-        }
+        if (v->s < f)
+            v->s = f; /* its part below f is folded: the total keeps it */
     }
     if (k >= front) { /* the front folded whole: what is left is the tail, moving nothing */
         c->n -= k;
         c->tail = c->n;
-    } else if (k) { /* the rest of the front moves down (a full set's move is a MiB) */
-        memmove(c->iv, c->iv + k, (front - k) * sizeof *c->iv);
+        c->iv -= c->head; /* and with no front, the room starts at the allocation again */
+        c->cap += c->head;
+        c->head = 0;
+    } else if (k) {
+        c->iv += k;
+        c->cap -= k;
+        c->head += k;
         c->n -= k;
     }
     c->frontier = f;
 }
 
-/* Room for one more interval: the capacity doubled, the tail moved to the new end. */
-static int grow(wt_ledger_cover *c)
+/* Room for one more interval in a full set (n == cap). The front moves back to the start of
+ * the allocation when what the folds left there is at least twice what would move, or when
+ * the allocation is already twice the bound; otherwise the allocation doubles (the tail
+ * moving to its new end). So a move of the front is paid for by the folds that made its
+ * room, and the allocation stays under about four times `max`. */
+static int room_for_one(wt_ledger_cover *c, size_t max)
 {
-    const size_t cap = c->cap ? c->cap * 2 : 64;
-    wt_ledger_iv *v = realloc(c->iv, cap * sizeof *v);
-    if (!v)
+    const size_t front = c->n - c->tail, alloc = c->head + c->cap;
+    if (c->head && (c->head >= 2 * front || alloc / 2 >= max)) {
+        memmove(c->iv - c->head, c->iv, front * sizeof *c->iv);
+        c->iv -= c->head;
+        c->cap = alloc;
+        c->head = 0;
+        return 0;
+    }
+    const size_t grown = alloc ? alloc * 2 : 64;
+    wt_ledger_iv *base = realloc(c->iv - c->head, grown * sizeof *base);
+    if (!base)
         return WT_ENOMEM;
+    wt_ledger_iv *v = base + c->head;
+    const size_t cap = grown - c->head;
     if (c->tail)
         memmove(v + cap - c->tail, v + c->cap - c->tail, c->tail * sizeof *v);
     c->iv = v;
@@ -100,11 +133,12 @@ int wt_ledger_cover_add(wt_ledger_cover *c, int64_t s, int64_t e, size_t max, in
     if ((at == 0 || c->iv[at - 1].e < s) && (c->tail == 0 || c->iv[c->cap - c->tail].s > e)) {
         if (c->n >= max)
             return WT_ENOSPC;
-        if (c->n == c->cap && grow(c) < 0)
+        if (c->n == c->cap && room_for_one(c, max) < 0)
             return WT_ENOMEM;
         c->iv[at] = (wt_ledger_iv){ s, e };
         c->n++;
         *fresh = e - s;
+        add_total(c, *fresh);
         return 0;
     }
     /* the first interval that ends at or after s */
@@ -142,25 +176,20 @@ int wt_ledger_cover_add(wt_ledger_cover *c, int64_t s, int64_t e, size_t max, in
     } else {
         if (c->n >= max)
             return WT_ENOSPC;
-        if (c->n == c->cap && grow(c) < 0)
+        if (c->n == c->cap && room_for_one(c, max) < 0)
             return WT_ENOMEM;
         move_room(c, lo);
         c->iv[lo] = (wt_ledger_iv){ s, e };
         c->n++;
     }
     *fresh = (e - s) - overlap;
+    add_total(c, *fresh);
     return 0;
 }
 
 int64_t wt_ledger_cover_total(const wt_ledger_cover *c)
 {
-    int64_t t = c->folded_ns;
-    for (size_t i = 0; i < c->n; i++) {
-        const wt_ledger_iv *v = wt_ledger_cover_at(c, i);
-        if (__builtin_add_overflow(t, v->e - v->s, &t))
-            return INT64_MAX;
-    }
-    return t;
+    return c->total_ns;
 }
 
 int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from)
@@ -170,6 +199,7 @@ int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from)
     to->iv = NULL;
     to->cap = 0;
     to->tail = 0; /* the copy is one sorted array */
+    to->head = 0;
     if (from->n) {
         to->iv = malloc(from->n * sizeof *to->iv);
         if (!to->iv) {
@@ -184,10 +214,21 @@ int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from)
     return 0;
 }
 
+void wt_ledger_cover_clear(wt_ledger_cover *c)
+{
+    c->iv -= c->head;
+    c->cap += c->head;
+    c->head = 0;
+    c->n = 0;
+    c->tail = 0;
+    c->total_ns = 0;
+    c->frontier = INT64_MIN;
+}
+
 void wt_ledger_cover_release(wt_ledger_cover *c)
 {
     if (!c)
         return;
-    free(c->iv);
+    free(c->iv ? c->iv - c->head : NULL);
     wt_ledger_cover_init(c);
 }

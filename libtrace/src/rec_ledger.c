@@ -31,7 +31,7 @@
 
 #define MAX_MISSES 100000     /* the list is for a person to read; the tallies stay exact */
 #define HIT_SAMPLE 255        /* HIT durations kept per category: the median of the first ones */
-#define COVER_MAX 4096        /* coverage intervals (64 KiB): a middle insertion moves the tail */
+#define COVER_MAX 4096        /* coverage intervals (64 KiB; allocated: 128 KiB at most) */
 #define THREADS_RECLAIM 1024  /* past this many thread states, idle ones are dropped */
 #define MISSES_SHOWN 10       /* per category in the exit ledger */
 
@@ -323,6 +323,8 @@ static inline int64_t cover_add(wt_ledger_cover *c, int64_t s, int64_t e)
     if (e > s && s >= c->frontier && c->n < c->cap && c->n < COVER_MAX && c->tail == 0 &&
         (c->n == 0 || c->iv[c->n - 1].e < s)) {
         c->iv[c->n++] = (wt_ledger_iv){ s, e };
+        if (__builtin_add_overflow(c->total_ns, e - s, &c->total_ns))
+            c->total_ns = INT64_MAX;
         return e - s;
     }
     return cover_add_slow(c, s, e);

@@ -165,8 +165,9 @@ WT_API void wt_ledger_nest_release(wt_ledger_nest *n);
  * The union of the top-level spans of every thread, as a sorted set of disjoint intervals, so
  * that the wall-clock time a new span adds ("fresh") can be shared among its tree. Used by the
  * recorder's exit ledger and by walltime-analyze. Intervals below the `frontier` can be folded
- * into a total (wt_ledger_cover_fold()) when no later span can reach them; a later span that
- * still does is clipped there. Memory: at most the `max` intervals the caller allows. */
+ * into the total (wt_ledger_cover_fold()) when no later span can reach them; a later span that
+ * still does is clipped there. Memory: at most the `max` intervals the caller allows, in an
+ * allocation of at most about four times that (see `head`). */
 typedef struct wt_ledger_iv {
     int64_t s, e;
 } wt_ledger_iv;
@@ -175,11 +176,15 @@ typedef struct wt_ledger_cover {
     wt_ledger_iv *iv; /* a gap buffer: ranks below n - tail at iv[0..n - tail), the last
                          `tail` at iv[cap - tail..cap); with tail 0, iv[0..n) in order, and
                          a caller may append past iv[n - 1] itself while n < cap (the
-                         interval disjoint from it, not touching, at or above the frontier) */
+                         interval disjoint from it, not touching, at or above the frontier),
+                         adding its length to total_ns */
     size_t n, cap;
-    size_t tail;       /* intervals after the free room (where the last insertion went) */
-    int64_t folded_ns; /* measure of what was folded */
-    int64_t frontier;  /* everything below is folded; INT64_MIN at first */
+    size_t tail;      /* intervals after the free room (where the last insertion went) */
+    size_t head;      /* intervals folded off the front since the array last moved: the
+                         allocation starts at iv - head (a fold moves iv, not the intervals) */
+    int64_t total_ns; /* the measure of the union, folded and not (saturating at INT64_MAX):
+                         each add adds what it newly covered */
+    int64_t frontier; /* everything below is folded; INT64_MIN at first */
 } wt_ledger_cover;
 
 /* The interval of rank i (i < n), in order of time. */
@@ -197,15 +202,18 @@ WT_API void wt_ledger_cover_init(wt_ledger_cover *c);
 WT_API int wt_ledger_cover_add(wt_ledger_cover *c, int64_t s, int64_t e, size_t max,
                                int64_t *fresh, int *clipped);
 
-/* Folds everything below f into folded_ns and moves the frontier there (no-op when f is not
- * above the frontier). */
+/* Folds everything below f out of the set (its measure stays in the total) and moves the
+ * frontier there (no-op when f is not above the frontier). */
 WT_API void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f);
 
-/* The measure of the union, ns (saturating). */
+/* The measure of the union, ns (saturating): total_ns. */
 WT_API int64_t wt_ledger_cover_total(const wt_ledger_cover *c);
 
 /* A copy of `from` into *to (an initialised or released set); 0 or WT_ENOMEM (*to empty). */
 WT_API int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from);
+
+/* Empties the set, keeping its memory for the next intervals. */
+WT_API void wt_ledger_cover_clear(wt_ledger_cover *c);
 
 /* Frees the intervals; the set is empty again. NULL is a no-op. */
 WT_API void wt_ledger_cover_release(wt_ledger_cover *c);
