@@ -22,6 +22,20 @@ void wt_ledger_cover_init(wt_ledger_cover *c)
     c->frontier = INT64_MIN;
 }
 
+/* The start of the allocation (NULL before the first: no pointer arithmetic on it). */
+static wt_ledger_iv *alloc_start(const wt_ledger_cover *c)
+{
+    return c->head ? c->iv - c->head : c->iv;
+}
+
+/* With no front to keep in place, iv goes back to the start of the allocation. */
+static void rewind_front(wt_ledger_cover *c)
+{
+    c->iv = alloc_start(c);
+    c->cap += c->head;
+    c->head = 0;
+}
+
 static void add_total(wt_ledger_cover *c, int64_t fresh)
 {
     if (__builtin_add_overflow(c->total_ns, fresh, &c->total_ns))
@@ -76,9 +90,7 @@ void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f)
     if (k >= front) { /* the front folded whole: what is left is the tail, moving nothing */
         c->n -= k;
         c->tail = c->n;
-        c->iv -= c->head; /* and with no front, the room starts at the allocation again */
-        c->cap += c->head;
-        c->head = 0;
+        rewind_front(c);
     } else if (k) {
         c->iv += k;
         c->cap -= k;
@@ -97,14 +109,12 @@ static int room_for_one(wt_ledger_cover *c, size_t max)
 {
     const size_t front = c->n - c->tail, alloc = c->head + c->cap;
     if (c->head && (c->head >= 2 * front || alloc / 2 >= max)) {
-        memmove(c->iv - c->head, c->iv, front * sizeof *c->iv);
-        c->iv -= c->head;
-        c->cap = alloc;
-        c->head = 0;
+        memmove(alloc_start(c), c->iv, front * sizeof *c->iv);
+        rewind_front(c);
         return 0;
     }
     const size_t grown = alloc ? alloc * 2 : 64;
-    wt_ledger_iv *base = realloc(c->iv - c->head, grown * sizeof *base);
+    wt_ledger_iv *base = realloc(alloc_start(c), grown * sizeof *base);
     if (!base)
         return WT_ENOMEM;
     wt_ledger_iv *v = base + c->head;
@@ -216,9 +226,7 @@ int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from)
 
 void wt_ledger_cover_clear(wt_ledger_cover *c)
 {
-    c->iv -= c->head;
-    c->cap += c->head;
-    c->head = 0;
+    rewind_front(c);
     c->n = 0;
     c->tail = 0;
     c->total_ns = 0;
@@ -229,6 +237,6 @@ void wt_ledger_cover_release(wt_ledger_cover *c)
 {
     if (!c)
         return;
-    free(c->iv ? c->iv - c->head : NULL);
+    free(alloc_start(c));
     wt_ledger_cover_init(c);
 }
