@@ -512,6 +512,94 @@ static void test_ledger_fmt_seconds_three_significant_digits_or_ms(void **state)
     assert_string_equal(wt_ledger_fmt_seconds(small, sizeof small, 41.2), "41.");
 }
 
+/* The rule written with printf, as it was before its digits were made by hand: the model the
+ * fast path must equal byte for byte. */
+static void fmt_seconds_printf(char *buf, size_t n, double seconds)
+{
+    if (!isfinite(seconds)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    /* below each limit (in its unit), that many decimals; the last row has no limit */
+    static const struct { int ms; double below; int prec; } rows[] = {
+        { 1, 0.9995, 3 }, { 1, 9.995, 2 }, { 1, 99.95, 1 }, { 1, 999.5, 0 },
+        { 0, 9.995, 2 },  { 0, 99.95, 1 }, { 0, INFINITY, 0 },
+    };
+    const double v = fabs(seconds);
+    if (v == 0.0) {
+        snprintf(buf, n, "0 ms");
+        return;
+    }
+    size_t i = 0;
+    while ((rows[i].ms ? v * 1e3 : v) >= rows[i].below)
+        i++;
+    snprintf(buf, n, "%s%.*f %s", seconds < 0 ? "-" : "", rows[i].prec,
+             rows[i].ms ? v * 1e3 : v, rows[i].ms ? "ms" : "s");
+}
+
+static void fmt_same(double v)
+{
+    char got[WT_LEDGER_SECONDS_MAX], want[WT_LEDGER_SECONDS_MAX];
+    fmt_seconds_printf(want, sizeof want, v);
+    wt_ledger_fmt_seconds(got, sizeof got, v);
+    if (strcmp(got, want) != 0)
+        fail_msg("%.17g: \"%s\", printf \"%s\"", v, got, want);
+}
+
+/* wt_ledger_fmt_seconds() makes its digits without printf: the same text as printf's for
+ * every duration of 0 to 2 ms in ns and every 99,991st ns to 12 s (what spans give it), values
+ * whose digits end in an exact or near half at every precision (printf rounds the exact binary
+ * value half to even: 0.125 is "0.12"), their neighbours, the thresholds' neighbours, 300,000
+ * values spread over 24 decades, both signs, and texts cut by short buffers. */
+static void test_ledger_fmt_seconds_is_printf_for_every_value(void **state)
+{
+    (void)state;
+    for (int64_t ns = 0; ns <= 2000000; ns++)
+        fmt_same((double)ns * 1e-9);
+    for (int64_t ns = 2000000; ns <= 12000000000; ns += 99991)
+        fmt_same((double)ns * 1e-9);
+    static const double unit[] = { 1e-3, 1 };
+    for (int u = 0; u < 2; u++)
+        for (int p = 0; p <= 3; p++)
+            for (int k = 0; k < 20000; k++) {
+                const double half = ((double)k + 0.5) / pow(10, p) * unit[u];
+                fmt_same(half);
+                fmt_same(nextafter(half, 0));
+                fmt_same(nextafter(half, 1e300));
+                fmt_same(-half);
+            }
+    static const double exact[] = { 0.125, 0.375, 2.5, 3.5, 0.0625, 100.5, 101.5, 123.5,
+                                    124.5, 1000.5, 4503599627370495.5, 1e15, 1e16, 1e300 };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        fmt_same(exact[i]);
+        fmt_same(exact[i] / 1e3);
+    }
+    static const double edge[] = { 0.0009995, 0.009995, 0.09995, 0.9995, 9.995, 99.95 };
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        double x = edge[i];
+        for (int k = 0; k < 64; k++)
+            x = nextafter(x, 0);
+        for (int k = 0; k < 128; k++, x = nextafter(x, 1))
+            fmt_same(x);
+    }
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 300000; i++) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        const double v = pow(10, -12 + 24 * (double)(rng >> 11) / 9007199254740992.0);
+        fmt_same(i % 2 ? -v : v);
+    }
+    char small[WT_LEDGER_SECONDS_MAX], model[WT_LEDGER_SECONDS_MAX];
+    for (size_t n = 1; n < 12; n++) {
+        static const double some[] = { 0.0000123, 0.00123, 0.05, 0.96, 2.6, 41.2, 1234.5, -0.05 };
+        for (size_t i = 0; i < sizeof some / sizeof some[0]; i++) {
+            fmt_seconds_printf(model, n, some[i]);
+            assert_string_equal(wt_ledger_fmt_seconds(small, n, some[i]), model);
+        }
+    }
+}
+
 /* Fork-join: main's from_pretrained 0.5-10 s starts with its own "index" child 0.5-1 s, then
  * waits on two loader threads it started (their first spans begin inside it): loader 2 loads
  * 1-6 and 6-9, loader 3 1-5 and 5.5-9.5; a pool thread 4 that existed before (prefetch
@@ -1148,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_ledger_inclusive_is_the_per_thread_union_of_open_spans),
         cmocka_unit_test(test_ledger_inclusive_of_a_cut_file_counts_the_orphans),
         cmocka_unit_test(test_ledger_fmt_seconds_three_significant_digits_or_ms),
+        cmocka_unit_test(test_ledger_fmt_seconds_is_printf_for_every_value),
         cmocka_unit_test(test_ledger_saved_parallel_does_not_count_a_parent_waiting),
         cmocka_unit_test(test_ledger_waiting_is_only_the_parents_self_time),
         cmocka_unit_test(test_ledger_waiting_on_workers_that_arrive_out_of_order),
