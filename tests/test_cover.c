@@ -218,9 +218,10 @@ static void test_cover_threads_in_turn(void **state)
 /* Spans in time order under a bound, as a long trace of top-level spans gives the ledger:
  * each full set folds below its middle (add_both), and every fold leaves half of the front,
  * which stays where it is (iv moves past the folded ones) until the room is needed. The set
- * matches the model throughout; the allocation grows to twice the bound at most (a power of
- * two here, past the first allocation of 64); a front left in place by a fold is seen. The same
- * with a second thread's spans now and then among the first's (the room moving). */
+ * matches the model throughout; the allocation never passes the bound (a power of two here,
+ * past the first allocation of 64); with bound 16, appends into the room a fold left in front
+ * of the set are seen. The same with a second thread's spans now and then among the first's
+ * (the room moving). */
 static void test_cover_time_order_with_bound(void **state)
 {
     (void)state;
@@ -242,10 +243,11 @@ static void test_cover_time_order_with_bound(void **state)
                     const int64_t os = s - 20 - below(10);
                     add_both(&c, &m, os, os + 1 + below(2), max);
                 }
-                assert_true(c.head + c.cap <= (2 * max > 64 ? 2 * max : 64)); /* 64: the first */
+                assert_true(c.head + c.cap <= (max > 64 ? max : 64)); /* 64: the first */
                 front_left |= c.head > 0 && c.n > c.tail;
             }
-            assert_true(front_left);
+            if (max == 16) /* an allocation (64) above the bound: room after a fold */
+                assert_true(front_left);
             check_copy(&c, &m);
             wt_ledger_cover_clear(&c);
             model_init(&m);

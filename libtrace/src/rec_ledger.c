@@ -31,7 +31,7 @@
 
 #define MAX_MISSES 100000     /* the list is for a person to read; the tallies stay exact */
 #define HIT_SAMPLE 255        /* HIT durations kept per category: the median of the first ones */
-#define COVER_MAX 4096        /* coverage intervals (64 KiB; allocated: 128 KiB at most) */
+#define COVER_MAX 4096        /* coverage intervals (64 KiB): a middle insertion moves the tail */
 #define THREADS_RECLAIM 1024  /* past this many thread states, idle ones are dropped */
 #define MISSES_SHOWN 10       /* per category in the exit ledger */
 

@@ -166,8 +166,8 @@ WT_API void wt_ledger_nest_release(wt_ledger_nest *n);
  * that the wall-clock time a new span adds ("fresh") can be shared among its tree. Used by the
  * recorder's exit ledger and by walltime-analyze. Intervals below the `frontier` can be folded
  * into the total (wt_ledger_cover_fold()) when no later span can reach them; a later span that
- * still does is clipped there. Memory: at most the `max` intervals the caller allows, in an
- * allocation of at most about four times that (see `head`). */
+ * still does is clipped there. Memory: at most the `max` intervals the caller allows (an
+ * allocation of at most 2 * max, and max when it is a power of two). */
 typedef struct wt_ledger_iv {
     int64_t s, e;
 } wt_ledger_iv;
