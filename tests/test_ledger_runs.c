@@ -145,6 +145,7 @@ static void test_runs_lone_tops(void **state)
         assert_int_equal(no_end, 1);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 2, &w[0]);
     aw_release_ways(w);
     unlink(pa);
     unlink(pb);
@@ -208,6 +209,7 @@ static void test_runs_leaves_and_waiting(void **state)
         assert_secs(thread_of(&w[way], 10)->busy, 1300);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);
     unlink(path);
 }

@@ -292,52 +292,54 @@ static const wt_event *batch_event(const wt_span_batch *b, batch_strs *c, size_t
     return ev;
 }
 
-/* Spans between counter samples that go through pair_ids() when they are this many or more:
- * a shorter run costs more there (a stretch's and the ledger's run's set-up) than as events
- * down pair_span() (bench_analyze's counters shape has one span between samples). */
-#define PAIR_SHORT_RUN 4
+/* Records of a batch with counter samples among its spans that pair_records() sorts at a
+ * time: its spans are copied into an array of this many on the stack. */
+#define PAIR_SORT 128
 
-/* The direct path of a batch that may hold counter samples among its spans: each run of spans
- * through pair_ids() (a short one down pair_span(), as pair_event() sends a span), each run of
- * samples to the two analyses' instant calls (what pair_event() gives a sample, or, without
- * the anomalies, what wt_ledger_calc_event() does for it), in the batch's order. */
+/* The direct path of a batch that may hold counter samples among its spans. A batch of spans
+ * alone goes to pair_ids() as it is. Otherwise its records are sorted, PAIR_SORT at a time,
+ * into their spans (copied, in their order, to pair_ids()) and their samples' times (to the
+ * two analyses' instant calls: what pair_event() gives a sample, or, without the anomalies,
+ * what wt_ledger_calc_event() does for it). Taking the samples apart from the spans gives the
+ * same results as in the batch's order: a sample only counts itself and moves the file's
+ * clocks (a count, a late test against a watermark that no span moves, a minimum and
+ * maximums), which commutes with everything a span does; and the spans stay in one run, where
+ * bench_analyze's counters shape (one span between two samples) had runs of one span, which
+ * cost more through pair_ids() than as events. */
 static int pair_records(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
                         wt_event *ev)
 {
     const wt_span_rec *const s = b->spans;
-    size_t i = 0;
-    while (i < b->n) {
-        size_t j = i;
-        /* four flags a test: the span shapes' batches hold no sample and pay for this scan */
-        while (j + 4 <= b->n &&
-               !((s[j].flags | s[j + 1].flags | s[j + 2].flags | s[j + 3].flags) & WT_REC_COUNTER))
-            j += 4;
-        while (j < b->n && !(s[j].flags & WT_REC_COUNTER))
-            j++;
+    size_t j = 0;
+    /* four flags a test: the span shapes' batches hold no sample and pay for this scan */
+    while (j + 4 <= b->n &&
+           !((s[j].flags | s[j + 1].flags | s[j + 2].flags | s[j + 3].flags) & WT_REC_COUNTER))
+        j += 4;
+    while (j < b->n && !(s[j].flags & WT_REC_COUNTER))
+        j++;
+    if (j == b->n)
+        return pair_ids(p, b, c, ev);
+    wt_span_rec spans[PAIR_SORT];
+    int64_t ts[PAIR_SORT];
+    wt_span_batch run = *b;
+    run.spans = spans;
+    for (size_t i = 0; i < b->n;) {
+        const size_t lim = b->n - i < PAIR_SORT ? b->n : i + PAIR_SORT;
+        size_t n_spans = 0, n_samples = 0;
+        for (; i < lim; i++) {
+            if (s[i].flags & WT_REC_COUNTER)
+                ts[n_samples++] = s[i].ts;
+            else
+                spans[n_spans++] = s[i];
+        }
         int rc;
-        if (j - i < PAIR_SHORT_RUN) {
-            for (; i < j; i++) {
-                wt__pair_slot *slot;
-                rec_event(b, c, &s[i], ev);
-                if ((rc = pair_span(p->lc, p->an, ev, &slot)) != 0)
-                    return rc;
-            }
-        } else {
-            wt_span_batch run = *b;
-            run.spans = s + i;
-            run.n = j - i;
-            if ((rc = pair_ids(p, &run, c, ev)) != 0)
-                return rc;
-        }
-        for (i = j; j < b->n && (s[j].flags & WT_REC_COUNTER); j++)
-            ;
-        if (j > i) {
-            if ((rc = wt__ledger_calc_instants(p->lc, s + i, j - i)) != 0)
-                return rc;
-            if (p->an)
-                wt__anomalies_instants(p->an, s + i, j - i);
-        }
-        i = j;
+        run.n = n_spans;
+        if (n_spans && (rc = pair_ids(p, &run, c, ev)) != 0)
+            return rc;
+        if ((rc = wt__ledger_calc_instants(p->lc, ts, n_samples)) != 0)
+            return rc;
+        if (p->an)
+            wt__anomalies_instants(p->an, ts, n_samples);
     }
     return 0;
 }

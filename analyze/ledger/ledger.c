@@ -909,14 +909,14 @@ int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
     return 0;
 }
 
-int wt__ledger_calc_instants(wt_ledger_calc *lc, const wt_span_rec *s, size_t n)
+int wt__ledger_calc_instants(wt_ledger_calc *lc, const int64_t *ts, size_t n)
 {
     lc_proc *p = lc->cur;
     if (!p)
         return WT_ESTATE;
     lc->events += n;
     for (size_t k = 0; k < n; k++)
-        note_times(lc, p, s[k].ts, s[k].ts);
+        note_times(lc, p, ts[k], ts[k]);
     return 0;
 }
 
