@@ -789,8 +789,11 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
 
 /* A run of leaves below the top level, of one category and one depth d on thread t, the first
  * of s[0..n) (s[k] of category ci[k]): the loads of one phase (nested: 9 spans in 10). What
- * span_common() does for each when its nesting level's last item is of the category and no
- * level is open under it (wt_ledger_nest_span()'s commonest case, inline there too), with
+ * span_common() does for each when no level is open under it and its nesting level's last
+ * item is of the category (wt_ledger_nest_span()'s commonest case, inline there too), or,
+ * for the run's first, when the level has room and the category is above its last item's
+ * (span_common()'s append: a phase's first load; the run appends the item at 0 and marks
+ * the category pending in the tree if it was not), with
  * the sums and extremes in locals as in lone_run(): the four sums of a leaf's duration (the
  * child time at d, the pending self time of its category and of the tree, the level's item)
  * share one, as no child time at d + 1 makes self = dur. A main thread's children (d 1) are
@@ -804,10 +807,16 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     wt_ledger_nest_level *const lv = t->nest.levels;
     lc_cat *const c = &lc->cats[c0];
     if (!(d >= 1 && d < WT_LEDGER_NEST_LEVELS - 2 && d < WT_SELF_MAX_DEPTH && lv &&
-          lv[d + 1].n == 0 && lv[d].n > 0 && lv[d].v[lv[d].n - 1].cat == c0 &&
-          d + 2 <= t->cap_depth && c0 < t->cap_pend && t->pend[c0].on &&
+          lv[d + 1].n == 0 && d + 2 <= t->cap_depth && c0 < t->cap_pend &&
           t->child_sum[d + 1] == 0 && t->child_sum[d] >= 0 && t->pend[c0].ns >= 0 &&
-          t->pend_total >= 0 && lv[d].v[lv[d].n - 1].ns >= 0 && c->st.n + 1 < c->st.next))
+          t->pend_total >= 0 && c->st.n + 1 < c->st.next))
+        return 0;
+    wt_ledger_nest_level *const here = &lv[d];
+    /* the level's item the run's durations go to: its last, of c0 (span_common()'s sum), or
+     * one of c0 appended after it (its append: room, and c0 above the last item's category) */
+    const int append = !(here->n > 0 && here->v[here->n - 1].cat == c0);
+    if (append ? !(here->n < here->cap && (here->n == 0 || here->v[here->n - 1].cat < c0))
+               : here->v[here->n - 1].ns < 0)
         return 0;
     if ((uint64_t)(c->st.next - 1 - c->st.n) < n)
         n = (size_t)(c->st.next - 1 - c->st.n);
@@ -821,6 +830,9 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     const int64_t sync_wm = p->sync_wm;
     const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
     const uint32_t ti = (uint32_t)(t - lc->threads);
+    /* in locals: a store into tops may alias t->pid for the compiler */
+    const uint64_t pid = t->pid;
+    lc_top *const tops = lc->tops;
     size_t nt = lc->n_tops, sorted = lc->n_sorted;
     int64_t last_s = nt ? lc->tops[nt - 1].s : 0;
     uint32_t kids_of = lc->tops_kids_of;
@@ -840,7 +852,7 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
             if (sorted == nt && (nt == 0 || last_s <= ts))
                 sorted++;
             kids_of = nt == 0 || kids_of == ti ? ti : UINT32_MAX;
-            lc->tops[nt++] = (lc_top){ ts, end, t->pid, ti, 1 };
+            tops[nt++] = (lc_top){ ts, end, pid, ti, 1 };
             last_s = ts;
         }
     }
@@ -851,9 +863,16 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     lc->tops_kids_of = kids_of;
     acc_flush(&a, lc, p, c, t, k);
     t->child_sum[d] = wt__sat_add_i64(t->child_sum[d], a.sum);
-    t->pend[c0].ns = wt__sat_add_i64(t->pend[c0].ns, a.sum);
+    lc_pend *const pe = &t->pend[c0];
+    if (!pe->on) { /* the tree's first span of c0, as span_common() marks it */
+        pe->on = 1;
+        t->touched[t->n_touched++] = c0;
+    }
+    pe->ns = wt__sat_add_i64(pe->ns, a.sum);
     t->pend_total = wt__sat_add_i64(t->pend_total, a.sum);
-    wt_ledger_nest_item *const it = &lv[d].v[lv[d].n - 1];
+    if (append)
+        here->v[here->n++] = (wt_ledger_nest_item){ c0, 0 };
+    wt_ledger_nest_item *const it = &here->v[here->n - 1];
     it->ns = wt__sat_add_i64(it->ns, a.sum);
     if (a.min_ts < t->env_start)
         t->env_start = a.min_ts;
