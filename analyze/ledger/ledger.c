@@ -829,13 +829,6 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     }
     const int64_t sync_wm = p->sync_wm;
     const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
-    const uint32_t ti = (uint32_t)(t - lc->threads);
-    /* in locals: a store into tops may alias t->pid for the compiler */
-    const uint64_t pid = t->pid;
-    lc_top *const tops = lc->tops;
-    size_t nt = lc->n_tops, sorted = lc->n_sorted;
-    int64_t last_s = nt ? lc->tops[nt - 1].s : 0;
-    uint32_t kids_of = lc->tops_kids_of;
     run_acc a;
     acc_init(&a, c);
     size_t k = 0;
@@ -848,19 +841,29 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
             (r->flags & WT_EVF_UNCLOSED) || end < sync_wm)
             break;
         acc_span(&a, r, ts, end, dur, miss);
-        if (remember) {
-            if (sorted == nt && (nt == 0 || last_s <= ts))
-                sorted++;
-            kids_of = nt == 0 || kids_of == ti ? ti : UINT32_MAX;
-            tops[nt++] = (lc_top){ ts, end, pid, ti, 1 };
-            last_s = ts;
-        }
     }
     if (k == 0)
         return 0;
-    lc->n_tops = nt;
-    lc->n_sorted = sorted;
-    lc->tops_kids_of = kids_of;
+    if (remember) {
+        /* the k taken, in a loop of their own: in the one above, the array's state left too
+         * few registers for its sums (spills to the stack on every span) */
+        const uint32_t ti = (uint32_t)(t - lc->threads);
+        const uint64_t pid = t->pid; /* a store into tops may alias t->pid for the compiler */
+        lc_top *const tops = lc->tops;
+        size_t nt = lc->n_tops, sorted = lc->n_sorted;
+        int64_t last_s = nt ? tops[nt - 1].s : 0;
+        /* what the per-span update leaves: set at the first span, kept by the others */
+        lc->tops_kids_of = nt == 0 || lc->tops_kids_of == ti ? ti : UINT32_MAX;
+        for (size_t j = 0; j < k; j++) {
+            const int64_t ts = s[j].ts, end = ts + (s[j].dur > 0 ? s[j].dur : 0);
+            if (sorted == nt && (nt == 0 || last_s <= ts))
+                sorted++;
+            tops[nt++] = (lc_top){ ts, end, pid, ti, 1 };
+            last_s = ts;
+        }
+        lc->n_tops = nt;
+        lc->n_sorted = sorted;
+    }
     acc_flush(&a, lc, p, c, t, k);
     t->child_sum[d] = wt__sat_add_i64(t->child_sum[d], a.sum);
     lc_pend *const pe = &t->pend[c0];
