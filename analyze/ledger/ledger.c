@@ -662,16 +662,9 @@ static inline void acc_init(run_acc *a, const lc_cat *c)
                     c->st.min, c->st.max, c->st.total };
 }
 
-/* span_common()'s sums and extremes for one span of the run (dur >= 0). */
-static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_t end,
-                            int64_t dur, int miss)
+/* span_common()'s sums for one span of the run (dur >= 0), without the extremes. */
+static inline void acc_sums(run_acc *a, const wt_span_rec *r, int64_t dur, int miss)
 {
-    if (end > a->max_end)
-        a->max_end = end;
-    if (end < a->min_end)
-        a->min_end = end;
-    if (ts < a->min_ts)
-        a->min_ts = ts;
     a->count = wt__sat_add_i64(a->count, r->count);
     if (r->bytes > 0) {
         a->bytes = wt__sat_add_i64(a->bytes, r->bytes);
@@ -686,6 +679,19 @@ static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_
         a->mx = sec;
     a->total += sec;
     a->sum = wt__sat_add_i64(a->sum, dur);
+}
+
+/* span_common()'s sums and extremes for one span of the run (dur >= 0). */
+static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_t end,
+                            int64_t dur, int miss)
+{
+    if (end > a->max_end)
+        a->max_end = end;
+    if (end < a->min_end)
+        a->min_end = end;
+    if (ts < a->min_ts)
+        a->min_ts = ts;
+    acc_sums(a, r, dur, miss);
 }
 
 /* The run's k spans into the process, the category and the thread's span count. */
@@ -763,7 +769,7 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
         if (ci[k] != c0 || r->depth != 0 || (miss && list_miss) ||
             (r->flags & WT_EVF_UNCLOSED) || end < sync_wm || !(last_e < from && from < end))
             break;
-        acc_span(&a, r, ts, end, dur, miss); /* self = dur */
+        acc_sums(&a, r, dur, miss); /* self = dur */
         iv[k] = (wt_ledger_iv){ from, end };
         last_e = end;
         const int64_t fresh = end - from;
@@ -772,6 +778,11 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     }
     if (k == 0)
         return 0;
+    /* the extremes without a test a span: from the second on each starts after the last one's
+     * end (last_e < from, and from > the start clip is ts), so starts and ends rise */
+    a.min_ts = s[0].ts;
+    a.min_end = iv[0].e;
+    a.max_end = last_e;
     cv->n += k;
     acc_flush(&a, lc, p, c, t, k);
     c->attr_ns = attr;
