@@ -242,6 +242,7 @@ void aw_check_same(const wt_analysis *x, const wt_analysis *y)
     assert_int_equal(rx->n_cats, ry->n_cats);
     assert_true(rx->wall == ry->wall && rx->tracked == ry->tracked && rx->busy == ry->busy &&
                 rx->covered == ry->covered && rx->waiting == ry->waiting);
+    assert_true(rx->events == ry->events && rx->late == ry->late);
     for (size_t i = 0; i < rx->n_cats; i++) {
         const wt_ledger_cat *a = &rx->cats[i], *b = &ry->cats[i];
         assert_string_equal(a->name, b->name);

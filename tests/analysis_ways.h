@@ -35,8 +35,8 @@ void aw_check_joined(char *const *paths, int n, const wt_analysis *w0);
 void aw_release_ways(wt_analysis w[AW_WAYS]);
 
 /* The two ways' results are the same, exactly: every row (seconds, counts, stats), every
- * thread, the totals, and every anomaly (kind, times, seconds, cost, text, and the counts
- * below the minimum cost). */
+ * thread, the totals (and the events and late ones), and every anomaly (kind, times,
+ * seconds, cost, text, and the counts below the minimum cost). */
 void aw_check_same(const wt_analysis *x, const wt_analysis *y);
 
 #endif

@@ -324,20 +324,25 @@ static __attribute__((noinline)) int pair_sorted(wt_analysis_pair *p, const wt_s
     for (size_t i = 0; i < b->n;) {
         const size_t lim = b->n - i < PAIR_SORT ? b->n : i + PAIR_SORT;
         size_t n_spans = 0, n_samples = 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN; /* of the samples' times */
         for (; i < lim; i++) {
-            if (s[i].flags & WT_REC_COUNTER)
-                ts[n_samples++] = s[i].ts;
-            else
+            if (s[i].flags & WT_REC_COUNTER) {
+                const int64_t t = s[i].ts;
+                ts[n_samples++] = t;
+                lo = t < lo ? t : lo;
+                hi = t > hi ? t : hi;
+            } else {
                 spans[n_spans++] = s[i];
+            }
         }
         int rc;
         run.n = n_spans;
         if (n_spans && (rc = pair_ids(p, &run, c, ev)) != 0)
             return rc;
-        if ((rc = wt__ledger_calc_instants(p->lc, ts, n_samples)) != 0)
+        if ((rc = wt__ledger_calc_instants(p->lc, ts, n_samples, lo, hi)) != 0)
             return rc;
-        if (p->an)
-            wt__anomalies_instants(p->an, ts, n_samples);
+        if (p->an) /* the anomalies keep the latest time */
+            wt__anomalies_instant(p->an, hi);
     }
     return 0;
 }

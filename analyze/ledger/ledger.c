@@ -942,14 +942,22 @@ int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
     return 0;
 }
 
-int wt__ledger_calc_instants(wt_ledger_calc *lc, const int64_t *ts, size_t n)
+int wt__ledger_calc_instants(wt_ledger_calc *lc, const int64_t *ts, size_t n, int64_t lo,
+                             int64_t hi)
 {
     lc_proc *p = lc->cur;
     if (!p)
         return WT_ESTATE;
+    if (n == 0)
+        return 0;
     lc->events += n;
-    for (size_t k = 0; k < n; k++)
-        note_times(lc, p, ts[k], ts[k]);
+    /* note_times() of each, or, when none is behind the watermark (hi >= lo), of the latest
+     * and the earliest alone: the same clocks, no late one */
+    if (WT_UNLIKELY(lo < p->sync_wm))
+        for (size_t k = 0; k < n; k++)
+            note_times(lc, p, ts[k], ts[k]);
+    else
+        note_times(lc, p, hi, lo);
     return 0;
 }
 
