@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -100,6 +101,93 @@ static int plain_end(void *ctx, int fi, const wt_reader_stats *st)
     return rc ? rc : wt_anomalies_file_end(p->an, st);
 }
 
+/* Way 3 (AW_WAY_JOINED): the pair's callbacks, but consecutive batches of one thread with no
+ * other callback between them joined into one batch of up to JOIN_MAX records: longer than
+ * the source's batches, so that analysis.c's direct path meets batches longer than it takes
+ * (or sorts) at a time. A joined batch's string ids are read after the reader moved on, so
+ * its files must not redefine strings (checked: the string epoch stays the batch's). */
+#define JOIN_MAX 1000
+
+typedef struct joiner {
+    wt_analysis_pair pair;
+    wt_span_rec recs[JOIN_MAX];
+    wt_span_batch b; /* its spans are recs[0..n) */
+} joiner;
+
+static int join_flush(joiner *j, int fi)
+{
+    if (j->b.n == 0)
+        return 0;
+    assert_true(wt_reader_string_epoch(j->b.reader) == j->b.string_epoch);
+    const int rc = wt_analysis_pair_ops()->spans(&j->pair, fi, &j->b);
+    j->b.n = 0;
+    return rc;
+}
+
+static int join_begin(void *ctx, int fi, const char *path, const wt_trace_info *info)
+{
+    joiner *j = ctx;
+    const int rc = join_flush(j, fi);
+    return rc ? rc : wt_analysis_pair_ops()->file_begin(&j->pair, fi, path, info);
+}
+
+static int join_event(void *ctx, int fi, const wt_event *ev)
+{
+    joiner *j = ctx;
+    const int rc = join_flush(j, fi);
+    return rc ? rc : wt_analysis_pair_ops()->event(&j->pair, fi, ev);
+}
+
+static int join_damage(void *ctx, int fi, int64_t off, const char *msg)
+{
+    joiner *j = ctx;
+    const int rc = join_flush(j, fi);
+    return rc ? rc : wt_analysis_pair_ops()->damage(&j->pair, fi, off, msg);
+}
+
+static int join_end(void *ctx, int fi, const wt_reader_stats *st)
+{
+    joiner *j = ctx;
+    const int rc = join_flush(j, fi);
+    return rc ? rc : wt_analysis_pair_ops()->file_end(&j->pair, fi, st);
+}
+
+static int join_spans(void *ctx, int fi, const wt_span_batch *b)
+{
+    joiner *j = ctx;
+    int rc;
+    if (j->b.n && (b->pid != j->b.pid || b->tid != j->b.tid || b->reader != j->b.reader ||
+                   b->string_epoch != j->b.string_epoch) &&
+        (rc = join_flush(j, fi)) != 0)
+        return rc;
+    for (size_t i = 0; i < b->n; i++) {
+        if (j->b.n == JOIN_MAX && (rc = join_flush(j, fi)) != 0)
+            return rc;
+        if (j->b.n == 0)
+            j->b = (wt_span_batch){ j->recs, 0, b->pid, b->tid, b->reader, b->string_epoch };
+        j->recs[j->b.n++] = b->spans[i];
+    }
+    return 0;
+}
+
+static void joined_analyse(char *const *paths, int n, const wt_anomaly_opts *ao, wt_analysis *a)
+{
+    static const wt_source_ops ops = { join_begin, join_event, join_damage, join_end,
+                                       join_spans };
+    memset(a, 0, sizeof *a);
+    assert_int_equal(wt_ledger_calc_create(NULL, &a->lc), 0);
+    assert_int_equal(wt_anomalies_create(ao, &a->an), 0);
+    joiner *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    j->pair = (wt_analysis_pair){ a->lc, a->an, NULL, NULL, NULL };
+    assert_int_equal(wt_source_run_counters(paths, n, &ops, j, &a->res), 0);
+    assert_int_equal(j->b.n, 0); /* the last file's end flushed it */
+    wt_analysis_pair_release(&j->pair);
+    free(j);
+    assert_int_equal(wt_ledger_calc_finish(a->lc), 0);
+    assert_int_equal(wt_anomalies_finish(a->an, wt_ledger_calc_result(a->lc), NULL), 0);
+}
+
 void aw_analyse(char *const *paths, int n, int way, wt_analysis *a)
 {
     static const wt_source_ops also = { .event = digest_event };
@@ -116,6 +204,10 @@ void aw_analyse(char *const *paths, int n, int way, wt_analysis *a)
         assert_int_equal(wt_source_run(paths, n, &ops, &p, &a->res), 0);
         assert_int_equal(wt_ledger_calc_finish(a->lc), 0);
         assert_int_equal(wt_anomalies_finish(a->an, wt_ledger_calc_result(a->lc), NULL), 0);
+        return;
+    }
+    if (way == 3) {
+        joined_analyse(paths, n, &ao, a);
         return;
     }
     wt_analysis_opts o;
@@ -150,6 +242,7 @@ void aw_check_same(const wt_analysis *x, const wt_analysis *y)
     assert_int_equal(rx->n_cats, ry->n_cats);
     assert_true(rx->wall == ry->wall && rx->tracked == ry->tracked && rx->busy == ry->busy &&
                 rx->covered == ry->covered && rx->waiting == ry->waiting);
+    assert_true(rx->events == ry->events && rx->late == ry->late);
     for (size_t i = 0; i < rx->n_cats; i++) {
         const wt_ledger_cat *a = &rx->cats[i], *b = &ry->cats[i];
         assert_string_equal(a->name, b->name);
@@ -183,6 +276,14 @@ void aw_check_ways(const wt_analysis w[AW_WAYS])
 {
     for (int way = 1; way < AW_WAYS; way++)
         aw_check_same(&w[0], &w[way]);
+}
+
+void aw_check_joined(char *const *paths, int n, const wt_analysis *w0)
+{
+    wt_analysis j;
+    aw_analyse(paths, n, AW_WAY_JOINED, &j);
+    aw_check_same(w0, &j);
+    wt_analysis_release(&j);
 }
 
 void aw_release_ways(wt_analysis w[AW_WAYS])

@@ -136,6 +136,7 @@ static void test_ids_reset_per_file(void **state)
         check_cat(&w[way], "b", 3000 + 3000, 3000 * 200 + 3000 * 300, 6000, 0);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 2, &w[0]);
     aw_release_ways(w);
     unlink(pa);
     unlink(pb);
@@ -182,6 +183,7 @@ static void many_labels(int labels, int n_spans)
         check_cat(&w[way], "weights", n_spans, ns, hits, misses);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);
     unlink(path);
 }
@@ -234,6 +236,7 @@ static void test_ids_label_in_two_categories(void **state)
         assert_int_equal(misses, 200);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);
     unlink(path);
 }
@@ -270,6 +273,7 @@ static void test_threads_past_the_bound(void **state)
         assert_int_equal(folded, 12 * 116);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);
     unlink(path);
 }

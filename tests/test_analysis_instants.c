@@ -3,7 +3,8 @@
  * instants move the clocks (a file's first and last time, its wall, the NO END anomaly's time)
  * and fall behind a SYNC watermark, checked against values worked out by hand and, exactly,
  * against the event path (a caller's event callback sends every event through the two
- * analyses' event calls). */
+ * analyses' event calls). And batches whose counter samples lie among spans of every case,
+ * which the direct path sorts into their spans and their samples' times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include "analysis_ways.h"
 #include "tracebuild.h"
+#include "xorshift.h"
 
 #define S 1000000000LL /* one second in ns */
 
@@ -101,6 +103,7 @@ static void test_instants_move_clocks(void **state)
         assert_int_equal(anomaly_ts(&w[way], WT_AN_NO_END, "NO END RECORD"), 2 * S);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 2, &w[0]);
     const wt_ledger_result *r0 = wt_ledger_calc_result(w[0].lc);
     for (int way = 1; way < AW_WAYS; way++) {
         const wt_ledger_result *r1 = wt_ledger_calc_result(w[way].lc);
@@ -174,6 +177,115 @@ static void test_counter_samples_in_batches(void **state)
         assert_int_equal(anomaly_ts(&w[way], WT_AN_NO_END, "NO END RECORD"), S + S / 2);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
+    aw_release_ways(w);
+    unlink(path);
+}
+
+/* What test_samples_among_trees() wrote, counted as it writes. */
+typedef struct tree_counts {
+    int64_t spans, samples, late, wm; /* late: behind the SYNC watermark wm */
+    uint64_t x;                       /* the draws */
+    int quiet;                        /* no samples now */
+} tree_counts;
+
+/* Span d, then up to three counter samples at its end on its thread (as the draw says). */
+static void span_then_samples(tb *b, const tb_span_desc *d, tree_counts *n)
+{
+    tb_span_ex(b, d);
+    const int m = n->quiet ? 0 : (int)(xorshift64(&n->x) % 4);
+    for (int k = 0; k < m; k++)
+        tb_counter(b, d->tid, d->end, k % 2 ? "queue" : "depth", (int64_t)k);
+    n->spans++;
+    n->samples += m;
+    n->late += (1 + m) * (d->end < n->wm);
+}
+
+/* A file (pid 3, no process start nor open time) of 3,000 trees on two threads (a main thread
+ * 3 and a worker 4, 40 trees each in turn, a frame each): a lone top-level span, or a phase
+ * over 1-9 leaves at depth 1 (some over a child of their own at depth 2), of random
+ * categories, labels and HIT / MISS / unknown, with 0-3 counter samples after every span, so
+ * that the batches hold spans of every case of the ledger's and the anomalies' runs among
+ * samples. It opens with a sample (the wall starts there) and, after a SYNC at the end of the
+ * last tree (watermark 100 ms before), 200 trees more on thread 4 from 50 us before the
+ * watermark, whose spans and samples before the watermark are late (with no sample after the
+ * spans of the 50th to the 149th: joined, a stretch of spans alone), and ends with a sample
+ * 10 us after the SYNC (the wall, and the NO END anomaly, end there). Every way holds
+ * the counts worked out while writing, and the ways and the joined batches the same results;
+ * the samples' times commute with the spans in the direct path's sort of a batch. */
+static void test_samples_among_trees(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_analysis_instants_t_%d.wtrace", (int)getpid());
+    static const char *const cats[3] = { "load", "io", "step" };
+    static const char *const labels[5] = { "l0", "l1", "l2", "l3", "l4" };
+    static const wt_cached cached[3] = { WT_CACHED_HIT, WT_CACHED_MISS, WT_CACHED_UNKNOWN };
+    tree_counts n = { 0, 1, 0, INT64_MIN, 0x2545F4914F6CDD1Dull, 0 };
+    uint64_t *const x = &n.x;
+    tb *b = tb_create(path, 3, 0, 0);
+    const int64_t first = 5000;
+    tb_counter(b, 3, first, "depth", 1);
+    int64_t t = 10000, last = 0;
+    for (int r = 0; r < 3200; r++) {
+        if (r == 3000) {
+            tb_sync(b, t + WT_SYNC_SLACK_NS);
+            n.wm = t;
+            t -= 50000; /* thread 4 ended its last tree before */
+        }
+        const uint64_t tid = r >= 3000 || (r / 40) % 2 ? 4 : 3;
+        n.quiet = r >= 3050 && r < 3150; /* some 300 spans in a row without a sample */
+        if (r % 40 == 0)
+            tb_frame(b);
+        const int kind = (int)(xorshift64(x) % 3), n_leaves = 1 + (int)(xorshift64(x) % 9);
+        const int64_t top = t;
+        for (int k = 0; kind > 0 && k < n_leaves; k++) {
+            const int64_t s0 = t + 10;
+            if (kind == 2 && k % 3 == 0) /* a child at depth 2 first */
+                span_then_samples(b,
+                                  &(tb_span_desc){ .tid = tid, .start = s0 + 5, .end = s0 + 300,
+                                                   .depth = 2, .category = cats[xorshift64(x) % 3],
+                                                   .label = labels[xorshift64(x) % 5] },
+                                  &n);
+            const tb_span_desc d = { .tid = tid, .start = s0,
+                                     .end = s0 + 400 + (int64_t)(xorshift64(x) % 600), .depth = 1,
+                                     .category = cats[xorshift64(x) % 2],
+                                     .label = labels[xorshift64(x) % 5],
+                                     .cached = cached[xorshift64(x) % 3] };
+            span_then_samples(b, &d, &n);
+            t = d.end;
+        }
+        const tb_span_desc d = { .tid = tid, .start = top,
+                                 .end = t + 20 + (int64_t)(xorshift64(x) % 100), .depth = 0,
+                                 .category = kind ? "phase" : cats[xorshift64(x) % 3],
+                                 .label = labels[xorshift64(x) % 5],
+                                 .cached = cached[xorshift64(x) % 3] };
+        span_then_samples(b, &d, &n);
+        t = d.end + 50;
+        last = d.end;
+    }
+    assert_true(n.late > 20 && t > n.wm); /* late spans and samples, and then timely ones */
+    const int64_t end_at = n.wm + WT_SYNC_SLACK_NS + 10000; /* past the SYNC itself */
+    assert_true(end_at > last);
+    tb_counter(b, 4, end_at, "depth", 2);
+    n.samples++;
+    tb_close(b, TB_END_NONE, 0, 0);
+
+    char *paths[1] = { path };
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
+        aw_analyse(paths, 1, way, &w[way]);
+        const wt_ledger_result *r = wt_ledger_calc_result(w[way].lc);
+        assert_int_equal(r->spans, n.spans);
+        assert_int_equal(r->events, n.spans + n.samples + 1); /* and the SYNC */
+        assert_int_equal(r->late, n.late);
+        const wt_ledger_process *a = proc_of(&w[way], 3);
+        assert_true(a->no_end);
+        assert_true(a->wall == (double)(end_at - first) * 1e-9);
+        assert_int_equal(anomaly_ts(&w[way], WT_AN_NO_END, "NO END RECORD"), end_at);
+    }
+    aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);
     unlink(path);
 }
@@ -183,6 +295,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instants_move_clocks),
         cmocka_unit_test(test_counter_samples_in_batches),
+        cmocka_unit_test(test_samples_among_trees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "analysis_ways.h"
 #include "tracebuild.h"
+#include "xorshift.h"
 
 #define NS 1e-9
 
@@ -145,6 +146,7 @@ static void test_runs_lone_tops(void **state)
         assert_int_equal(no_end, 1);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 2, &w[0]);
     aw_release_ways(w);
     unlink(pa);
     unlink(pb);
@@ -208,6 +210,7 @@ static void test_runs_leaves_and_waiting(void **state)
         assert_secs(thread_of(&w[way], 10)->busy, 1300);
     }
     aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);
     unlink(path);
 }
@@ -273,11 +276,61 @@ static void test_wait_forgets_out_of_order(void **state)
     unlink(path);
 }
 
+/* A main thread (pid = tid = 9) of 300 phases of 10,000 ns, each with 6 children at depth 1
+ * (one category) that end in order but start in no order (each up to 2,600 ns long, ends
+ * about 1,000 ns apart: siblings overlap), and in every third phase a worker of its own (tid
+ * 10 + the phase), its first and only span inside the phase, written after the third child:
+ * the array of remembered spans gets out of order within a run of leaves, and where the
+ * batch path's runs keep it (leaf_run()) must give what the event path's
+ * wt__ledger_wait_remember() does: the same waiting, the same everything. */
+static void test_runs_children_out_of_order(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "test_ledger_runs_o_%d.wtrace", (int)getpid());
+    tb *b = tb_create(path, 9, 1000, 1000);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int64_t kids = 0, workers = 0;
+    for (int j = 0; j < 300; j++) {
+        const int64_t p = 100000 + 20000 * (int64_t)j;
+        for (int m = 0; m < 6; m++) {
+            const int64_t e = p + 1000 * (m + 2) + (int64_t)(xorshift64(&x) % 300);
+            int64_t st = e - 100 - (int64_t)(xorshift64(&x) % 2500);
+            st = st < p + 10 ? p + 10 : st;
+            span(b, 9, st, e, 1, "weights", "w", WT_CACHED_HIT, 1, 0);
+            kids++;
+            if (j % 3 == 0 && m == 2) {
+                const int64_t ws = p + 500 + (int64_t)(xorshift64(&x) % 3000);
+                span(b, 10 + (uint64_t)j, ws, ws + 2000, 0, "worker", "w", WT_CACHED_UNKNOWN,
+                     1, 0);
+                workers++;
+            }
+        }
+        span(b, 9, p, p + 10000, 0, "phase", "load", WT_CACHED_UNKNOWN, 1, 0);
+    }
+    tb_close(b, TB_END_CLEAN, 100000 + 20000 * 300, 0);
+
+    char *paths[1] = { path };
+    wt_analysis w[AW_WAYS];
+    for (int way = 0; way < AW_WAYS; way++) {
+        aw_analyse(paths, 1, way, &w[way]);
+        assert_int_equal(aw_cat_named(&w[way], "weights")->spans, kids);
+        assert_int_equal(aw_cat_named(&w[way], "worker")->spans, workers);
+        assert_int_equal(aw_cat_named(&w[way], "phase")->spans, 300);
+        assert_true(thread_of(&w[way], 9)->waiting > 0); /* some worker outside the children */
+    }
+    aw_check_ways(w);
+    aw_check_joined(paths, 1, &w[0]);
+    aw_release_ways(w);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_lone_tops),
         cmocka_unit_test(test_runs_leaves_and_waiting),
+        cmocka_unit_test(test_runs_children_out_of_order),
         cmocka_unit_test(test_wait_forgets_oldest_half),
         cmocka_unit_test(test_wait_forgets_out_of_order),
     };

@@ -243,8 +243,11 @@ static int pair_stretch(wt_analysis_pair *p, const wt_span_batch *b, batch_strs 
 
 /* The id path of a batch on thread (b->pid, b->tid), looked up once: stretches of spans whose
  * label ids the table knows with their category ids go to pair_stretch(), any other span to
- * pair_learn(). */
-static int pair_ids(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c, wt_event *ev)
+ * pair_learn(). Inline in both its callers, so that a batch of spans alone takes it without a
+ * call, as it did with one caller. */
+static inline __attribute__((always_inline)) int pair_ids(wt_analysis_pair *p,
+                                                          const wt_span_batch *b,
+                                                          batch_strs *c, wt_event *ev)
 {
     uint32_t ci[PAIR_STRETCH], ak[PAIR_STRETCH];
     const wt__idtab *const t = &p->ids->tab;
@@ -255,9 +258,13 @@ static int pair_ids(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c, 
         const size_t used = t->used, lim = b->n - i < PAIR_STRETCH ? b->n - i : PAIR_STRETCH;
         const wt_span_rec *const s = &b->spans[i];
         size_t u = 0;
-        for (; u < lim && s[u].label < used && v[s[u].label].cat1 == s[u].category + 1; u++) {
-            ci[u] = v[s[u].label].ci;
-            ak[u] = v[s[u].label].akey;
+        for (; u < lim && s[u].label < used; u++) {
+            /* the entry read once: a store to ci[] or ak[] may alias it for the compiler */
+            const wt__pair_id e = v[s[u].label];
+            if (e.cat1 != s[u].category + 1)
+                break;
+            ci[u] = e.ci;
+            ak[u] = e.akey;
         }
         if (u == 0) {
             rc = pair_learn(p, b, c, s, ev);
@@ -292,54 +299,68 @@ static const wt_event *batch_event(const wt_span_batch *b, batch_strs *c, size_t
     return ev;
 }
 
-/* Spans between counter samples that go through pair_ids() when they are this many or more:
- * a shorter run costs more there (a stretch's and the ledger's run's set-up) than as events
- * down pair_span() (bench_analyze's counters shape has one span between samples). */
-#define PAIR_SHORT_RUN 4
+/* Records of a batch with counter samples among its spans that pair_sorted() sorts at a time:
+ * its spans are copied into an array of this many on the stack. */
+#define PAIR_SORT 128
 
-/* The direct path of a batch that may hold counter samples among its spans: each run of spans
- * through pair_ids() (a short one down pair_span(), as pair_event() sends a span), each run of
- * samples to the two analyses' instant calls (what pair_event() gives a sample, or, without
- * the anomalies, what wt_ledger_calc_event() does for it), in the batch's order. */
-static int pair_records(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
-                        wt_event *ev)
+/* A batch with counter samples among its spans, sorted PAIR_SORT records at a time into
+ * their spans (copied, in their order, to pair_ids()) and their samples' times (to the two
+ * analyses' instant calls: what pair_event() gives a sample, or, without the anomalies, what
+ * wt_ledger_calc_event() does for it). Taking the samples apart from the spans gives the
+ * same results as in the batch's order: a sample only counts itself and moves the file's
+ * clocks (a count, a late test against a watermark that no span moves, a minimum and
+ * maximums), which commutes with everything a span does; and the spans stay in one run, where
+ * bench_analyze's counters shape (one span between two samples) had runs of one span, which
+ * cost more through pair_ids() than as events. Out of line: the batches of spans alone keep
+ * a small frame. */
+static __attribute__((noinline)) int pair_sorted(wt_analysis_pair *p, const wt_span_batch *b,
+                                                 batch_strs *c, wt_event *ev)
 {
     const wt_span_rec *const s = b->spans;
-    size_t i = 0;
-    while (i < b->n) {
-        size_t j = i;
-        /* four flags a test: the span shapes' batches hold no sample and pay for this scan */
-        while (j + 4 <= b->n &&
-               !((s[j].flags | s[j + 1].flags | s[j + 2].flags | s[j + 3].flags) & WT_REC_COUNTER))
-            j += 4;
-        while (j < b->n && !(s[j].flags & WT_REC_COUNTER))
-            j++;
-        int rc;
-        if (j - i < PAIR_SHORT_RUN) {
-            for (; i < j; i++) {
-                wt__pair_slot *slot;
-                rec_event(b, c, &s[i], ev);
-                if ((rc = pair_span(p->lc, p->an, ev, &slot)) != 0)
-                    return rc;
+    wt_span_rec spans[PAIR_SORT];
+    int64_t ts[PAIR_SORT];
+    wt_span_batch run = *b;
+    run.spans = spans;
+    for (size_t i = 0; i < b->n;) {
+        const size_t lim = b->n - i < PAIR_SORT ? b->n : i + PAIR_SORT;
+        size_t n_spans = 0, n_samples = 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN; /* of the samples' times */
+        for (; i < lim; i++) {
+            if (s[i].flags & WT_REC_COUNTER) {
+                const int64_t t = s[i].ts;
+                ts[n_samples++] = t;
+                lo = t < lo ? t : lo;
+                hi = t > hi ? t : hi;
+            } else {
+                spans[n_spans++] = s[i];
             }
-        } else {
-            wt_span_batch run = *b;
-            run.spans = s + i;
-            run.n = j - i;
-            if ((rc = pair_ids(p, &run, c, ev)) != 0)
-                return rc;
         }
-        for (i = j; j < b->n && (s[j].flags & WT_REC_COUNTER); j++)
-            ;
-        if (j > i) {
-            if ((rc = wt__ledger_calc_instants(p->lc, s + i, j - i)) != 0)
-                return rc;
-            if (p->an)
-                wt__anomalies_instants(p->an, s + i, j - i);
-        }
-        i = j;
+        int rc;
+        run.n = n_spans;
+        if (n_spans && (rc = pair_ids(p, &run, c, ev)) != 0)
+            return rc;
+        if ((rc = wt__ledger_calc_instants(p->lc, ts, n_samples, lo, hi)) != 0)
+            return rc;
+        if (p->an) /* the anomalies keep the latest time */
+            wt__anomalies_instant(p->an, hi);
     }
     return 0;
+}
+
+/* The direct path of a batch that may hold counter samples among its spans: a batch of spans
+ * alone to pair_ids() as it is, any other to pair_sorted(). */
+static inline int pair_records(wt_analysis_pair *p, const wt_span_batch *b, batch_strs *c,
+                               wt_event *ev)
+{
+    const wt_span_rec *const s = b->spans;
+    size_t j = 0;
+    /* four flags a test: the span shapes' batches hold no sample and pay for this scan */
+    while (j + 4 <= b->n &&
+           !((s[j].flags | s[j + 1].flags | s[j + 2].flags | s[j + 3].flags) & WT_REC_COUNTER))
+        j += 4;
+    while (j < b->n && !(s[j].flags & WT_REC_COUNTER))
+        j++;
+    return j == b->n ? pair_ids(p, b, c, ev) : pair_sorted(p, b, c, ev);
 }
 
 /* A batch of spans (and of counter samples, from wt_source_run_counters()). With the ledger,

@@ -604,12 +604,6 @@ void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
         a->last_ts = ts;
 }
 
-void wt__anomalies_instants(wt_anomalies *a, const wt_span_rec *s, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        wt__anomalies_instant(a, s[k].ts);
-}
-
 int wt_anomalies_event(wt_anomalies *a, const wt_event *ev)
 {
     if (ev->kind == WT_EV_SPAN) {

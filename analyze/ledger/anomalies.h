@@ -147,10 +147,9 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key);
  * is 0 (nothing changed for it: the caller passes it to wt__anomalies_span()). */
 size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n);
 /* The same as wt_anomalies_event() for a WT_EV_COUNTER or WT_EV_MARK event at `ts` (it only
- * moves the file's last time), for the direct path of analysis.c. */
+ * moves the file's last time, a maximum: for samples, the latest of them, in any order with
+ * spans), for the direct path of analysis.c. */
 void wt__anomalies_instant(wt_anomalies *a, int64_t ts);
-/* The same for each of the counter samples s[0..n) of a batch (their times). */
-void wt__anomalies_instants(wt_anomalies *a, const wt_span_rec *s, size_t n);
 void wt_anomalies_damage(wt_anomalies *a, int64_t offset, const char *message);
 int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st);
 /* Applies the end-of-run rules. `ledger` is the run's ledger result (required); `baseline` the

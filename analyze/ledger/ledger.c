@@ -663,16 +663,9 @@ static inline void acc_init(run_acc *a, const lc_cat *c)
                     c->st.min, c->st.max, c->st.total };
 }
 
-/* span_common()'s sums and extremes for one span of the run (dur >= 0). */
-static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_t end,
-                            int64_t dur, int miss)
+/* span_common()'s sums for one span of the run (dur >= 0), without the extremes. */
+static inline void acc_sums(run_acc *a, const wt_span_rec *r, int64_t dur, int miss)
 {
-    if (end > a->max_end)
-        a->max_end = end;
-    if (end < a->min_end)
-        a->min_end = end;
-    if (ts < a->min_ts)
-        a->min_ts = ts;
     a->count = wt__sat_add_i64(a->count, r->count);
     if (r->bytes > 0) {
         a->bytes = wt__sat_add_i64(a->bytes, r->bytes);
@@ -687,6 +680,19 @@ static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_
         a->mx = sec;
     a->total += sec;
     a->sum = wt__sat_add_i64(a->sum, dur);
+}
+
+/* span_common()'s sums and extremes for one span of the run (dur >= 0). */
+static inline void acc_span(run_acc *a, const wt_span_rec *r, int64_t ts, int64_t end,
+                            int64_t dur, int miss)
+{
+    if (end > a->max_end)
+        a->max_end = end;
+    if (end < a->min_end)
+        a->min_end = end;
+    if (ts < a->min_ts)
+        a->min_ts = ts;
+    acc_sums(a, r, dur, miss);
 }
 
 /* The run's k spans into the process, the category and the thread's span count. */
@@ -765,7 +771,7 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
         if (ci[k] != c0 || r->depth != 0 || (miss && list_miss) ||
             (r->flags & WT_EVF_UNCLOSED) || end < sync_wm || !(last_e < from && from < end))
             break;
-        acc_span(&a, r, ts, end, dur, miss); /* self = dur */
+        acc_sums(&a, r, dur, miss); /* self = dur */
         iv[k] = (wt_ledger_iv){ from, end };
         last_e = end;
         const int64_t fresh = end - from;
@@ -775,6 +781,11 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     }
     if (k == 0)
         return 0;
+    /* the extremes without a test a span: from the second on each starts after the last one's
+     * end (last_e < from, and from > the start clip is ts), so starts and ends rise */
+    a.min_ts = s[0].ts;
+    a.min_end = iv[0].e;
+    a.max_end = last_e;
     cv->n += k;
     cv->total_ns = wt__sat_add_i64(cv->total_ns, covered);
     acc_flush(&a, lc, p, c, t, k);
@@ -793,8 +804,11 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
 
 /* A run of leaves below the top level, of one category and one depth d on thread t, the first
  * of s[0..n) (s[k] of category ci[k]): the loads of one phase (nested: 9 spans in 10). What
- * span_common() does for each when its nesting level's last item is of the category and no
- * level is open under it (wt_ledger_nest_span()'s commonest case, inline there too), with
+ * span_common() does for each when no level is open under it and its nesting level's last
+ * item is of the category (wt_ledger_nest_span()'s commonest case, inline there too), or,
+ * for the run's first, when the level has room and the category is above its last item's
+ * (span_common()'s append: a phase's first load; the run appends the item at 0 and marks
+ * the category pending in the tree if it was not), with
  * the sums and extremes in locals as in lone_run(): the four sums of a leaf's duration (the
  * child time at d, the pending self time of its category and of the tree, the level's item)
  * share one, as no child time at d + 1 makes self = dur. A main thread's children (d 1) are
@@ -808,10 +822,16 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     wt_ledger_nest_level *const lv = t->nest.levels;
     lc_cat *const c = &lc->cats[c0];
     if (!(d >= 1 && d < WT_LEDGER_NEST_LEVELS - 2 && d < WT_SELF_MAX_DEPTH && lv &&
-          lv[d + 1].n == 0 && lv[d].n > 0 && lv[d].v[lv[d].n - 1].cat == c0 &&
-          d + 2 <= t->cap_depth && c0 < t->cap_pend && t->pend[c0].on &&
+          lv[d + 1].n == 0 && d + 2 <= t->cap_depth && c0 < t->cap_pend &&
           t->child_sum[d + 1] == 0 && t->child_sum[d] >= 0 && t->pend[c0].ns >= 0 &&
-          t->pend_total >= 0 && lv[d].v[lv[d].n - 1].ns >= 0 && c->st.n + 1 < c->st.next))
+          t->pend_total >= 0 && c->st.n + 1 < c->st.next))
+        return 0;
+    wt_ledger_nest_level *const here = &lv[d];
+    /* the level's item the run's durations go to: its last, of c0 (span_common()'s sum), or
+     * one of c0 appended after it (its append: room, and c0 above the last item's category) */
+    const int append = !(here->n > 0 && here->v[here->n - 1].cat == c0);
+    if (append ? !(here->n < here->cap && (here->n == 0 || here->v[here->n - 1].cat < c0))
+               : here->v[here->n - 1].ns < 0)
         return 0;
     if ((uint64_t)(c->st.next - 1 - c->st.n) < n)
         n = (size_t)(c->st.next - 1 - c->st.n);
@@ -824,10 +844,6 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     }
     const int64_t sync_wm = p->sync_wm;
     const int list_miss = lc->n_misses < WT_LEDGER_MAX_MISSES;
-    const uint32_t ti = (uint32_t)(t - lc->threads);
-    size_t nt = lc->n_tops, sorted = lc->n_sorted;
-    int64_t last_s = nt ? lc->tops[nt - 1].s : 0;
-    uint32_t kids_of = lc->tops_kids_of;
     run_acc a;
     acc_init(&a, c);
     size_t k = 0;
@@ -840,24 +856,41 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
             (r->flags & WT_EVF_UNCLOSED) || end < sync_wm)
             break;
         acc_span(&a, r, ts, end, dur, miss);
-        if (remember) {
-            if (sorted == nt && (nt == 0 || last_s <= ts))
-                sorted++;
-            kids_of = nt == 0 || kids_of == ti ? ti : UINT32_MAX;
-            lc->tops[nt++] = (lc_top){ ts, end, t->pid, ti, 1 };
-            last_s = ts;
-        }
     }
     if (k == 0)
         return 0;
-    lc->n_tops = nt;
-    lc->n_sorted = sorted;
-    lc->tops_kids_of = kids_of;
+    if (remember) {
+        /* the k taken, in a loop of their own: in the one above, the array's state left too
+         * few registers for its sums (spills to the stack on every span) */
+        const uint32_t ti = (uint32_t)(t - lc->threads);
+        const uint64_t pid = t->pid; /* a store into tops may alias t->pid for the compiler */
+        lc_top *const tops = lc->tops;
+        size_t nt = lc->n_tops, sorted = lc->n_sorted;
+        int64_t last_s = nt ? tops[nt - 1].s : 0;
+        /* what the per-span update leaves: set at the first span, kept by the others */
+        lc->tops_kids_of = nt == 0 || lc->tops_kids_of == ti ? ti : UINT32_MAX;
+        for (size_t j = 0; j < k; j++) {
+            const int64_t ts = s[j].ts, end = ts + (s[j].dur > 0 ? s[j].dur : 0);
+            if (sorted == nt && (nt == 0 || last_s <= ts))
+                sorted++;
+            tops[nt++] = (lc_top){ ts, end, pid, ti, 1 };
+            last_s = ts;
+        }
+        lc->n_tops = nt;
+        lc->n_sorted = sorted;
+    }
     acc_flush(&a, lc, p, c, t, k);
     t->child_sum[d] = wt__sat_add_i64(t->child_sum[d], a.sum);
-    t->pend[c0].ns = wt__sat_add_i64(t->pend[c0].ns, a.sum);
+    lc_pend *const pe = &t->pend[c0];
+    if (!pe->on) { /* the tree's first span of c0, as span_common() marks it */
+        pe->on = 1;
+        t->touched[t->n_touched++] = c0;
+    }
+    pe->ns = wt__sat_add_i64(pe->ns, a.sum);
     t->pend_total = wt__sat_add_i64(t->pend_total, a.sum);
-    wt_ledger_nest_item *const it = &lv[d].v[lv[d].n - 1];
+    if (append)
+        here->v[here->n++] = (wt_ledger_nest_item){ c0, 0 };
+    wt_ledger_nest_item *const it = &here->v[here->n - 1];
     it->ns = wt__sat_add_i64(it->ns, a.sum);
     if (a.min_ts < t->env_start)
         t->env_start = a.min_ts;
@@ -913,14 +946,22 @@ int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts)
     return 0;
 }
 
-int wt__ledger_calc_instants(wt_ledger_calc *lc, const wt_span_rec *s, size_t n)
+int wt__ledger_calc_instants(wt_ledger_calc *lc, const int64_t *ts, size_t n, int64_t lo,
+                             int64_t hi)
 {
     lc_proc *p = lc->cur;
     if (!p)
         return WT_ESTATE;
+    if (n == 0)
+        return 0;
     lc->events += n;
-    for (size_t k = 0; k < n; k++)
-        note_times(lc, p, s[k].ts, s[k].ts);
+    /* note_times() of each, or, when none is behind the watermark (hi >= lo), of the latest
+     * and the earliest alone: the same clocks, no late one */
+    if (WT_UNLIKELY(lo < p->sync_wm))
+        for (size_t k = 0; k < n; k++)
+            note_times(lc, p, ts[k], ts[k]);
+    else
+        note_times(lc, p, hi, lo);
     return 0;
 }
 

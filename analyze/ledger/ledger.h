@@ -190,8 +190,13 @@ int wt__ledger_calc_run(wt_ledger_calc *lc, const wt_span_rec *s, const uint32_t
  * analysis.c (a counters trace samples twice per span). Returns 0, or WT_ESTATE outside a
  * file. */
 int wt__ledger_calc_instant(wt_ledger_calc *lc, int64_t ts);
-/* The same for each of the counter samples s[0..n) of a batch (their times), in order. */
-int wt__ledger_calc_instants(wt_ledger_calc *lc, const wt_span_rec *s, size_t n);
+/* The same for counter samples at times ts[0..n) of the current file, whose least is lo and
+ * greatest hi (INT64_MAX and INT64_MIN when n is 0). What it does commutes with the spans of
+ * a batch (a count, the late test against a SYNC watermark that only a SYNC event moves, the
+ * file's earliest and latest times), so a caller may give a batch's samples before or after
+ * its spans. */
+int wt__ledger_calc_instants(wt_ledger_calc *lc, const int64_t *ts, size_t n, int64_t lo,
+                             int64_t hi);
 /* The current file is damaged at `offset` (already reported on stderr). */
 void wt_ledger_calc_damage(wt_ledger_calc *lc, int64_t offset, const char *message);
 /* The current file ended; `st` as from wt_reader_get_stats(). */
