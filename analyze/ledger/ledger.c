@@ -955,8 +955,8 @@ int wt__ledger_calc_instants(wt_ledger_calc *lc, const int64_t *ts, size_t n, in
     if (n == 0)
         return 0;
     lc->events += n;
-    /* note_times() of each, or, when none is behind the watermark (hi >= lo), of the latest
-     * and the earliest alone: the same clocks, no late one */
+    /* note_times() of each, or, when none is behind the watermark (the least is not), of the
+     * latest and the earliest alone: the same clocks, no late one */
     if (WT_UNLIKELY(lo < p->sync_wm))
         for (size_t k = 0; k < n; k++)
             note_times(lc, p, ts[k], ts[k]);
