@@ -8,8 +8,7 @@
  * intervals of the others, just after the one before it: the room follows them and moves
  * past the few intervals between two inserts, where a plain array moved its whole tail
  * (8 threads: ~60 bytes a span, 63 MB per million spans). The measure of the union is kept
- * as it grows (total_ns), so folding reads none of what it drops, and the front moves back to
- * the start of its allocation only now and then (wt_ledger_cover_fold(), room_for_one()). */
+ * as it grows (total_ns), so folding reads none of what it drops (wt_ledger_cover_fold()). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,20 +19,6 @@ void wt_ledger_cover_init(wt_ledger_cover *c)
 {
     memset(c, 0, sizeof *c);
     c->frontier = INT64_MIN;
-}
-
-/* The start of the allocation (NULL before the first: no pointer arithmetic on it). */
-static wt_ledger_iv *alloc_start(const wt_ledger_cover *c)
-{
-    return c->head ? c->iv - c->head : c->iv;
-}
-
-/* With no front to keep in place, iv goes back to the start of the allocation. */
-static void rewind_front(wt_ledger_cover *c)
-{
-    c->iv = alloc_start(c);
-    c->cap += c->head;
-    c->head = 0;
 }
 
 static void add_total(wt_ledger_cover *c, int64_t fresh)
@@ -71,9 +56,9 @@ static size_t first_above(const wt_ledger_iv *v, size_t n, int64_t f)
 
 /* The folded intervals' measure is already in total_ns (every add put in what it newly
  * covered), so a fold only finds where f falls and drops what is below: a binary search,
- * reading none of the dropped intervals. When a fold leaves part of the front, iv moves past
- * the dropped ones instead of the rest moving down; room_for_one() moves them back when an
- * insertion needs the room. */
+ * reading none of the dropped intervals. (Leaving the rest of the front in place instead of
+ * moving it down saves nothing at the bound: the folds come when the set is full, so the next
+ * insertion would move it anyway; measured in session 10, perf/ANALYZER.md.) */
 void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f)
 {
     if (f <= c->frontier)
@@ -90,36 +75,20 @@ void wt_ledger_cover_fold(wt_ledger_cover *c, int64_t f)
     if (k >= front) { /* the front folded whole: what is left is the tail, moving nothing */
         c->n -= k;
         c->tail = c->n;
-        rewind_front(c);
-    } else if (k) {
-        c->iv += k;
-        c->cap -= k;
-        c->head += k;
+    } else if (k) { /* the rest of the front moves down (a full set's move is a MiB) */
+        memmove(c->iv, c->iv + k, (front - k) * sizeof *c->iv);
         c->n -= k;
     }
     c->frontier = f;
 }
 
-/* Room for one more interval in a full set (n == cap). The front moves back to the start of
- * the allocation when the folds left at least as many slots there as would move, or when the
- * allocation already holds `max`; otherwise the allocation doubles (the tail moving to its new
- * end). So a move is paid for by the folds that made its room, and the allocation is no
- * larger than without the offset: `max` for a power of two (an allocation past the bound
- * would save a move in three, for 1 MiB more in the ledger: measured, not worth it). */
-static int room_for_one(wt_ledger_cover *c, size_t max)
+/* Room for one more interval: the capacity doubled, the tail moved to the new end. */
+static int grow(wt_ledger_cover *c)
 {
-    const size_t front = c->n - c->tail, alloc = c->head + c->cap;
-    if (c->head && (c->head >= front || alloc >= max)) {
-        memmove(alloc_start(c), c->iv, front * sizeof *c->iv);
-        rewind_front(c);
-        return 0;
-    }
-    const size_t grown = alloc ? alloc * 2 : 64;
-    wt_ledger_iv *base = realloc(alloc_start(c), grown * sizeof *base);
-    if (!base)
+    const size_t cap = c->cap ? c->cap * 2 : 64;
+    wt_ledger_iv *v = realloc(c->iv, cap * sizeof *v);
+    if (!v)
         return WT_ENOMEM;
-    wt_ledger_iv *v = base + c->head;
-    const size_t cap = grown - c->head;
     if (c->tail)
         memmove(v + cap - c->tail, v + c->cap - c->tail, c->tail * sizeof *v);
     c->iv = v;
@@ -144,7 +113,7 @@ int wt_ledger_cover_add(wt_ledger_cover *c, int64_t s, int64_t e, size_t max, in
     if ((at == 0 || c->iv[at - 1].e < s) && (c->tail == 0 || c->iv[c->cap - c->tail].s > e)) {
         if (c->n >= max)
             return WT_ENOSPC;
-        if (c->n == c->cap && room_for_one(c, max) < 0)
+        if (c->n == c->cap && grow(c) < 0)
             return WT_ENOMEM;
         c->iv[at] = (wt_ledger_iv){ s, e };
         c->n++;
@@ -187,7 +156,7 @@ int wt_ledger_cover_add(wt_ledger_cover *c, int64_t s, int64_t e, size_t max, in
     } else {
         if (c->n >= max)
             return WT_ENOSPC;
-        if (c->n == c->cap && room_for_one(c, max) < 0)
+        if (c->n == c->cap && grow(c) < 0)
             return WT_ENOMEM;
         move_room(c, lo);
         c->iv[lo] = (wt_ledger_iv){ s, e };
@@ -210,7 +179,6 @@ int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from)
     to->iv = NULL;
     to->cap = 0;
     to->tail = 0; /* the copy is one sorted array */
-    to->head = 0;
     if (from->n) {
         to->iv = malloc(from->n * sizeof *to->iv);
         if (!to->iv) {
@@ -227,7 +195,6 @@ int wt_ledger_cover_copy(wt_ledger_cover *to, const wt_ledger_cover *from)
 
 void wt_ledger_cover_clear(wt_ledger_cover *c)
 {
-    rewind_front(c);
     c->n = 0;
     c->tail = 0;
     c->total_ns = 0;
@@ -238,6 +205,6 @@ void wt_ledger_cover_release(wt_ledger_cover *c)
 {
     if (!c)
         return;
-    free(alloc_start(c));
+    free(c->iv);
     wt_ledger_cover_init(c);
 }

@@ -166,8 +166,7 @@ WT_API void wt_ledger_nest_release(wt_ledger_nest *n);
  * that the wall-clock time a new span adds ("fresh") can be shared among its tree. Used by the
  * recorder's exit ledger and by walltime-analyze. Intervals below the `frontier` can be folded
  * into the total (wt_ledger_cover_fold()) when no later span can reach them; a later span that
- * still does is clipped there. Memory: at most the `max` intervals the caller allows (an
- * allocation of at most 2 * max, and max when it is a power of two). */
+ * still does is clipped there. Memory: at most the `max` intervals the caller allows. */
 typedef struct wt_ledger_iv {
     int64_t s, e;
 } wt_ledger_iv;
@@ -180,8 +179,6 @@ typedef struct wt_ledger_cover {
                          adding its length to total_ns */
     size_t n, cap;
     size_t tail;      /* intervals after the free room (where the last insertion went) */
-    size_t head;      /* intervals folded off the front since the array last moved: the
-                         allocation starts at iv - head (a fold moves iv, not the intervals) */
     int64_t total_ns; /* the measure of the union, folded and not (saturating at INT64_MAX):
                          each add adds what it newly covered */
     int64_t frontier; /* everything below is folded; INT64_MIN at first */
