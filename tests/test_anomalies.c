@@ -414,6 +414,37 @@ static void test_anomalies_span_far_slower_than_siblings(void **state)
     done(&r);
 }
 
+/* The siblings' median is that of every span of the label, whatever their cache states: 200
+ * HITs of 1-200 ms and 200 MISSes of 201-400 ms (interleaved), and one span of 5 s that
+ * says neither: 401 durations, whose middle one is 201 ms. Each class holds under 255, so
+ * the median is exact (a single sample of 255 of the 401 would rarely give 201 ms). */
+static void test_anomalies_siblings_median_spans_every_cache_state(void **state)
+{
+    (void)state;
+    enum { PAIRS = 200 };
+    static wt_event evs[2 * PAIRS + 1];
+    double t = 0.0;
+    size_t n = 0;
+    for (int i = 1; i <= PAIRS; i++) {
+        const double hit = i * 1e-3, miss = (PAIRS + i) * 1e-3;
+        evs[n++] = sp(1, t, t + hit, "W", "x", WT_CACHED_HIT);
+        t += hit;
+        evs[n++] = sp(1, t, t + miss, "W", "x", WT_CACHED_MISS);
+        t += miss;
+    }
+    evs[n++] = sp(1, t, t + 5.0, "W", "x", WT_CACHED_UNKNOWN);
+    t += 5.0;
+    wt_anomaly_opts o = defaults();
+    run r;
+    go(&r, &o, evs, n, WT_END_CLEAN, t, NULL, 0);
+    const wt_anomaly *a = first(&r, WT_AN_OUTLIER);
+    assert_non_null(a);
+    assert_non_null(
+        strstr(a->text, "W x took 5.00 s, 24.9x the median 201 ms of its 401 siblings"));
+    assert_int_equal(wt_anomalies_count(r.an, WT_AN_OUTLIER), 1);
+    done(&r);
+}
+
 static void test_anomalies_span_left_open(void **state)
 {
     wt_event evs[] = { sp(3, 0, 2, "A", "a", 0) };
@@ -921,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_anomalies_lines_name_their_process),
         cmocka_unit_test(test_anomalies_hit_slower_than_median_miss),
         cmocka_unit_test(test_anomalies_span_far_slower_than_siblings),
+        cmocka_unit_test(test_anomalies_siblings_median_spans_every_cache_state),
         cmocka_unit_test(test_anomalies_span_left_open),
         cmocka_unit_test(test_anomalies_no_end_record_and_crash),
         cmocka_unit_test(test_anomalies_events_dropped),

@@ -324,6 +324,118 @@ static void test_spanstat_reservoir_room(void **state)
     wt__reservoir_release(&r);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The classic median of v[0..n), sorted here (qsort: independent of the code under test). */
+static double model_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n & 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Reservoirs that each hold their whole stream (at most 255 durations): the union's median is
+ * the exact median of every duration fed to any of them, bit for bit, whatever the split, the
+ * count's parity, ties, empty members, and one member holding doubles (a long duration). */
+static void test_spanstat_union_median_is_exact_while_each_holds_its_stream(void **state)
+{
+    (void)state;
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    double all[3 * WT_STATS_RESERVOIR];
+    for (int round = 0; round < 400; round++) {
+        wt__reservoir r[3];
+        memset(r, 0, sizeof r);
+        size_t n = 0;
+        const unsigned spread = round % 4 == 0 ? 7u : 5000000u; /* ties, or spread values */
+        for (int c = 0; c < 3; c++) {
+            const size_t k = (size_t)(xorshift64(&x) % (c == 1 && round % 5 == 0 ? 1 : 256));
+            for (size_t i = 0; i < k; i++) {
+                int64_t ns = (int64_t)(xorshift64(&x) % spread);
+                if (round % 7 == 3 && c == 2 && i == 0)
+                    ns = (int64_t)UINT32_MAX + 12345; /* widens r[2] */
+                assert_int_equal(wt__reservoir_sample_ns(&r[c], ns), 0);
+                all[n++] = (double)ns * 1e-9;
+            }
+        }
+        wt__reservoir *const rs[] = { &r[0], NULL, &r[1], &r[2] };
+        const double got = wt__reservoir_median_union(rs, 4);
+        if (n == 0) {
+            assert_true(isnan(got));
+        } else {
+            const double want = model_median(all, n);
+            assert_memory_equal(&got, &want, sizeof got);
+        }
+        for (int c = 0; c < 3; c++)
+            wt__reservoir_release(&r[c]);
+    }
+}
+
+/* One member: the union's median is that member's, sampled or not. */
+static void test_spanstat_union_median_of_one_is_its_median(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ULL;
+    wt__reservoir r, empty;
+    memset(&r, 0, sizeof r);
+    memset(&empty, 0, sizeof empty);
+    for (int i = 0; i < 3000; i++) {
+        assert_int_equal(wt__reservoir_sample_ns(&r, (int64_t)(xorshift64(&x) % 1000000)), 0);
+        if (i % 311 == 0) {
+            wt__reservoir *const rs[] = { &empty, &r };
+            const double got = wt__reservoir_median_union(rs, 2);
+            const double want = wt__reservoir_median(&r);
+            assert_memory_equal(&got, &want, sizeof got);
+        }
+    }
+    wt__reservoir_release(&r);
+}
+
+/* Past 255 a member's samples stand for more spans than themselves: a member fed 1,000
+ * durations of 1 s keeps 255 samples, and with 255 of 2 s and 255 of 3 s beside it the
+ * median of the 1,510 durations is 1 s. Counting samples instead of what they stand for would
+ * say 2 s (255 ones among 765 samples). */
+static void test_spanstat_union_median_weighs_samples_by_their_stream(void **state)
+{
+    (void)state;
+    wt__reservoir a, b, c;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(wt__reservoir_sample_ns(&a, 1000000000), 0);
+    for (int i = 0; i < WT_STATS_RESERVOIR; i++) {
+        assert_int_equal(wt__reservoir_sample_ns(&b, 2000000000), 0);
+        assert_int_equal(wt__reservoir_sample_ns(&c, 3000000000LL), 0);
+    }
+    assert_int_equal(a.len, WT_STATS_RESERVOIR);
+    wt__reservoir *const rs[] = { &b, &c, &a };
+    assert_true(wt__reservoir_median_union(rs, 3) == 1.0);
+    /* 600 of 1 s (255 samples) beside 500 of 5 s (one exact member twice): the middle of the
+     * 1,100 is a 1 s, though the samples are 255 ones and 500 fives */
+    wt__reservoir d, e;
+    memset(&d, 0, sizeof d);
+    memset(&e, 0, sizeof e);
+    for (int i = 0; i < 600; i++)
+        assert_int_equal(wt__reservoir_sample_ns(&d, 1000000000), 0);
+    for (int i = 0; i < 250; i++)
+        assert_int_equal(wt__reservoir_sample_ns(&e, 5000000000LL), 0);
+    wt__reservoir *const rs2[] = { &d, &e, &e }; /* e twice: 500 of 5 s beside 600 of 1 s */
+    assert_true(wt__reservoir_median_union(rs2, 3) == 1.0);
+    for (int i = 250; i < WT_STATS_RESERVOIR; i++)
+        assert_int_equal(wt__reservoir_sample_ns(&e, 5000000000LL), 0);
+    /* 765 of 5 s beside the 600 of 1 s: the middle moves into the fives */
+    wt__reservoir *const rs3[] = { &d, &e, &e, &e };
+    assert_true(wt__reservoir_median_union(rs3, 4) == 5.0);
+    wt__reservoir_release(&a);
+    wt__reservoir_release(&b);
+    wt__reservoir_release(&c);
+    wt__reservoir_release(&d);
+    wt__reservoir_release(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +446,9 @@ int main(void)
         cmocka_unit_test(test_spanstat_narrow_samples_give_what_doubles_give),
         cmocka_unit_test(test_spanstat_adds_after_a_median_replace_the_sorted_positions),
         cmocka_unit_test(test_spanstat_reservoir_room),
+        cmocka_unit_test(test_spanstat_union_median_is_exact_while_each_holds_its_stream),
+        cmocka_unit_test(test_spanstat_union_median_of_one_is_its_median),
+        cmocka_unit_test(test_spanstat_union_median_weighs_samples_by_their_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,6 +253,61 @@ double wt__reservoir_median(wt__reservoir *r)
     return r->med;
 }
 
+double wt__reservoir_median_union(wt__reservoir *const *rs, size_t n)
+{
+    enum { MAX_UNION = 8 };
+    wt__reservoir *v[MAX_UNION];
+    double w[MAX_UNION], total = 0.0;
+    uint32_t at[MAX_UNION];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rs[i] && rs[i]->len) {
+            if (m == MAX_UNION)
+                return NAN; /* no caller has more classes */
+            v[m] = rs[i];
+            /* 1.0 exactly when the reservoir holds its whole stream: the sums below are then
+             * integers, exact in a double */
+            w[m] = (double)rs[i]->n / (double)rs[i]->len;
+            total += (double)rs[i]->n;
+            at[m] = 0;
+            (void)wt__reservoir_median(rs[i]); /* sorts */
+            m++;
+        }
+    if (m == 0)
+        return NAN;
+    if (m == 1)
+        return wt__reservoir_median(v[0]);
+    /* merge the sorted samples, smallest first: lo is the first value at which the weight
+     * so far reaches half the total, hi the first past it (both the middle value for an odd
+     * count of unit weights, the two middle ones for an even count) */
+    const double half = 0.5 * total;
+    double cum = 0.0, lo = NAN, last = NAN;
+    int have_lo = 0;
+    for (;;) {
+        size_t best = m;
+        double x = 0.0;
+        for (size_t i = 0; i < m; i++)
+            if (at[i] < v[i]->len) {
+                const double y = wt__reservoir_at(v[i], at[i]);
+                if (best == m || y < x) {
+                    best = i;
+                    x = y;
+                }
+            }
+        if (best == m) /* rounding left the weights short of half: the largest value */
+            return have_lo ? lo : last;
+        last = x;
+        at[best]++;
+        cum += w[best];
+        if (!have_lo && cum >= half) {
+            lo = x;
+            have_lo = 1;
+        }
+        if (cum > half)
+            return lo == x ? x : 0.5 * (lo + x);
+    }
+}
+
 void wt__reservoir_release(wt__reservoir *r)
 {
     free(r->s);

@@ -245,6 +245,15 @@ int wt__reservoir_copy(wt__reservoir *dst, const wt__reservoir *src);
 /* The median of the samples in seconds (mean of the two middle ones for an even count); NaN
  * when empty. Sorts the samples in place, once until the next add. */
 double wt__reservoir_median(wt__reservoir *r);
+/* The median in seconds of the union of the streams fed to rs[0..n) (NULL entries and empty
+ * reservoirs skipped), each sample of a reservoir standing for r->n / r->len durations of its
+ * stream: a stratified estimate, with the classic definition (the middle value, or the mean of
+ * the two middle ones) as its unit-weight case. So it is exact, and equal to the median of one
+ * reservoir fed every duration, when each reservoir holds its whole stream (r->len == r->n);
+ * with one reservoir it is wt__reservoir_median(). The analyses keep a reservoir per class of
+ * span (HIT, MISS, neither) and this stands for a reservoir of all of them, without its
+ * memory or its samples' cost. NaN when there is no sample. Sorts the reservoirs in place. */
+double wt__reservoir_median_union(wt__reservoir *const *rs, size_t n);
 void wt__reservoir_release(wt__reservoir *r);
 
 #endif

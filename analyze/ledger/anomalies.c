@@ -1,8 +1,8 @@
 /* Anomaly rules over a stream of events: see anomalies.h for the rules and memory bounds.
  *
- * Per (category, label) the pass keeps reservoirs of all durations, HIT durations and MISS
- * durations, the miss count, and the few slowest spans and HITs (the only spans the outlier
- * and slow-HIT rules can name). Misses are kept one by one (bounded list) because their
+ * Per (category, label) the pass keeps reservoirs of HIT durations, MISS durations and the
+ * other spans' durations (their union stands for all of them), the miss count, and the few
+ * slowest spans and HITs (the only spans the outlier and slow-HIT rules can name). Misses are kept one by one (bounded list) because their
  * avoidable cost needs the median HIT, known only at the end. */
 #include "anomalies_int.h"
 
@@ -239,7 +239,6 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
         memset(k, 0, sizeof *k);
         a->label_key_bytes += strlen(l); /* as the ledger counts them: the same spans fold */
         k->floor_slow = k->floor_slow_hits = -1;
-        k->hits_twin = 1;
         k->load_ts_file = k->load_ts = INT64_MAX;
         k->category = wt__an_intern(a, c);
         k->label = wt__an_intern(a, l);
@@ -371,29 +370,18 @@ static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t d
                k->category, k->label, AN_SECS(b, sec), (unsigned long long)ev->tid);
 }
 
-/* The first span of k that is not a HIT: `hits`, until now the twin of `all`, becomes a copy
- * of it (samples, counts, generator state), so that from here on both go their own ways
- * exactly as if both had been sampled all along. 0, or WT_ENOMEM with nothing changed. */
-static int untwin_hits(an_key *k)
-{
-    if (wt__reservoir_copy(&k->hits, &k->all) < 0)
-        return WT_ENOMEM;
-    k->hits_twin = 0;
-    return 0;
-}
-
-/* One span of key k: the per-span path (tens of millions of calls). Of all and HIT durations
- * only n and the median are read: wt__reservoir_sample_ns(), no floating point unless a
- * sample is taken; a span is copied only when it is kept (most are neither slow nor a miss). */
+/* One span of key k: the per-span path (tens of millions of calls). Of the HIT and other
+ * durations only n and the median are read: wt__reservoir_sample_ns(), no floating point
+ * unless a sample is taken; a span is copied only when it is kept (most are neither slow nor a
+ * miss). */
 static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
 {
-    if (WT_UNLIKELY(k->hits_twin && ev->cached != WT_CACHED_HIT) && untwin_hits(k) < 0)
-        return WT_ENOMEM;
     const int64_t dur = ev->dur > 0 ? ev->dur : 0;
     const int64_t ref = ev->ts + dur;
     if (ref > a->last_ts)
         a->last_ts = ref;
-    if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->all, dur) < 0))
+    if (ev->cached != WT_CACHED_HIT && ev->cached != WT_CACHED_MISS &&
+        WT_UNLIKELY(wt__reservoir_sample_ns(&k->others, dur) < 0))
         return WT_ENOMEM;
     if (WT_UNLIKELY(dur > k->floor_slow))
         keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, at_of(ev, dur));
@@ -401,7 +389,7 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
         on_load(a, k, ev);
     if (ev->cached == WT_CACHED_HIT) {
         wt__reservoir *ch = &a->cat_hits[k->cat];
-        if (WT_UNLIKELY((!k->hits_twin && wt__reservoir_sample_ns(&k->hits, dur) < 0) ||
+        if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
                         wt__reservoir_sample_ns(ch, dur) < 0))
             return WT_ENOMEM;
         if (WT_UNLIKELY(dur > k->floor_slow_hits))
@@ -445,32 +433,30 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
     an_key *k = &a->keys[ki - 1];
     const int64_t dur = dur_in > 0 ? dur_in : 0;
     wt__reservoir *ch = &a->cat_hits[k->cat];
-    int common = wt__reservoir_has_room(&k->all) && dur <= k->floor_slow &&
-                 wt__reservoir_narrow(dur) && !(flags & WT_EVF_UNCLOSED);
+    int common = dur <= k->floor_slow && wt__reservoir_narrow(dur) && !(flags & WT_EVF_UNCLOSED);
     if (cached == WT_CACHED_HIT)
-        common = common && (k->hits_twin || wt__reservoir_has_room(&k->hits)) &&
-                 wt__reservoir_has_room(ch) && dur <= k->floor_slow_hits &&
-                 ts >= k->load_ts_file;
+        common = common && wt__reservoir_has_room(&k->hits) && wt__reservoir_has_room(ch) &&
+                 dur <= k->floor_slow_hits && ts >= k->load_ts_file;
     else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
-        common = common && !k->hits_twin && wt__reservoir_has_room(&k->misses) &&
+        common = common && wt__reservoir_has_room(&k->misses) &&
                  a->n_misses >= WT_ANOMALY_MAX_LIST && ts >= k->load_ts_file;
     else
-        common = common && !k->hits_twin; /* the key's first span not a HIT: untwin_hits() */
+        common = common && wt__reservoir_has_room(&k->others);
     if (WT_UNLIKELY(!common))
         return 1;
     const int64_t ref = ts + dur;
     if (ref > a->last_ts)
         a->last_ts = ref;
     /* none of these can fail: each reservoir has room */
-    (void)wt__reservoir_sample_ns(&k->all, dur);
     if (cached == WT_CACHED_HIT) {
-        if (!k->hits_twin)
-            (void)wt__reservoir_sample_ns(&k->hits, dur);
+        (void)wt__reservoir_sample_ns(&k->hits, dur);
         (void)wt__reservoir_sample_ns(ch, dur);
     } else if (cached == WT_CACHED_MISS) {
         (void)wt__reservoir_add_ns(&k->misses, dur);
         a->counts[WT_AN_MISS]++;
         a->omitted++;
+    } else {
+        (void)wt__reservoir_sample_ns(&k->others, dur);
     }
     return 0;
 }
@@ -486,8 +472,8 @@ int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
 /* span_common() over a run of HITs of key ki, the first of s[0..n) (s[k] of key keys[k]): the
  * spans of one label in a row (a program that repeats one span). Its checks per span are then
  * the duration against the lower of the two slowest-span floors, the start against the key's
- * earliest load in the file and the flags; the counts' room (no sample replaced in `all`,
- * `hits` unless it is all's twin, and the category's HITs) is taken once for the run, and
+ * earliest load in the file and the flags; the counts' room (no sample replaced in `hits`
+ * nor in the category's HITs) is taken once for the run, and
  * the counts and the latest end are stored once. Returns how many it took (0: the first is
  * not such a span, for span_common()). */
 static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
@@ -496,9 +482,7 @@ static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
 {
     an_key *const k = &a->keys[ki - 1];
     wt__reservoir *const ch = &a->cat_hits[k->cat];
-    int64_t room = k->all.next - 1 - k->all.n;
-    if (!k->hits_twin && k->hits.next - 1 - k->hits.n < room)
-        room = k->hits.next - 1 - k->hits.n;
+    int64_t room = k->hits.next - 1 - k->hits.n;
     if (ch->next - 1 - ch->n < room)
         room = ch->next - 1 - ch->n;
     if (room <= 0)
@@ -519,8 +503,7 @@ static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
             last = r->ts + dur;
     }
     a->last_ts = last;
-    k->all.n += (int64_t)j;
-    k->hits.n += k->hits_twin ? 0 : (int64_t)j;
+    k->hits.n += (int64_t)j;
     ch->n += (int64_t)j;
     return j;
 }
@@ -532,33 +515,30 @@ static __attribute__((noinline)) size_t hit_run(wt_anomalies *a, uint32_t ki,
 /* Keys past which it does (some 5 KB of state a key once sampling: 1,024 keys are 5 MB). */
 #define AN_FAR_KEYS 1024
 
-/* The lines of key ki that span_common() reads: with thousands of labels in random order each
- * span's key is a cache miss (16,384 keys of some 5 KB each), the next spans' keys are known.
- * Its first bytes up to the end of `hits`, and `misses` for a MISS. */
-static inline void prefetch_key(const wt_anomalies *a, uint32_t ki, uint8_t cached)
+/* The reservoir of key k a span of this cache state goes to. */
+static inline const wt__reservoir *class_of(const an_key *k, uint8_t cached)
 {
-    const char *const p = (const char *)&a->keys[ki - 1];
-    __builtin_prefetch(p, 1);
-    __builtin_prefetch(p + 64, 1);
-    __builtin_prefetch(p + 128, 1);
-    __builtin_prefetch(p + 192, 1);
-    __builtin_prefetch(p + offsetof(an_key, misses) - 1, 1);
-    if (cached == WT_CACHED_MISS)
-        __builtin_prefetch(p + offsetof(an_key, misses) + sizeof(wt__reservoir) - 1, 1);
+    return cached == WT_CACHED_HIT ? &k->hits : cached == WT_CACHED_MISS ? &k->misses : &k->others;
 }
 
-/* Where the span's samples go in key ki's reservoirs (read from the key, by then in cache):
+/* The lines of key ki that span_common() reads: with thousands of labels in random order each
+ * span's key is a cache miss (16,384 keys of some 5 KB each), the next spans' keys are known.
+ * Its header and the reservoir of the span's class. */
+static inline void prefetch_key(const wt_anomalies *a, uint32_t ki, uint8_t cached)
+{
+    const an_key *const k = &a->keys[ki - 1];
+    const char *const r = (const char *)class_of(k, cached);
+    __builtin_prefetch(k, 1);
+    __builtin_prefetch(r, 1);
+    __builtin_prefetch(r + sizeof(wt__reservoir) - 1, 1);
+}
+
+/* Where the span's sample goes in key ki's reservoir (read from the key, by then in cache):
  * the end of the samples while they fill, the replaced one when algorithm L replaces. */
 static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki, uint8_t cached)
 {
-    const an_key *const k = &a->keys[ki - 1];
-    const void *at = wt__reservoir_next_slot(&k->all);
+    const void *at = wt__reservoir_next_slot(class_of(&a->keys[ki - 1], cached));
     if (at)
-        __builtin_prefetch(at, 1);
-    const wt__reservoir *const r = cached == WT_CACHED_HIT    ? &k->hits
-                                   : cached == WT_CACHED_MISS ? &k->misses
-                                                              : NULL;
-    if (r && (at = wt__reservoir_next_slot(r)) != NULL)
         __builtin_prefetch(at, 1);
 }
 
@@ -783,8 +763,8 @@ static void count_repeats(wt_anomalies *a)
  * is of; NULL when there is no HIT at all. */
 static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
 {
-    if (wt__an_key_hits(k)->n) {
-        *med = wt__reservoir_median(wt__an_key_hits(k));
+    if (k->hits.n) {
+        *med = wt__reservoir_median(&k->hits);
         return "label";
     }
     wt__reservoir *ch = &a->cat_hits[k->cat];
@@ -902,8 +882,10 @@ static int finish_keys(wt_anomalies *a)
                          "not help", k->category, k->label, AN_SECS(b1, sec), AN_SECS(b2, mm));
             }
         }
-        if (rc == 0 && k->all.n >= 3 && o->outlier_factor > 0) {
-            double med = wt__reservoir_median(&k->all);
+        const int64_t spans = wt__an_key_spans(k);
+        if (rc == 0 && spans >= 3 && o->outlier_factor > 0) {
+            wt__reservoir *const classes[] = { &k->hits, &k->misses, &k->others };
+            double med = wt__reservoir_median_union(classes, 3);
             for (size_t j = 0; j < k->n_slow && rc == 0; j++) {
                 const an_at *s = &k->slow[j];
                 double sec = (double)s->dur * NS;
@@ -916,7 +898,7 @@ static int finish_keys(wt_anomalies *a)
                 rc = add(a, WT_AN_OUTLIER, "SLOW SPAN", &p,
                          "%s %s took %s, %.1fx the median %s of its %lld siblings", k->category,
                          k->label, AN_SECS(b1, sec), sec / med, AN_SECS(b2, med),
-                         (long long)k->all.n);
+                         (long long)spans);
             }
         }
     }
@@ -1049,9 +1031,9 @@ void wt_anomalies_free(wt_anomalies *a)
         free(a->kinds[k].v);
     }
     for (size_t i = 0; i < a->n_keys; i++) {
-        wt__reservoir_release(&a->keys[i].all);
         wt__reservoir_release(&a->keys[i].hits);
         wt__reservoir_release(&a->keys[i].misses);
+        wt__reservoir_release(&a->keys[i].others);
     }
     for (size_t i = 0; i < a->n_cats; i++)
         wt__reservoir_release(&a->cat_hits[i]);

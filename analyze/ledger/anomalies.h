@@ -8,8 +8,10 @@
  * both).
  *
  * Memory: per (category, label) statistics use a bounded reservoir of WT_STATS_RESERVOIR
- * duration samples per kind (all spans, HITs, MISSes; deterministic reservoir sampling, so
- * medians are exact up to that many spans and an estimate past it), plus the
+ * duration samples per cache state (HITs, MISSes, the others; deterministic reservoir
+ * sampling, so medians are exact up to that many spans and an estimate past it; the median
+ * of all of a label's spans is that of the three's union, weighted by what each sample
+ * stands for: exact while each holds under that many), plus the
  * WT_ANOMALY_KEEP_SLOWEST slowest spans and HITs per label (the only candidates of the outlier
  * and slow-HIT rules). Misses are kept one by one up to WT_ANOMALY_MAX_LIST; past it they are
  * counted (wt_anomalies_omitted()) but not listed; so are the findings of each rule that can

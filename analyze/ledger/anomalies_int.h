@@ -28,18 +28,18 @@ typedef struct an_at {
 } an_at;
 
 typedef struct an_key {
-    /* first: what every span of the key reads (two cache lines) */
+    /* first: what every span of the key reads (the header and its class's reservoir) */
     int64_t floor_slow, floor_slow_hits; /* a span enters slow[] (slow_hits[]) when over this:
                                             -1 while not full, then the shortest kept */
     int64_t load_ts_file; /* the earliest start of a HIT or MISS in the current file (INT64_MAX
                              none): a later one is the common case */
     uint32_t cat; /* index in cat_hits */
-    /* every span of the key so far was a HIT: `hits` would be an exact copy of `all` (the same
-     * durations in the same order into reservoirs of the same fixed seed), so it is left empty
-     * and `all` stands for it (wt__an_key_hits()) until the key's first other span copies it
-     * (a cache that always hits, and 1,000 such labels, sampled every span twice) */
-    uint8_t hits_twin;
-    wt__reservoir all, hits, misses;
+    /* the durations of its HITs, its MISSes and its other spans (cached unknown): each span
+     * goes to one of them. The median of all its spans (the outlier rule's siblings) is that of
+     * their union, each sample weighted by what it stands for (wt__reservoir_median_union():
+     * exact while each holds its whole class; a reservoir of all spans was 1 KB more a label
+     * and a second sample a span). */
+    wt__reservoir hits, misses, others;
     const char *category, *label;
     an_at slow[WT_ANOMALY_KEEP_SLOWEST], slow_hits[WT_ANOMALY_KEEP_SLOWEST];
     uint8_t n_slow, n_slow_hits;
@@ -127,10 +127,10 @@ struct wt_anomalies {
     int files_seen, damaged_reported;
 };
 
-/* The reservoir of k's HIT durations (its `all` while they are the same: hits_twin). */
-static inline wt__reservoir *wt__an_key_hits(an_key *k)
+/* How many spans key k has had. */
+static inline int64_t wt__an_key_spans(const an_key *k)
 {
-    return k->hits_twin ? &k->all : &k->hits;
+    return k->hits.n + k->misses.n + k->others.n;
 }
 
 /* Rounds of one file whose starts are kept, to tell the round of a MISS; later ones are taken
