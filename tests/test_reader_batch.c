@@ -1276,6 +1276,47 @@ static void test_batch_many_frames_through_the_queue(void **state)
     unlink(path);
 }
 
+/* Frames of over a MiB each (200,000 spans) among small ones: in the ctest run with
+ * WALLTIME_READER_THREAD=1 the queue stops at its byte bound before its frame bound, and a
+ * big frame's buffer is freed instead of kept spare (reader.c, AHEAD_SPARE_CAP); every span
+ * still arrives once, in order, and the frames are counted. */
+static void test_batch_big_frames_through_the_queue(void **state)
+{
+    (void)state;
+    const char *path = tmp("bigframes");
+    tb *b = tb_create(path, 1, 0, 0);
+    int64_t want = 0;
+    int frames = 0;
+    for (int f = 0; f < 14; f++) {
+        const int n = f % 3 == 1 ? 200000 : 30;
+        for (int i = 0; i < n; i++, want++)
+            tb_span(b, 1, 1000 * want, 1000 * want + 7 + want % 13, 0, "c", "l");
+        tb_frame(b);
+        frames++;
+    }
+    tb_close(b, TB_END_CLEAN, 1000 * want + 100, 0);
+    wt_reader *r;
+    assert_int_equal(wt_reader_open(path, &r), 0);
+    wt_event ev;
+    int64_t k = 0;
+    int rc;
+    while ((rc = wt_reader_next(r, &ev)) > 0) {
+        if (ev.kind != WT_EV_SPAN)
+            continue;
+        assert_int_equal(ev.ts, 1000 * k);
+        assert_int_equal(ev.dur, 7 + k % 13);
+        k++;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(k, want);
+    wt_reader_stats st;
+    wt_reader_get_stats(r, &st);
+    assert_int_equal(st.frames, frames + 1); /* and the end record's */
+    assert_int_equal(st.frames_damaged, 0);
+    wt_reader_free(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1293,6 +1334,7 @@ int main(void)
         cmocka_unit_test(test_batch_varints_of_every_length),
         cmocka_unit_test(test_batch_varints_that_do_not_parse),
         cmocka_unit_test(test_batch_many_frames_through_the_queue),
+        cmocka_unit_test(test_batch_big_frames_through_the_queue),
         cmocka_unit_test(test_batch_takes_the_tables_last_id),
         cmocka_unit_test(test_batch_spans_before_any_string),
         cmocka_unit_test(test_records_take_counters_among_spans),

@@ -11,7 +11,8 @@
 #include "encode.h"
 #include "format.h"
 
-#define TB_BUF (1u << 20)
+/* frames up to the format's largest, so the tests reach the reader's paths for big frames */
+#define TB_BUF WT__FRAME_MAX
 
 struct tb {
     FILE *f;
