@@ -31,6 +31,7 @@
  * Environment: WALLTIME_ZSTD_LEVEL, WALLTIME_RING and WALLTIME_RING_WAIT_MS are honoured. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,29 @@ static double median(const double *v, int n)
     qsort(s, (size_t)n, sizeof *s, cmp_double);
     return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
+
+/* ---- one CPU for what is compared ----
+ * The floor and the loops it is compared with run on one CPU: on the project's 2-vCPU VM the
+ * two vCPUs do not run at one speed (an ALU loop took 0.45 s on one and 0.72 s on the other,
+ * and which one is slower changes over minutes with the host's other load), so a repetition
+ * whose floor ran on one and its spans on the other was off by up to 60 %. The recording
+ * thread pins itself to the CPU it is on for each repetition and lets go after; the writer
+ * thread, made by wt_open() while the recording thread is free, runs where the kernel puts it.
+ */
+static cpu_set_t start_cpus;
+
+static void pin_here(void)
+{
+    const int c = sched_getcpu();
+    if (c < 0)
+        return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c, &one);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+static void unpin(void) { (void)pthread_setaffinity_np(pthread_self(), sizeof start_cpus, &start_cpus); }
 
 /* One figure for bench/run: target "<= X" or "" (none); met 1, 0 or -1 (no target). */
 static void fig(const char *name, double v, const char *unit, const char *target, int met)
@@ -324,10 +348,16 @@ static double disk_bytes(int pat, int fmt, uint64_t *lost, uint64_t *dropped)
 }
 
 /* ---- a busy machine ---- */
-static pid_t spinner(void)
+/* A child spinning on every CPU but `busy_cpu` (the recording thread's, pinned there). */
+static pid_t spinner(int busy_cpu)
 {
     const pid_t pid = fork();
     if (pid == 0) {
+        cpu_set_t others = start_cpus;
+        if (busy_cpu >= 0)
+            CPU_CLR(busy_cpu, &others);
+        if (CPU_COUNT(&others) > 0)
+            (void)sched_setaffinity(0, sizeof others, &others);
         for (volatile uint64_t x = 0;; x++)
             ;
     }
@@ -357,6 +387,7 @@ static int one_pattern_main(const char *pname, const char *style, const char *sp
     const long n = spans ? atol(spans) : 1000000;
     const uint32_t un = n > 0 && n < 1000000000 ? (uint32_t)n : 1000000;
     loop_once(pat, fmt, 1, N_SPANS); /* warm: the thread, its strings and caches */
+    pin_here();
     const double f = floor_once();
     const run_res r = one_pattern(pat, fmt, un);
     const run_res base = loop_once(pat, fmt, 0, un);
@@ -369,6 +400,8 @@ static int one_pattern_main(const char *pname, const char *style, const char *sp
 int main(int argc, char **argv)
 {
     const int only_busy = argc > 1 && strcmp(argv[1], "busy") == 0;
+    if (pthread_getaffinity_np(pthread_self(), sizeof start_cpus, &start_cpus) != 0)
+        CPU_ZERO(&start_cpus);
     setenv("WALLTIME_SUMMARY", "0", 1);
     char path[256];
     snprintf(path, sizeof path, "/tmp/bench_record-%d.wtrace", (int)getpid());
@@ -421,9 +454,11 @@ int main(int argc, char **argv)
             double c[REPS], w[REPS], p[REPS], q[REPS], pq[REPS];
             long vc = 0;
             for (int r = 0; r < REPS; r++) {
+                pin_here();
                 const double fr = floor_once();
                 const run_res base = loop_once(pat, fmt, 0, N_SPANS);
                 const run_res rr = loop_once(pat, fmt, 1, N_SPANS);
+                unpin();
                 c[r] = rr.cpu - base.cpu;
                 w[r] = rr.wall - base.wall;
                 p[r] = rr.proc - base.proc;
@@ -481,8 +516,10 @@ int main(int argc, char **argv)
     {
         double q[REPS], v[REPS];
         for (int r = 0; r < REPS; r++) {
+            pin_here();
             const double fr = floor_once();
             v[r] = record_once();
+            unpin();
             q[r] = v[r] / fr;
         }
         printf("wt_record + caller's 2 clock_gettime: %.1f ns, %.2fx floor\n", median(v, REPS),
@@ -493,7 +530,8 @@ int main(int argc, char **argv)
     /* a busy machine: the other core spins */
 busy:
     {
-        const pid_t child = spinner();
+        pin_here(); /* the spinner takes the other core; the writer runs where it can */
+        const pid_t child = spinner(sched_getcpu());
         static const int busy[][2] = { { P_CONST, 0 }, { P_RANDOM, 0 }, { P_RANDOM, 1 } };
         for (size_t k = 0; k < sizeof busy / sizeof busy[0]; k++) {
             double q[BUSY_REPS], c[BUSY_REPS], p[BUSY_REPS];
@@ -521,6 +559,7 @@ busy:
             kill(child, SIGKILL);
             waitpid(child, NULL, 0);
         }
+        unpin();
     }
     wt_close();
     uint64_t spans_file, dropped_file;
