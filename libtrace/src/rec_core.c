@@ -255,6 +255,8 @@ static __attribute__((noinline)) void end_text(wt__tstate *ts, const wt__open *o
         return;
     }
     wt__ent *e = wt__ring_at(ts, head);
+    wt__ring_prefetch(ts, head + WT__RING_AHEAD);
+    wt__ring_prefetch(ts, head + WT__RING_AHEAD + n - 1);
     e->t0 = o->t0;
     e->t1 = t;
     e->a = lab;
@@ -317,6 +319,7 @@ static inline __attribute__((always_inline)) void end_impl(wt_span h, wt_cached 
         return;
     }
     wt__ent *e = wt__ring_at(ts, head);
+    wt__ring_prefetch(ts, head + WT__RING_AHEAD);
     e->t0 = o->t0;
     e->t1 = t;
     e->a = o->label;

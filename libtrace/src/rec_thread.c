@@ -10,6 +10,9 @@
  * without waiting until its ring has room again: a writer that is stuck costs a recording
  * call at most one bound, and a stuck writer costs each thread one bound per stall, not one
  * per event. docs/RECORDER.md has the figures behind the choice. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -43,6 +46,21 @@ static void on_thread_exit(void *p)
 
 static void make_key(void) { pthread_key_create(&key, on_thread_exit); }
 
+/* Whether the CPU has PREFETCHW (CPUID 0x80000001 ECX bit 8, AMD's 3DNowPrefetch and Intel's
+ * PRFCHW): wt__ring_prefetch() uses it only then. */
+static uint32_t has_prefetchw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000001u ||
+        !__get_cpuid(0x80000001u, &a, &b, &c, &d))
+        return 0;
+    return (c >> 8) & 1u;
+#else
+    return 1; /* __builtin_prefetch's write hint: no CPU faults on it */
+#endif
+}
+
 static void init_state(wt__tstate *ts)
 {
     const uint64_t h = atomic_load_explicit(&ts->head, memory_order_relaxed);
@@ -53,6 +71,7 @@ static void init_state(wt__tstate *ts)
     ts->serial = atomic_fetch_add(&wt__g.serials, 1) + 1;
     ts->tag_base = (uint64_t)(ts->serial & 0xffffu) << 32;
     ts->tid = (uint64_t)syscall(SYS_gettid);
+    ts->pfw = has_prefetchw(); /* cpuid, like the syscall above: fine in a signal handler */
 }
 
 static wt__tstate *tstate_make(void);
