@@ -867,6 +867,67 @@ static void test_reader_reopen_reads_each_file_as_a_fresh_open(void **state)
     unlink(junk);
 }
 
+/* 400,000 distinct labels of 20-26 bytes (over 8 MiB of strings, past the arena's switch to
+ * big blocks at 4 MiB, and a string table of over 2 MiB, past its switch to big memory at
+ * 256 Ki ids): every span reads back its own label, by event and by id, in a first file and
+ * again after a reopen onto a small file and back (the big blocks and table given back and
+ * taken again). */
+static void test_reader_many_strings_in_big_memory(void **state)
+{
+    (void)state;
+    enum { N = 400000 };
+    char path[256], small[256];
+    snprintf(path, sizeof path, "%s", tmp("many_strings"));
+    snprintf(small, sizeof small, "%s", tmp("many_small"));
+    tb *b = tb_create(path, 5, 0, 0);
+    char label[64];
+    for (int i = 0; i < N; i++) {
+        snprintf(label, sizeof label, "tensor.%d.weight%s", i, i % 3 ? "" : ".bias");
+        tb_span(b, 1, 10 * (int64_t)i, 10 * (int64_t)i + 5, 0, "w", label);
+    }
+    tb_close(b, TB_END_CLEAN, 10 * (int64_t)N + 10, 0);
+    b = tb_create(small, 6, 0, 0);
+    tb_span(b, 1, 0, 5, 0, "x", "y");
+    tb_close(b, TB_END_CLEAN, 10, 0);
+    wt_reader *r = NULL;
+    const char *order[] = { path, small, path };
+    for (size_t f = 0; f < 3; f++) {
+        const int rc = r ? wt_reader_reopen(r, order[f]) : wt_reader_open(order[f], &r);
+        assert_int_equal(rc, 0);
+        wt_event ev;
+        int k = 0, got;
+        while ((got = wt_reader_next(r, &ev)) > 0) {
+            if (ev.kind != WT_EV_SPAN)
+                continue;
+            if (order[f] == small) {
+                assert_string_equal(ev.label, "y");
+                k++;
+                continue;
+            }
+            snprintf(label, sizeof label, "tensor.%d.weight%s", k, k % 3 ? "" : ".bias");
+            assert_string_equal(ev.label, label);
+            assert_string_equal(ev.category, "w");
+            k++;
+        }
+        assert_int_equal(got, 0);
+        assert_int_equal(k, order[f] == small ? 1 : N);
+        if (order[f] == path) {
+            /* ids by the table: "w" is 1, label i is i + 2 */
+            for (int i = 0; i < N; i += 9973) {
+                snprintf(label, sizeof label, "tensor.%d.weight%s", i, i % 3 ? "" : ".bias");
+                assert_string_equal(wt_reader_string(r, (uint32_t)i + 2), label);
+            }
+            wt_reader_stats st;
+            wt_reader_get_stats(r, &st);
+            assert_int_equal(st.strings, N + 1);
+            assert_int_equal(st.errors, 0);
+        }
+    }
+    wt_reader_free(r);
+    unlink(path);
+    unlink(small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -890,6 +951,7 @@ int main(void)
         cmocka_unit_test(test_reader_lost_string_definitions_do_not_poison_later_frames),
         cmocka_unit_test(test_reader_old_recorders_out_of_range_spans_read_back),
         cmocka_unit_test(test_reader_reopen_reads_each_file_as_a_fresh_open),
+        cmocka_unit_test(test_reader_many_strings_in_big_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* Test fixture: see tracebuild.h. Linear string lookup is fine for test-sized traces. */
+/* Test fixture: see tracebuild.h. Strings are found by a small hash table (a test may define
+ * hundreds of thousands). */
 #include "tracebuild.h"
 
 #include <dirent.h>
@@ -25,6 +26,8 @@ struct tb {
     int raw;
     char **strs;
     uint32_t nstr, cap;
+    uint32_t *slots; /* open addressing: index + 1 into strs, 0 empty; size nslots */
+    uint32_t nslots;
     uint32_t written; /* strings already in the file's frames */
     uint8_t *buf, *out;
     wt__enc enc;
@@ -112,14 +115,45 @@ void tb_frame(tb *b)
     wt__enc_reset(&b->enc, b->buf, TB_BUF);
 }
 
+static uint64_t str_hash(const char *s) /* FNV-1a */
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
 /* The id of `s` (0 for NULL), defining it in the current frame when new. */
 static uint32_t sid(tb *b, const char *s)
 {
     if (!s)
         return 0;
-    for (uint32_t i = 0; i < b->nstr; i++)
-        if (!strcmp(b->strs[i], s))
-            return i + 1;
+    const uint64_t h = str_hash(s);
+    for (uint32_t j = b->nslots ? (uint32_t)h & (b->nslots - 1) : 0; b->nslots && b->slots[j];
+         j = (j + 1) & (b->nslots - 1))
+        if (!strcmp(b->strs[b->slots[j] - 1], s))
+            return b->slots[j];
+    if (2 * (b->nstr + 1) > b->nslots) { /* grow to keep the load under a half */
+        const uint32_t n = b->nslots ? 2 * b->nslots : 1024;
+        uint32_t *ns = calloc(n, sizeof *ns);
+        if (!ns)
+            die("out of memory");
+        for (uint32_t i = 0; i < b->nstr; i++) {
+            uint32_t j = (uint32_t)str_hash(b->strs[i]) & (n - 1);
+            while (ns[j])
+                j = (j + 1) & (n - 1);
+            ns[j] = i + 1;
+        }
+        free(b->slots);
+        b->slots = ns;
+        b->nslots = n;
+    }
+    {
+        uint32_t j = (uint32_t)h & (b->nslots - 1);
+        while (b->slots[j])
+            j = (j + 1) & (b->nslots - 1);
+        b->slots[j] = b->nstr + 1;
+    }
     if (b->nstr == b->cap) {
         b->cap = b->cap ? b->cap * 2 : 64;
         b->strs = realloc(b->strs, b->cap * sizeof *b->strs);
@@ -220,6 +254,7 @@ void tb_close(tb *b, int end, int64_t ts, int signo)
     for (uint32_t i = 0; i < b->nstr; i++)
         free(b->strs[i]);
     free(b->strs);
+    free(b->slots);
     free(b->buf);
     free(b->out);
     free(b->path);

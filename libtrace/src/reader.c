@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "format.h"
 #include "reader_src.h"
 #include "walltime/reader.h"
@@ -50,6 +51,8 @@ static const char undefined_mark[] = "(undefined)";
 _Static_assert((MAX_STRINGS & (MAX_STRINGS - 1)) == 0, "the string table's size is a power of two");
 #define MAX_THREADS 65536u
 #define ARENA_BLOCK (64u << 10)
+/* Past this many bytes of strings the arena takes blocks of WT__BIG_UNIT (bigmem.h). */
+#define ARENA_BIG_AFTER ((size_t)4 << 20)
 /* Absolute times must stay below this (about 146 years in ns) so sums never overflow. */
 #define TIME_MAX (INT64_MAX / 2)
 /* Read-ahead: frames decoded ahead, at most; the reader wakes the helper once the queue is
@@ -68,6 +71,7 @@ _Static_assert((MAX_STRINGS & (MAX_STRINGS - 1)) == 0, "the string table's size 
 typedef struct arena_block {
     struct arena_block *next;
     size_t used, cap;
+    int big; /* from wt__big_alloc(WT__BIG_UNIT), else from malloc() */
     char data[];
 } arena_block;
 
@@ -127,6 +131,7 @@ struct wt_reader {
      * (str NULL) or a power of two up to MAX_STRINGS. */
     const char **str;
     uint32_t str_cap;
+    int str_big; /* str is from wt__big_alloc() (its size (str_cap + 1) pointers), else malloc() */
     /* ids below def_lim (<= str_cap) are all defined: most spans' three ids are judged by this
      * one bound, not by three loads of their slots (def_advance() keeps it) */
     uint32_t def_lim;
@@ -167,16 +172,54 @@ static int fail(wt_reader *r, int code, uint64_t off, const char *fmt, ...)
 
 /* ---- strings and threads ------------------------------------------------------------ */
 
+/* A new arena block for a string of n bytes and its NUL: a big one once the arena holds
+ * ARENA_BIG_AFTER bytes (a small one if that fails), NULL when there is no memory. */
+static arena_block *arena_block_new(const wt_reader *r, size_t n)
+{
+    if (r->arena_bytes >= ARENA_BIG_AFTER && n + 1 <= WT__BIG_UNIT - sizeof(arena_block)) {
+        arena_block *b = wt__big_alloc(WT__BIG_UNIT);
+        if (b) {
+            b->cap = WT__BIG_UNIT - sizeof *b;
+            b->big = 1;
+            return b;
+        }
+    }
+    const size_t cap = n + 1 > ARENA_BLOCK ? n + 1 : ARENA_BLOCK;
+    arena_block *b = malloc(sizeof *b + cap);
+    if (b) {
+        b->cap = cap;
+        b->big = 0;
+    }
+    return b;
+}
+
+static void arena_block_free(arena_block *b)
+{
+    if (b && b->big)
+        wt__big_free(b, WT__BIG_UNIT);
+    else
+        free(b);
+}
+
+static void str_table_free(wt_reader *r)
+{
+    if (r->str_big)
+        wt__big_free(r->str, ((size_t)r->str_cap + 1) * sizeof *r->str);
+    else
+        free(r->str);
+    r->str = NULL;
+    r->str_cap = 0;
+    r->str_big = 0;
+}
+
 static const char *intern(wt_reader *r, const uint8_t *s, size_t n)
 {
     if (!r->arena || r->arena->cap - r->arena->used < n + 1) {
-        size_t cap = n + 1 > ARENA_BLOCK ? n + 1 : ARENA_BLOCK;
-        arena_block *b = malloc(sizeof *b + cap);
+        arena_block *b = arena_block_new(r, n);
         if (!b)
             return NULL;
         b->next = r->arena;
         b->used = 0;
-        b->cap = cap;
         r->arena = b;
     }
     char *dst = r->arena->data + r->arena->used;
@@ -516,7 +559,22 @@ static int str_slots(wt_reader *r, uint32_t n)
         uint32_t cap = r->str_cap ? r->str_cap : 256;
         while (cap < n)
             cap *= 2; /* stops at MAX_STRINGS at most: a power of two, and n <= it */
-        const char **s = realloc(r->str, ((size_t)cap + 1) * sizeof *s);
+        const size_t had = r->str ? ((size_t)r->str_cap + 1) * sizeof *r->str : 0,
+                     want = ((size_t)cap + 1) * sizeof *r->str;
+        const char **s;
+        if (want < WT__BIG_UNIT) {
+            s = realloc(r->str, want);
+        } else if (r->str_big) {
+            s = wt__big_resize(r->str, had, want); /* the pages move, not the bytes */
+        } else {
+            s = wt__big_alloc(want);
+            if (s && had)
+                memcpy(s, r->str, had);
+            if (s) {
+                free(r->str);
+                r->str_big = 1;
+            }
+        }
         if (!s)
             return WT_ENOMEM;
         s[0] = NULL;
@@ -1119,22 +1177,19 @@ static void reset_for_next(wt_reader *r)
     for (size_t i = 0; i < sizeof r->info_strings / sizeof r->info_strings[0]; i++)
         free(r->info_strings[i]);
     arena_block *keep_block = r->arena;
-    if (keep_block && keep_block->cap != ARENA_BLOCK)
+    if (keep_block && (keep_block->big || keep_block->cap != ARENA_BLOCK))
         keep_block = NULL; /* one made for a long string: not the size the next file wants */
     for (arena_block *b = r->arena, *next; b; b = next) {
         next = b->next;
         if (b != keep_block)
-            free(b);
+            arena_block_free(b);
     }
     if (keep_block) {
         keep_block->next = NULL;
         keep_block->used = 0;
     }
-    if (r->str_cap > KEEP_STR_SLOTS) {
-        free(r->str);
-        r->str = NULL;
-        r->str_cap = 0;
-    }
+    if (r->str_cap > KEEP_STR_SLOTS)
+        str_table_free(r);
     if (r->tid_cap > KEEP_TID_SLOTS) {
         free(r->tids);
         r->tids = NULL;
@@ -1148,6 +1203,7 @@ static void reset_for_next(wt_reader *r)
     const wt__fbuf cur = { r->cur.p, 0, r->cur.cap, 0 };
     const char **const str = r->str;
     const uint32_t str_cap = r->str_cap;
+    const int str_big = r->str_big;
     uint64_t *const tids = r->tids;
     const size_t tid_cap = r->tid_cap;
     char *const path = r->path;
@@ -1158,6 +1214,7 @@ static void reset_for_next(wt_reader *r)
     r->cur = cur;
     r->str = str;
     r->str_cap = str_cap;
+    r->str_big = str_big;
     r->arena = keep_block;
     r->tids = tids;
     r->tid_cap = tid_cap;
@@ -1437,10 +1494,10 @@ void wt_reader_free(wt_reader *r)
         free(r->info_strings[i]);
     while (r->arena) {
         arena_block *next = r->arena->next;
-        free(r->arena);
+        arena_block_free(r->arena);
         r->arena = next;
     }
-    free(r->str);
+    str_table_free(r);
     free(r->tids);
     free(r->cur.p);
     free(r->path);
