@@ -495,6 +495,9 @@ static __attribute__((noinline)) uint32_t tcache_miss(wt__icache *c, wt__tcache 
         set[1] = set[0];
         set[0].head[0] = k.head[0];
         set[0].head[1] = k.head[1];
+        memset(set[0].tail, 0, sizeof set[0].tail);
+        if (len > 16)
+            memcpy(set[0].tail, s + 16, len - 16 < WT__TCACHE_TAIL ? len - 16 : WT__TCACHE_TAIL);
         set[0].len1 = len + 1;
         set[0].id = id;
     }
