@@ -190,7 +190,7 @@ static void test_spanstat_median_sorts_as_the_model(void **state)
  * same n, min, max, total, median and samples, bit for bit, at many points as they fill,
  * sample (algorithm L replacing) and, in some sequences, widen part way (a long duration
  * after the reservoir is full, while it samples); with wt__reservoir_add_ns() and
- * wt__reservoir_sample_ns() alike, and through copies (wt__reservoir_copy()). */
+ * wt__reservoir_sample_ns() alike. */
 static void same_reservoirs(const wt__reservoir *a, const wt__reservoir *b)
 {
     assert_int_equal(a->n, b->n);
@@ -239,15 +239,6 @@ static void test_spanstat_narrow_samples_give_what_doubles_give(void **state)
                     assert_memory_equal(&mn, &md, sizeof mn);
                 }
                 same_reservoirs(&nar, &dbl);
-            }
-            if (i == 4000) { /* carry on with copies: the copies are what is compared */
-                wt__reservoir cn, cd;
-                assert_int_equal(wt__reservoir_copy(&cn, &nar), 0);
-                assert_int_equal(wt__reservoir_copy(&cd, &dbl), 0);
-                wt__reservoir_release(&nar);
-                wt__reservoir_release(&dbl);
-                nar = cn;
-                dbl = cd;
             }
         }
         /* past 3000 the long and negative durations widen it once one is sampled */

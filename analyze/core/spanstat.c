@@ -213,20 +213,6 @@ int wt__reservoir_add_slow(wt__reservoir *r, int64_t ns)
     return rc;
 }
 
-int wt__reservoir_copy(wt__reservoir *dst, const wt__reservoir *src)
-{
-    wt__reservoir c = *src;
-    if (src->cap) {
-        const size_t size = src->wide ? sizeof(double) : sizeof(uint32_t);
-        c.s = malloc(src->cap * size);
-        if (!c.s)
-            return WT_ENOMEM;
-        memcpy(c.s, src->s, src->len * size);
-    }
-    *dst = c;
-    return 0;
-}
-
 /* Runs of this many samples are sorted by insertion before the merges. */
 #define SORT_RUN 8
 #define SORT_T double

@@ -239,9 +239,6 @@ static inline double wt__reservoir_at(const wt__reservoir *r, uint32_t i)
 {
     return r->wide ? ((const double *)r->s)[i] : (double)((const uint32_t *)r->s)[i] * 1e-9;
 }
-/* dst becomes a copy of src, samples and all (dst's own memory is not released). Returns 0 or
- * WT_ENOMEM (dst unchanged). */
-int wt__reservoir_copy(wt__reservoir *dst, const wt__reservoir *src);
 /* The median of the samples in seconds (mean of the two middle ones for an even count); NaN
  * when empty. Sorts the samples in place, once until the next add. */
 double wt__reservoir_median(wt__reservoir *r);
