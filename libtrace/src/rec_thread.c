@@ -47,15 +47,21 @@ static void on_thread_exit(void *p)
 static void make_key(void) { pthread_key_create(&key, on_thread_exit); }
 
 /* Whether the CPU has PREFETCHW (CPUID 0x80000001 ECX bit 8, AMD's 3DNowPrefetch and Intel's
- * PRFCHW): wt__ring_prefetch() uses it only then. */
+ * PRFCHW): wt__ring_prefetch() uses it only then. Asked once a process (CPUID traps to the
+ * hypervisor in a VM), then kept: 0 or 1, -1 not asked yet; two threads asking at once get
+ * the same answer. */
 static uint32_t has_prefetchw(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000001u ||
-        !__get_cpuid(0x80000001u, &a, &b, &c, &d))
-        return 0;
-    return (c >> 8) & 1u;
+    static atomic_int known = -1;
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v < 0) {
+        unsigned a, b, c, d;
+        v = __get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000001u &&
+            __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 8) & 1u);
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return (uint32_t)v;
 #else
     return 1; /* __builtin_prefetch's write hint: no CPU faults on it */
 #endif
@@ -71,7 +77,7 @@ static void init_state(wt__tstate *ts)
     ts->serial = atomic_fetch_add(&wt__g.serials, 1) + 1;
     ts->tag_base = (uint64_t)(ts->serial & 0xffffu) << 32;
     ts->tid = (uint64_t)syscall(SYS_gettid);
-    ts->pfw = has_prefetchw(); /* cpuid, like the syscall above: fine in a signal handler */
+    ts->pfw = has_prefetchw(); /* cpuid and an atomic: fine in a signal handler */
 }
 
 static wt__tstate *tstate_make(void);
