@@ -116,7 +116,10 @@ static void pin_here(void)
     (void)pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }
 
-static void unpin(void) { (void)pthread_setaffinity_np(pthread_self(), sizeof start_cpus, &start_cpus); }
+static void unpin(void)
+{
+    (void)pthread_setaffinity_np(pthread_self(), sizeof start_cpus, &start_cpus);
+}
 
 /* One figure for bench/run: target "<= X" or "" (none); met 1, 0 or -1 (no target). */
 static void fig(const char *name, double v, const char *unit, const char *target, int met)

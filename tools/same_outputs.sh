@@ -72,7 +72,9 @@ for t in "${traces[@]}"; do
 done
 if [ ${#traces[@]} -ge 2 ]; then
     set -- "${traces[@]:0:3}"
-    for c in "ledger" "ledger --json" "anomalies --json --all"; do compare "(several: $*)" "$c" "$@"; done
+    for c in "ledger" "ledger --json" "anomalies --json --all"; do
+        compare "(several: $*)" "$c" "$@"
+    done
 fi
 echo "same_outputs: $((n - bad)) of $n equal"
 [ $bad -eq 0 ]

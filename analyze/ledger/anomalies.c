@@ -2,8 +2,9 @@
  *
  * Per (category, label) the pass keeps reservoirs of HIT durations, MISS durations and the
  * other spans' durations (their union stands for all of them), the miss count, and the few
- * slowest spans and HITs (the only spans the outlier and slow-HIT rules can name). Misses are kept one by one (bounded list) because their
- * avoidable cost needs the median HIT, known only at the end. */
+ * slowest spans and HITs (the only spans the outlier and slow-HIT rules can name). Misses are
+ * kept one by one (bounded list) because their avoidable cost needs the median HIT, known
+ * only at the end. */
 #include "anomalies_int.h"
 
 #include <math.h>
