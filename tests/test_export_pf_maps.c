@@ -215,6 +215,46 @@ static void test_pf_itab_budget_worked_by_hand(void **state)
     free(t);
 }
 
+/* Past the budget (the first string refused), lookups of strings not cached go through the
+ * filter of those interned: each of 5,000 interned before is found by its content (a copy at
+ * another address, so the pointer cache has nothing), strings never interned stay out and add
+ * nothing, and one that fits the budget's rest after the refusal is interned and found too. */
+static void test_pf_itab_past_the_budget_finds_every_interned_string(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    pf_itab *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    size_t budget = (size_t)N * (10 + 1 + 40) + (4 + 1 + 40);
+    t->budget = &budget;
+    int is_new;
+    char s[32], copy[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(s, sizeof s, "tensor%04d", i); /* 10 bytes */
+        wt__pf_itab_forget_pointers(t); /* one buffer: its pointer is not the string's key */
+        assert_int_equal(get(t, s, &is_new), i + 1);
+    }
+    assert_int_equal(budget, 4 + 1 + 40);
+    assert_int_equal(get(t, "a string too long for the rest", &is_new), 0); /* refused */
+    assert_int_equal(get(t, "new!", &is_new), N + 1); /* 4 bytes: fits exactly */
+    assert_int_equal(budget, 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(copy, sizeof copy, "tensor%04d", i);
+        wt__pf_itab_forget_pointers(t);
+        assert_int_equal(get(t, copy, &is_new), i + 1);
+        assert_int_equal(is_new, 0);
+        snprintf(copy, sizeof copy, "absent%04d", i);
+        wt__pf_itab_forget_pointers(t);
+        assert_int_equal(get(t, copy, &is_new), 0);
+    }
+    snprintf(copy, sizeof copy, "new!");
+    wt__pf_itab_forget_pointers(t);
+    assert_int_equal(get(t, copy, &is_new), N + 1);
+    assert_int_equal(t->n, N + 1);
+    wt__pf_itab_release(t);
+    free(t);
+}
+
 /* ---- UTF-8 ---- */
 
 /* The model: a byte at a time, a sequence by the JSON writer's decoder. */
@@ -274,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_pf_itab_lookups_match_first_appearances),
         cmocka_unit_test(test_pf_itab_grows_at_three_quarters),
         cmocka_unit_test(test_pf_itab_budget_worked_by_hand),
+        cmocka_unit_test(test_pf_itab_past_the_budget_finds_every_interned_string),
         cmocka_unit_test(test_pf_utf8_ok_matches_bytewise_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,33 @@ static int itab_grow(pf_itab *t)
     return 0;
 }
 
+/* The filter's word of hash h and its two bits there (other bits of h than the slots' index
+ * and tag use first: any bits of the hash would be as good). */
+static inline size_t absent_word(uint64_t h) { return (size_t)(h >> 40) & (PF_ABSENT_WORDS - 1); }
+static inline uint64_t absent_bits(uint64_t h)
+{
+    return 1ull << ((h >> 20) & 63) | 1ull << ((h >> 26) & 63);
+}
+
+static void absent_add(uint64_t *f, uint64_t h) { f[absent_word(h)] |= absent_bits(h); }
+
+/* 0 when no string of hash h was interned since the filter was made (with all then held). */
+static inline int absent_maybe(const uint64_t *f, uint64_t h)
+{
+    const uint64_t b = absent_bits(h);
+    return (f[absent_word(h)] & b) == b;
+}
+
+/* The filter, at the first string refused: every string interned until now in it. Without
+ * memory for it, lookups probe as before. */
+static void absent_make(pf_itab *t)
+{
+    if ((t->absent = calloc(PF_ABSENT_WORDS, sizeof *t->absent)) == NULL)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        absent_add(t->absent, t->v[i].h);
+}
+
 /* Puts (s, iid) in the pointer cache: in the set's first free way (empty or of an older
  * generation), the ways before it moving down one, so a set is in order of insertion and the
  * oldest goes when all four are taken. */
@@ -53,6 +80,11 @@ static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *i
     if ((t->n + 1) * 4 > t->scap * 3 && itab_grow(t) < 0)
         return WT_ENOMEM;
     const uint64_t h = wt__str_hash(s, len), tag = h >> 32 << 32;
+    if (t->absent && !need && !absent_maybe(t->absent, h) &&
+        len + 1 + PF_ISTR_OVERHEAD > *t->budget) {
+        *iid = 0; /* surely not interned, and no room for it: what the probe below would find */
+        return 0;
+    }
     size_t j = h & (t->scap - 1);
     for (; t->slots[j]; j = (j + 1) & (t->scap - 1)) {
         if ((t->slots[j] ^ tag) >> 32)
@@ -76,6 +108,8 @@ static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *i
         size_t cost = len + 1 + PF_ISTR_OVERHEAD; /* repair may grow it: counted when stored */
         if (cost > *t->budget && !need) {
             *iid = 0; /* not cached: a lookup of a string past the bound hashes again */
+            if (!t->absent)
+                absent_make(t);
             return 0;
         }
     }
@@ -97,6 +131,8 @@ static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *i
     }
     t->v[t->n].s = copy;
     t->v[t->n].h = h;
+    if (t->absent)
+        absent_add(t->absent, h);
     t->slots[j] = tag | (uint32_t)++t->n;
     *iid = (uint32_t)t->n;
     *is_new = 1;
@@ -140,6 +176,7 @@ void wt__pf_itab_release(pf_itab *t)
         free(t->v[i].s);
     free(t->v);
     free(t->slots);
+    free(t->absent);
 }
 
 static size_t kmix(uint64_t a, uint64_t b)

@@ -37,6 +37,13 @@ static inline size_t wt__pf_ptr_set(const char *s)
     return (size_t)(((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> (64 - PF_PTR_SET_BITS));
 }
 
+/* The filter's size: 512 KiB. For the ~560,000 strings the default budget allows, a word holds
+ * about eight, and a string not interned finds both its bits set about one time in fourteen;
+ * over unique labels 1 MiB (one in fifty) and 256 KiB (one in six) took as long (alternated,
+ * 10 M spans): the filter's own line is a miss too, whatever its size. */
+#define PF_ABSENT_BITS 16
+#define PF_ABSENT_WORDS (1u << PF_ABSENT_BITS)
+
 typedef struct pf_istr {
     char *s; /* the string as written: valid UTF-8 */
     uint64_t h;
@@ -60,6 +67,13 @@ typedef struct pf_itab {
      * read of v[] out of cache) */
     uint64_t *slots;
     size_t scap;     /* power of two */
+    /* NULL until a string is first refused for the budget; then a blocked Bloom filter of the
+     * strings interned (PF_ABSENT_WORDS words, two bits of one word a string, from its hash),
+     * which says "surely not interned" for most strings: past the budget, over unique labels,
+     * each lookup is of a string the table does not hold, and its probe's first slot was a
+     * cache miss in an array of 8 MB (a third of export's CPU there). A string it may hold goes
+     * on to the probe, so what is interned and written does not change. */
+    uint64_t *absent;
     /* The pointer cache, a pair of words an entry: the pointer, then iid | gen << 32. An entry
      * counts only when its gen is the table's: forgetting the cache is one increment, not a
      * 1 MiB clear (the anomalies forget it once each, by the ten thousand). The sets start at
