@@ -16,6 +16,35 @@ typedef struct digest {
     uint64_t h, n;
 } digest;
 
+/* Way 2's `upcoming` hints (wt_source_ops.upcoming): the records of each hinted batch, a span
+ * by its label's pointer and a counter sample as NULL, must be the events that come next, in
+ * their order. */
+#define HINT_MAX 8192
+typedef struct hinted {
+    digest d;
+    const char *next[HINT_MAX];
+    size_t head, tail;      /* next[head..tail): hinted, their events not come yet */
+    uint64_t batches, spans; /* hinted */
+    uint64_t wrong;          /* events that were not the hinted record next in line */
+} hinted;
+
+uint64_t aw_hinted_batches;
+
+static void hint_batch(void *ctx, int fi, const wt_span_batch *b)
+{
+    hinted *h = ctx;
+    if (h->head != h->tail) /* the last batch's records came before this one */
+        h->wrong++;
+    h->head = h->tail = 0;
+    h->batches++;
+    for (size_t i = 0; i < b->n && h->tail < HINT_MAX; i++) {
+        const wt_span_rec *r = &b->spans[i];
+        const int span = !(r->flags & WT_REC_COUNTER);
+        h->next[h->tail++] = span ? wt_reader_string(b->reader, r->label) : NULL;
+        h->spans += (uint64_t)span;
+    }
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -49,6 +78,17 @@ static int digest_event(void *ctx, int fi, const wt_event *ev)
     d->h = h;
     d->n++;
     return 0;
+}
+
+static int hinted_event(void *ctx, int fi, const wt_event *ev)
+{
+    hinted *h = ctx;
+    if (h->head != h->tail) {
+        const char *want = h->next[h->head++];
+        if (want ? ev->kind != WT_EV_SPAN || ev->label != want : ev->kind != WT_EV_COUNTER)
+            h->wrong++;
+    }
+    return digest_event(&h->d, fi, ev);
 }
 
 /* The digest of the files read by wt_source_run() with that callback alone. */
@@ -173,7 +213,7 @@ static int join_spans(void *ctx, int fi, const wt_span_batch *b)
 static void joined_analyse(char *const *paths, int n, const wt_anomaly_opts *ao, wt_analysis *a)
 {
     static const wt_source_ops ops = { join_begin, join_event, join_damage, join_end,
-                                       join_spans };
+                                       join_spans, NULL };
     memset(a, 0, sizeof *a);
     assert_int_equal(wt_ledger_calc_create(NULL, &a->lc), 0);
     assert_int_equal(wt_anomalies_create(ao, &a->an), 0);
@@ -190,13 +230,13 @@ static void joined_analyse(char *const *paths, int n, const wt_anomaly_opts *ao,
 
 void aw_analyse(char *const *paths, int n, int way, wt_analysis *a)
 {
-    static const wt_source_ops also = { .event = digest_event };
+    static const wt_source_ops also = { .event = hinted_event, .upcoming = hint_batch };
     static wt_anomaly_opts ao;
     wt_anomaly_opts_init(&ao);
     ao.min_cost_s = 0; /* every anomaly listed: the outliers depend on the medians */
     if (way == 1) {
         static const wt_source_ops ops = { plain_begin, plain_event, plain_damage, plain_end,
-                                           NULL };
+                                           NULL, NULL };
         memset(a, 0, sizeof *a);
         assert_int_equal(wt_ledger_calc_create(NULL, &a->lc), 0);
         assert_int_equal(wt_anomalies_create(&ao, &a->an), 0);
@@ -213,17 +253,24 @@ void aw_analyse(char *const *paths, int n, int way, wt_analysis *a)
     wt_analysis_opts o;
     memset(&o, 0, sizeof o);
     o.anomalies = &ao;
-    digest seen = { 0, 0 };
+    hinted *seen = calloc(1, sizeof *seen);
+    assert_non_null(seen);
     if (way == 2) {
         o.also = &also;
-        o.also_ctx = &seen;
+        o.also_ctx = seen;
     }
     assert_int_equal(wt_analysis_run(paths, n, &o, a), 0);
     if (way == 2) { /* the callback saw every event of the files, in their order */
         const digest want = source_digest(paths, n);
-        assert_int_equal(seen.n, want.n);
-        assert_true(seen.h == want.h);
+        assert_int_equal(seen->d.n, want.n);
+        assert_true(seen->d.h == want.h);
+        /* and every hinted batch's records were the events that came next */
+        assert_int_equal(seen->wrong, 0);
+        assert_int_equal(seen->head, seen->tail);
+        assert_true(seen->spans <= want.n);
+        aw_hinted_batches = seen->batches;
     }
+    free(seen);
 }
 
 const wt_ledger_cat *aw_cat_named(const wt_analysis *a, const char *name)

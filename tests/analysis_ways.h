@@ -2,7 +2,8 @@
  * span batches (the per-file id table, the ledger's and the anomalies' runs), way 1 the event
  * path (every event as a wt_event into the analyses' own event calls, without analysis.c),
  * way 2 way 0 with a caller's event callback (as export has), which must see every event of
- * the files in their order (checked inside aw_analyse()); and, apart, way 3 (AW_WAY_JOINED)
+ * the files in their order, each batch's records announced first to its `upcoming` callback
+ * (checked inside aw_analyse()); and, apart, way 3 (AW_WAY_JOINED)
  * way 0 with a thread's consecutive batches joined into batches of up to 1,000 records
  * (longer than the direct path takes at a time), for files that never redefine a string.
  * Used by test_analysis_ids.c, test_ledger_runs.c, test_analysis_instants.c and
@@ -16,6 +17,10 @@
 /* Runs the files through wt_analysis_run() the given way into *a (release it), with every
  * anomaly listed (no minimum cost: which are listed then depends on the medians alone). */
 void aw_analyse(char *const *paths, int n, int way, wt_analysis *a);
+
+/* How many batches way 2's `upcoming` callback was given in the last aw_analyse() of way 2
+ * (each followed by its records as events, which aw_analyse() checks). */
+extern uint64_t aw_hinted_batches;
 
 /* The ledger's category `name` (fails the test when there is none). */
 const wt_ledger_cat *aw_cat_named(const wt_analysis *a, const char *name);

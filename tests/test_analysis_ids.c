@@ -182,6 +182,8 @@ static void many_labels(int labels, int n_spans)
         analyse(paths, 1, way, &w[way], 0);
         check_cat(&w[way], "weights", n_spans, ns, hits, misses);
     }
+    /* the spans came in batches (of at most 256 records), each announced to `also` first */
+    assert_true(aw_hinted_batches >= (uint64_t)n_spans / 256);
     aw_check_ways(w);
     aw_check_joined(paths, 1, &w[0]);
     aw_release_ways(w);

@@ -746,7 +746,7 @@ static void test_ledger_truncated_trace_counts_what_was_readable(void **state)
 
     wt_ledger_calc *lc;
     assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
-    const wt_source_ops ops = { src_begin, src_event, src_damage, src_end, NULL };
+    const wt_source_ops ops = { src_begin, src_event, src_damage, src_end, NULL, NULL };
     wt_source_result res;
     char *paths[] = { "ledger_trunc.wtrace" };
     assert_int_equal(wt_source_run(paths, 1, &ops, lc, &res), 0);

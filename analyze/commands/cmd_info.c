@@ -538,7 +538,7 @@ int cmd_info(int argc, char **argv)
     }
     if ((status = wt_args_json_files(argc, argv, "info", usage, &json, files, &nfiles)) >= 0)
         goto out;
-    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, on_spans };
+    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, on_spans, NULL };
     wt_source_result res;
     status = WT_EXIT_FAIL;
     if (wt_source_run_raw_counters(files, nfiles, &ops, &c, &res) != 0) {

@@ -391,6 +391,8 @@ static int pair_spans(void *ctx, int fi, const wt_span_batch *b)
     if (direct && (rc = wt__ledger_calc_thread(p->lc, b->pid, b->tid)) == 0) {
         wt__idtab_epoch(&p->ids->tab, sizeof(wt__pair_id), b->string_epoch);
         rc = pair_records(p, b, &c, &ev);
+        if (rc == 0 && p->also && p->also->upcoming)
+            p->also->upcoming(p->also_ctx, fi, b);
         for (size_t i = 0; rc == 0 && p->also && p->also->event && i < b->n; i++)
             rc = p->also->event(p->also_ctx, fi, batch_event(b, &c, i, &ev, &cev));
         return rc;
@@ -427,7 +429,8 @@ static int pair_end(void *ctx, int fi, const wt_reader_stats *st)
 
 const wt_source_ops *wt_analysis_pair_ops(void)
 {
-    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end, pair_spans };
+    static const wt_source_ops ops = { pair_begin, pair_event, pair_damage, pair_end, pair_spans,
+                                       NULL };
     return &ops;
 }
 

@@ -17,6 +17,8 @@
  * pass wt_analysis_pair_ops() with ctx = a wt_analysis_pair. `also` (may be NULL, as may any of
  * its callbacks) gets every callback too, with ctx `also_ctx`, after the two analyses: a
  * command that streams the files for its own output (export) analyses them on the same pass.
+ * A batch of spans reaches it as its records' events, each batch first to its `upcoming`
+ * (source.h), after the analyses took it.
  * The first non-zero return of any of them stops the run. `ids` is the pair's own (NULL at
  * first): a table keyed by the current file's string ids (analysis.c) through which batches of
  * spans reach the analyses, made on the first batch and freed at each file's end; a run that

@@ -57,6 +57,10 @@ typedef struct wt_source_ops {
      * (those the reader's batches leave to wt_reader_next()) still come to `event`, in file
      * order either way; without it, every span comes to `event`. */
     int (*spans)(void *ctx, int file_index, const wt_span_batch *batch);
+    /* Optional, for `also` of wt_analysis_pair (analysis.h): the records of `batch` come next,
+     * one by one to `event`. A hint for caches (what the events will look up can be asked
+     * for now): nothing may depend on it. */
+    void (*upcoming)(void *ctx, int file_index, const wt_span_batch *batch);
 } wt_source_ops;
 
 typedef struct wt_source_result {

@@ -101,6 +101,9 @@ typedef struct wt_export_sink {
     int (*pass2_begin)(void *self);
     int (*pass2_file)(void *self, int file_index);
     int (*pass2_event)(void *self, int file_index, const wt_event *ev);
+    /* May be NULL: the records of `batch` come next as events (wt_source_ops.upcoming), a
+     * hint for the sink's caches. */
+    void (*upcoming)(void *self, int file_index, const wt_span_batch *batch);
 } wt_export_sink;
 
 typedef struct wt_export_opts {

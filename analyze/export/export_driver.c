@@ -109,6 +109,13 @@ static int on_event(void *ctx, int fi, const wt_event *ev)
     return 0;
 }
 
+static void on_upcoming(void *ctx, int fi, const wt_span_batch *b)
+{
+    const xrun *x = ctx;
+    if (x->sink.upcoming)
+        x->sink.upcoming(x->sink.self, fi, b);
+}
+
 static int on_damage(void *ctx, int fi, int64_t offset, const char *message)
 {
     xrun *x = ctx;
@@ -346,7 +353,8 @@ static int rescan(xrun *x, wt_export_report *rep)
 int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *out,
                      wt_export_report *rep)
 {
-    static const wt_source_ops ops = { on_file_begin, on_event, on_damage, on_file_end, NULL };
+    static const wt_source_ops ops = { on_file_begin, on_event, on_damage, on_file_end, NULL,
+                                       on_upcoming };
     xrun x = { 0 };
     int rc;
     memset(rep, 0, sizeof *rep);

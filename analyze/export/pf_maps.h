@@ -109,6 +109,11 @@ static inline uint32_t wt__pf_itab_cached(const pf_itab *t, const char *s)
             return (uint32_t)e[k + 1];
     return 0;
 }
+/* Asks for the line of the pointer cache that wt__pf_itab_cached(t, s) will read. */
+static inline void wt__pf_itab_prefetch(const pf_itab *t, const char *s)
+{
+    __builtin_prefetch(t->cache + wt__pf_ptr_base(t->cache, s));
+}
 /* The string of `iid`, as written (valid UTF-8). */
 static inline const char *wt__pf_itab_str(const pf_itab *t, uint32_t iid) { return t->v[iid - 1].s; }
 /* Forgets the pointer cache (the strings it points to may be gone). */

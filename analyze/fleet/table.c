@@ -519,7 +519,7 @@ static int make_dir(const char *dir)
 
 int wt_table_export_inputs(wt_inputs *in, const char *dir, wt_table_report *rep)
 {
-    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, NULL };
+    static const wt_source_ops ops = { on_begin, on_event, on_damage, on_end, NULL, NULL };
     memset(rep, 0, sizeof *rep);
     int rc = make_dir(dir);
     if (rc < 0)

@@ -585,7 +585,7 @@ static int keep_run(wt_trend *t, run_ctx *m, run_ref *ref)
  * reader (*rd, reopened for each of its files). */
 static int read_run(wt_trend *t, const char *path, run_ref *ref, wt_runsum *rs, wt_reader **rd)
 {
-    static const wt_source_ops ops = { run_begin, run_event, NULL, NULL, run_spans };
+    static const wt_source_ops ops = { run_begin, run_event, NULL, NULL, run_spans, NULL };
     run_sum sum;
     memset(&sum, 0, sizeof sum);
     run_sum *r = &sum;
