@@ -240,8 +240,8 @@ static int pf_file_begin(void *self, int fi, const char *path, const wt_trace_in
  * over 16,384 labels in random order a label's line is out of every cache when it comes
  * again, and its lookup in wt__pf_span_begin() had 18 % of export's CPU. A batch's lines
  * (at most one a span, 8 KiB) stay in the second-level cache until their spans come.
- * Below PF_AHEAD_NAMES names the lines stay in cache anyway and this costs instructions
- * (some 15 a span); past the interning budget (the table's filter made) most labels are new
+ * Below PF_AHEAD_NAMES names the lines stay in cache anyway and this would cost a look-up
+ * and a prefetch a span for nothing; past the interning budget (the table's filter made) most labels are new
  * ones, over unique labels, whose lines are written anyway, and it cost 3-5 % more CPU. */
 static void pf_upcoming(void *self, int fi, const wt_span_batch *b)
 {

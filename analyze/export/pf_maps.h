@@ -38,9 +38,10 @@ static inline size_t wt__pf_ptr_set(const char *s)
 }
 
 /* The filter's size: 512 KiB. For the ~560,000 strings the default budget allows, a word holds
- * about eight, and a string not interned finds both its bits set about one time in fourteen;
- * over unique labels 1 MiB (one in fifty) and 256 KiB (one in six) took as long (alternated,
- * 10 M spans): the filter's own line is a miss too, whatever its size. */
+ * about eight (some 15 of its bits set), and a string not interned finds both its bits set
+ * about one time in eighteen; over unique labels 1 MiB (one in 65) and 256 KiB (one in six)
+ * took as long (alternated, 10 M spans): the filter's own line is a miss too, whatever its
+ * size. */
 #define PF_ABSENT_BITS 16
 #define PF_ABSENT_WORDS (1u << PF_ABSENT_BITS)
 
