@@ -418,6 +418,20 @@ static decoded *decode(const char *path)
 }
 
 /* The track a slice is on, and whether that is its thread's own track. */
+/* The files at paths a and b hold the same bytes (the fast path against protobuf-c's), and
+ * more than `min` of them. */
+static inline void assert_same_bytes(const char *a, const char *b, size_t min)
+{
+    size_t na, nb;
+    unsigned char *x = tb_read_file(a, &na);
+    unsigned char *y = tb_read_file(b, &nb);
+    assert_true(na > min);
+    assert_int_equal(na, nb);
+    assert_memory_equal(x, y, na);
+    free(x);
+    free(y);
+}
+
 static inline int on_thread_track(const decoded *d, const slice *s) { return d->t[s->track].is_thread; }
 
 static inline int64_t tid_of(const decoded *d, const slice *s)

@@ -203,13 +203,7 @@ static void test_export_repairs_strings_that_are_not_utf8(void **state)
     /* the reference packer writes the same repaired bytes */
     o.reference = 1;
     assert_int_equal(wt_export_to_path(paths, 1, &o, path_in("r.pftrace"), &rep), 0);
-    size_t na, nb;
-    unsigned char *a = tb_read_file(path_in("u.pftrace"), &na);
-    unsigned char *b = tb_read_file(path_in("r.pftrace"), &nb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(a, b, na);
-    free(a);
-    free(b);
+    assert_same_bytes(path_in("u.pftrace"), path_in("r.pftrace"), 0);
 }
 
 /* 1 when s[0..n) is valid UTF-8 (checked here independently: RFC 3629 by the byte ranges). */
