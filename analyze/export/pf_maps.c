@@ -72,6 +72,13 @@ static void cache_put(pf_itab *t, const char *s, uint32_t iid)
     e[1] = (uint64_t)t->gen << 32 | iid;
 }
 
+/* A new string of len bytes does not fit what is left of the budget (before its UTF-8
+ * repair, which may grow it: that is counted when it is stored). */
+static inline int over_budget(const pf_itab *t, size_t len)
+{
+    return t->budget && len + 1 + PF_ISTR_OVERHEAD > *t->budget;
+}
+
 /* The iid of `s` of length `len`, by its text (the pointer cache is the caller's); *is_new is
  * set when it was just added (it must be sent in this packet). */
 static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *is_new, int need)
@@ -80,8 +87,7 @@ static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *i
     if ((t->n + 1) * 4 > t->scap * 3 && itab_grow(t) < 0)
         return WT_ENOMEM;
     const uint64_t h = wt__str_hash(s, len), tag = h >> 32 << 32;
-    if (t->absent && !need && !absent_maybe(t->absent, h) &&
-        len + 1 + PF_ISTR_OVERHEAD > *t->budget) {
+    if (t->absent && !need && !absent_maybe(t->absent, h) && over_budget(t, len)) {
         *iid = 0; /* surely not interned, and no room for it: what the probe below would find */
         return 0;
     }
@@ -104,14 +110,11 @@ static int itab_get(pf_itab *t, const char *s, size_t len, uint32_t *iid, int *i
         t->v = nv;
         t->vcap = nc;
     }
-    if (t->budget) {
-        size_t cost = len + 1 + PF_ISTR_OVERHEAD; /* repair may grow it: counted when stored */
-        if (cost > *t->budget && !need) {
-            *iid = 0; /* not cached: a lookup of a string past the bound hashes again */
-            if (!t->absent)
-                absent_make(t);
-            return 0;
-        }
+    if (!need && over_budget(t, len)) {
+        *iid = 0; /* not cached: a lookup of a string past the bound hashes again */
+        if (!t->absent)
+            absent_make(t);
+        return 0;
     }
     char *copy = NULL;
     size_t ccap = 0, clen = len;
