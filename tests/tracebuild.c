@@ -123,6 +123,15 @@ static uint64_t str_hash(const char *s) /* FNV-1a */
     return h;
 }
 
+/* Puts v in the first empty slot from h's (a table of n slots, a power of two). */
+static void slot_put(uint32_t *slots, uint32_t n, uint64_t h, uint32_t v)
+{
+    uint32_t j = (uint32_t)h & (n - 1);
+    while (slots[j])
+        j = (j + 1) & (n - 1);
+    slots[j] = v;
+}
+
 /* The id of `s` (0 for NULL), defining it in the current frame when new. */
 static uint32_t sid(tb *b, const char *s)
 {
@@ -138,22 +147,13 @@ static uint32_t sid(tb *b, const char *s)
         uint32_t *ns = calloc(n, sizeof *ns);
         if (!ns)
             die("out of memory");
-        for (uint32_t i = 0; i < b->nstr; i++) {
-            uint32_t j = (uint32_t)str_hash(b->strs[i]) & (n - 1);
-            while (ns[j])
-                j = (j + 1) & (n - 1);
-            ns[j] = i + 1;
-        }
+        for (uint32_t i = 0; i < b->nstr; i++)
+            slot_put(ns, n, str_hash(b->strs[i]), i + 1);
         free(b->slots);
         b->slots = ns;
         b->nslots = n;
     }
-    {
-        uint32_t j = (uint32_t)h & (b->nslots - 1);
-        while (b->slots[j])
-            j = (j + 1) & (b->nslots - 1);
-        b->slots[j] = b->nstr + 1;
-    }
+    slot_put(b->slots, b->nslots, h, b->nstr + 1);
     if (b->nstr == b->cap) {
         b->cap = b->cap ? b->cap * 2 : 64;
         b->strs = realloc(b->strs, b->cap * sizeof *b->strs);
