@@ -381,8 +381,10 @@ static void print_text(const info_file *f)
         printf(" at +%.3fs", (double)(f->end_ts - base) * 1e-9);
     putchar('\n');
     printf("size            %llu bytes\n", (unsigned long long)f->st.file_bytes);
-    printf("frames          %llu intact, %llu damaged (%llu bytes skipped)\n",
-           (unsigned long long)f->st.frames, (unsigned long long)f->st.frames_damaged,
+    printf("frames          %llu intact", (unsigned long long)f->st.frames);
+    if (f->st.frames_stored) /* the recorder's compression budget ran out: a larger file */
+        printf(" (%llu stored uncompressed)", (unsigned long long)f->st.frames_stored);
+    printf(", %llu damaged (%llu bytes skipped)\n", (unsigned long long)f->st.frames_damaged,
            (unsigned long long)f->st.bytes_skipped);
     printf("strings         %llu\n", (unsigned long long)f->st.strings);
     printf("events          %llu\n", (unsigned long long)f->st.events);
@@ -460,6 +462,7 @@ static void print_json_file(wt_json *j, const info_file *f)
     wt_json_uint(j, "file_bytes", f->st.file_bytes);
     wt_json_uint(j, "frames", f->st.frames);
     wt_json_uint(j, "frames_damaged", f->st.frames_damaged);
+    wt_json_uint(j, "frames_stored", f->st.frames_stored);
     wt_json_uint(j, "bytes_skipped", f->st.bytes_skipped);
     wt_json_uint(j, "strings", f->st.strings);
     wt_json_uint(j, "events", f->st.events);

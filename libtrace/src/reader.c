@@ -82,7 +82,7 @@ typedef struct ahead_item {
     wt__fbuf fb;
     char err[WT__ERR_CAP];
     int64_t err_off;
-    uint64_t frames, frames_damaged, bytes_skipped, errors;
+    uint64_t frames, frames_damaged, bytes_skipped, errors, frames_stored;
 } ahead_item;
 
 typedef struct ahead {
@@ -116,7 +116,7 @@ struct wt_reader {
     size_t fast_end;
     int in_frame;
     /* the source's counters as of the last frame taken (copied from the items when threaded) */
-    uint64_t src_frames, src_damaged, src_skipped, src_errors;
+    uint64_t src_frames, src_damaged, src_skipped, src_errors, src_stored;
     uint64_t rec_damaged; /* frames abandoned by a bad record (counted intact by the source) */
 
     /* decoding state within a frame */
@@ -404,6 +404,7 @@ static void *ahead_main(void *arg)
             it->err_off = r->src.err_off;
         }
         it->frames = r->src.frames;
+        it->frames_stored = r->src.frames_stored;
         it->frames_damaged = r->src.frames_damaged;
         it->bytes_skipped = r->src.bytes_skipped;
         it->errors = r->src.errors;
@@ -470,6 +471,7 @@ static int next_frame(wt_reader *r)
     if (!r->ahead) {
         rc = wt__src_next(&r->src, &r->cur);
         r->src_frames = r->src.frames;
+        r->src_stored = r->src.frames_stored;
         r->src_damaged = r->src.frames_damaged;
         r->src_skipped = r->src.bytes_skipped;
         r->src_errors = r->src.errors;
@@ -502,6 +504,7 @@ static int next_frame(wt_reader *r)
         r->err_off = it->err_off;
     }
     r->src_frames = it->frames;
+    r->src_stored = it->frames_stored;
     r->src_damaged = it->frames_damaged;
     r->src_skipped = it->bytes_skipped;
     r->src_errors = it->errors;
@@ -1480,6 +1483,7 @@ void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out)
     out->file_bytes = r->src.file_bytes == UINT64_MAX ? 0 : r->src.file_bytes;
     out->frames = r->src_frames - r->rec_damaged;
     out->frames_damaged = r->src_damaged + r->rec_damaged;
+    out->frames_stored = r->src_stored;
     out->bytes_skipped = r->src_skipped;
     out->errors = r->stats.errors + r->src_errors;
 }

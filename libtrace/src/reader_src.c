@@ -223,6 +223,10 @@ static int decode_frame(wt__src *s, wt__fbuf *fb)
     return 0;
 }
 
+/* The least content of a frame counted in frames_stored: below it a frame is a few records
+ * (a SYNC, a header), which zstd itself may store for want of anything to gain. */
+#define STORED_MIN 4096
+
 int wt__src_next(wt__src *s, wt__fbuf *fb)
 {
     for (;;) {
@@ -254,6 +258,10 @@ int wt__src_next(wt__src *s, wt__fbuf *fb)
         int rc = decode_frame(s, fb);
         if (rc == 0) {
             s->frames++;
+            /* stored, not compressed: the writer's budget ran out (rec_zbudget.h). Frames of a
+             * few records, which zstd itself stores (nothing to gain), are not counted: they do
+             * not make a file large, and would make every short trace look stored */
+            s->frames_stored += fb->len >= STORED_MIN && wt__src_off(s) - off >= fb->len;
             return 1;
         }
         s->frames_damaged++;

@@ -30,6 +30,7 @@ typedef struct wt__src {
     ZSTD_DCtx *dctx;
     /* what it saw, cumulative */
     uint64_t frames, frames_damaged, bytes_skipped, errors;
+    uint64_t frames_stored; /* of `frames`, those no smaller in the file than their content */
     /* the last error */
     char err[WT__ERR_CAP];
     int64_t err_off;

@@ -246,6 +246,11 @@ typedef struct wt_reader_stats {
     uint64_t strings_past_limit; /* strings defined past the reader's limits (WT_READER_MAX_STRINGS,
                                     WT_READER_MAX_STRING_BYTES): counted, read as
                                     "(string past the reader's limit)" */
+    uint64_t frames_stored;   /* of the frames read whole, those of 4 KiB of records or more
+                                 stored uncompressed (no smaller in the file than their
+                                 records): the recorder stores frames
+                                 once zstd has used its share of a core (WALLTIME_COMPRESS_CPU,
+                                 docs/RECORDER.md) */
 } wt_reader_stats;
 
 WT_API void wt_reader_get_stats(const wt_reader *r, wt_reader_stats *out);
