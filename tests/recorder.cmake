@@ -26,3 +26,5 @@ target_link_libraries(test_recorder_dlclose PRIVATE ${CMAKE_DL_LIBS})
 add_dependencies(test_recorder_dlclose walltime_shared)
 # Issue 10: the Nth allocation of the recorder fails, swept over N.
 wt_add_test(test_recorder_alloc SOURCES test_recorder_alloc.c LABELS threads)
+# Issue 11: the writer's compression budget (WALLTIME_COMPRESS_CPU) on made-up clocks.
+wt_add_test(test_rec_zbudget SOURCES test_rec_zbudget.c)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <zstd.h>
 
 #define RT_DIR_PREFIX "env" /* this file's temporary directories */
 #include "test_recorder_util.h"
@@ -211,12 +212,13 @@ static void test_rec_env_each_bad_value_gets_one_line(void **state)
 {
     const env_case c = { .vars = { "WALLTIME_SUMMARY=0", "WALLTIME_RING=3000", "WALLTIME_ZSTD_LEVEL=20",
                            "WALLTIME_CLOCK=fast", "WALLTIME_SIGNALS=nope", "WALLTIME_RING=4096x",
-                           "WALLTIME_RANK=-1", NULL } };
+                           "WALLTIME_RANK=-1", "WALLTIME_COMPRESS_CPU=101", NULL } };
     int recorded;
     const char *err = run_case(&c, &recorded);
     assert_true(recorded);
     /* RING set twice: the second value stands (4096x: not a whole number) */
-    assert_int_equal(lines(err), 5);
+    assert_int_equal(lines(err), 6);
+    assert_non_null(strstr(err, "WALLTIME_COMPRESS_CPU='101'"));
     assert_non_null(strstr(err, "WALLTIME_RANK='-1'"));
     assert_non_null(strstr(err, "WALLTIME_RING='4096x'"));
     assert_non_null(strstr(err, "WALLTIME_ZSTD_LEVEL='20'"));
@@ -229,7 +231,7 @@ static void test_rec_env_good_tuning_values_pass_silently(void **state)
     const env_case c = { .vars = { "WALLTIME_SUMMARY=no", "WALLTIME_RING=1024", "WALLTIME_ZSTD_LEVEL=-7",
                            "WALLTIME_CLOCK=Monotonic", "WALLTIME_SIGNALS=yes",
                            "WALLTIME_READER_THREAD=0", "WALLTIME_RANK=7",
-                           "WALLTIME_SOURCE_DIR=/src/walltime", NULL } };
+                           "WALLTIME_SOURCE_DIR=/src/walltime", "WALLTIME_COMPRESS_CPU=0", NULL } };
     int recorded;
     assert_string_equal(run_case(&c, &recorded), "");
     assert_true(recorded);
@@ -262,6 +264,78 @@ static void test_rec_env_hostile_value_stays_one_short_line(void **state)
     assert_null(strchr(err, '\033'));
 }
 
+/* In a child: the case's variables, then SPANS spans of one label (all alike: a compressed
+ * frame of them is a small fraction of its records). */
+#define SPANS 20000
+static int child_spans(void *arg)
+{
+    set_case_env(arg);
+    for (int i = 0; i < SPANS; i++) {
+        wt_span h = wt_begin("load", "a");
+        wt_end(h, WT_CACHED_HIT, 1, NULL);
+    }
+    return 0;
+}
+
+/* The file's size and the sum of its frames' content sizes (zstd's own count, from the
+ * frame headers); asserts every span reads back. */
+static void sizes_of_case(const env_case *c, size_t *file, unsigned long long *content,
+                          uint64_t *stored)
+{
+    char err[600];
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    const int st = rt_run(child_spans, (void *)c, err, NULL);
+    unlink(err);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    rt_trace *t = rt_read(path);
+    assert_non_null(t);
+    assert_int_equal(rt_count(t, WT_EV_SPAN), SPANS);
+    assert_int_equal(t->errors, 0);
+    *stored = t->stats.frames_stored;
+    rt_free(t);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static unsigned char buf[4 << 20];
+    *file = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    unlink(path);
+    assert_true(*file > 0 && *file < sizeof buf);
+    *content = 0;
+    for (size_t at = 0; at < *file;) { /* frame by frame: each header gives its content size */
+        const unsigned long long n = ZSTD_getFrameContentSize(buf + at, *file - at);
+        const size_t len = ZSTD_findFrameCompressedSize(buf + at, *file - at);
+        assert_false(ZSTD_isError(len));
+        if (n != ZSTD_CONTENTSIZE_ERROR) { /* a skippable frame has no content size */
+            assert_true(n != ZSTD_CONTENTSIZE_UNKNOWN);
+            *content += n;
+        }
+        at += len;
+    }
+}
+
+/* WALLTIME_COMPRESS_CPU=0 stores every frame (the file is its records and the frames'
+ * headers: larger than the content), 100 compresses every one, and the default compresses a
+ * run this short whole (the budget starts full): both at a small fraction of the content. */
+static void test_rec_env_compress_cpu_stores_or_compresses_frames(void **state)
+{
+    size_t file;
+    unsigned long long content;
+    uint64_t stored_frames;
+    const env_case stored = { .vars = { "WALLTIME_SUMMARY=0", "WALLTIME_COMPRESS_CPU=0", NULL } };
+    sizes_of_case(&stored, &file, &content, &stored_frames);
+    assert_true(content >= (unsigned long long)SPANS * 4); /* the records are there */
+    assert_true(file > content);
+    assert_true(stored_frames >= 1); /* and the reader says so (`info`) */
+    const env_case every = { .vars = { "WALLTIME_SUMMARY=0", "WALLTIME_COMPRESS_CPU=100", NULL } };
+    sizes_of_case(&every, &file, &content, &stored_frames);
+    assert_true(file * 4 < content);
+    assert_int_equal(stored_frames, 0);
+    const env_case deflt = { .vars = { "WALLTIME_SUMMARY=0", NULL } };
+    sizes_of_case(&deflt, &file, &content, &stored_frames);
+    assert_true(file * 4 < content);
+    assert_int_equal(stored_frames, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +349,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rec_env_good_tuning_values_pass_silently, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_unknown_name_warns_once_naming_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rec_env_hostile_value_stays_one_short_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rec_env_compress_cpu_stores_or_compresses_frames, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #define DEFAULT_TEMPLATE "walltime-%p.wtrace"
 #define DEFAULT_RING 32768u /* entries per thread (768 KiB): docs/RECORDER.md, "Ring size" */
 #define DEFAULT_LEVEL 1
+#define DEFAULT_COMPRESS_PCT 10 /* zstd's share of one core: rec_zbudget.h */
 #define DEFAULT_RING_WAIT_MS 500 /* the longest wait for ring space: docs/RECORDER.md */
 
 /* ---- the configuration variables ----------------------------------------------------------
@@ -100,6 +101,15 @@ static int set_level(const char *v)
     return 0;
 }
 
+static int set_compress(const char *v)
+{
+    long p;
+    if (int_in(v, 0, 100, &p))
+        return -1;
+    wt__g.compress_pct = (int)p;
+    return 0;
+}
+
 static int set_ring(const char *v)
 {
     long r;
@@ -161,6 +171,7 @@ static const env_var vars[] = {
     { "WALLTIME_SIGNALS", set_signals, "off/false/no/0 or on/true/yes/1" },
     { "WALLTIME_CLOCK", set_clock, "monotonic or tsc" },
     { "WALLTIME_ZSTD_LEVEL", set_level, "an integer -7..19" },
+    { "WALLTIME_COMPRESS_CPU", set_compress, "an integer 0..100 (percent of one core)" },
     { "WALLTIME_RING", set_ring, "a power of two 1024..1048576" },
     { "WALLTIME_RING_WAIT_MS", set_ring_wait, "an integer 0..10000 (milliseconds)" },
     { "WALLTIME_READER_THREAD", set_reader_thread, "0 or 1" },
@@ -208,6 +219,7 @@ void wt__env_load(void)
     wt__g.signals = 1;
     wt__g.force_monotonic = 0;
     wt__g.zstd_level = DEFAULT_LEVEL;
+    wt__g.compress_pct = DEFAULT_COMPRESS_PCT;
     wt__g.ring_entries = DEFAULT_RING; /* a power of two between 1 Ki and 1 Mi */
     wt__g.ring_wait_ns = DEFAULT_RING_WAIT_MS * 1000000LL;
     free(wt__g.path_template);

@@ -127,6 +127,7 @@ typedef struct wt__rec {
     atomic_int state; /* WT__ST_* */
     /* configuration, from the environment at the first call */
     int summary, signals, force_monotonic, zstd_level; /* summary: 0, 1, WT__SUMMARY_FLAT */
+    int compress_pct; /* WALLTIME_COMPRESS_CPU: zstd's share of one core (rec_zbudget.h) */
     uint32_t ring_entries;
     int64_t ring_wait_ns; /* WALLTIME_RING_WAIT_MS: the longest one wait for ring space */
     char *path_template;

@@ -2,7 +2,8 @@
  * reads CLOCK_MONOTONIC (the SYNC time), refines the TSC calibration, drains every thread's
  * ring into records (chunk per thread), feeds the ledger aggregates, compresses the records
  * into one zstd frame per WT__FRAME_TARGET bytes and appends each frame with one write() to
- * the O_APPEND file. Space in a ring is given back only once the frame holding its entries
+ * the O_APPEND file (a frame is stored uncompressed instead when zstd has used up its share of
+ * a core, rec_zbudget.h). Space in a ring is given back only once the frame holding its entries
  * is written, so the crash handler can still write whatever is not in the file yet. After
  * each commit it bumps wt__g.commits, the futex threads with a full ring wait on (woken only
  * when one waits); while one waits, each ring's space is given back as soon as it is drained.
@@ -18,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format.h"
 #include "rec_alloc.h"
 #include "rec_state.h"
+#include "rec_zbudget.h"
 
 #define PERIOD_NS 250000000LL
 /* For the first half second of a file the writer looks every 10 ms, so a short run killed
@@ -39,6 +42,7 @@ static struct {
     wt__tstate **touched; /* rings with entries in the frame being built */
     size_t n_touched, cap_touched;
     wt__tstate *cur;      /* the ring being drained: it goes on into the next frame */
+    wt__zbudget zb;       /* zstd's share of a core: compressed or stored, frame by frame */
 } W;
 
 /* The writer's own content table for formatted labels (rec_state.h): their bytes -> ids,
@@ -177,11 +181,34 @@ static int touch(wt__tstate *ts)
     return 0;
 }
 
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+        return 0; /* then the compression counts as free, and the budget as the wall allows */
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* The frame of records W.buf[0..n) into W.out: compressed while zstd is within its budget,
+ * else stored; stored too when zstd fails (its workspace is allocated at the first frame),
+ * so the file goes on. Returns its size, 0 on failure. */
+static size_t frame_out(size_t n)
+{
+    size_t size = 0;
+    if (wt__zbudget_take(&W.zb, wt__mono_ns())) {
+        const int64_t t0 = W.zb.pct < 100 ? thread_cpu_ns() : 0;
+        size = wt__frame_compress(W.cctx, W.out, W.out_cap, W.buf, n);
+        if (W.zb.pct < 100)
+            wt__zbudget_spend(&W.zb, thread_cpu_ns() - t0);
+    }
+    return size ? size : wt__frame_raw(W.out, W.out_cap, W.buf, n);
+}
+
 static int wflush(wt__sink *s)
 {
     if (s->enc.len == 0)
         return 0;
-    const size_t n = wt__frame_compress(W.cctx, W.out, W.out_cap, W.buf, s->enc.len);
+    const size_t n = frame_out(s->enc.len);
     if (n == 0) {
         wt__fail(wt__g.path, ENOMEM);
         return -1;
@@ -380,10 +407,13 @@ int wt__writer_start(void)
     W.cctx = ZSTD_createCCtx();
     W.buf = wt__alloc(WT__FRAME_TARGET);
     W.out_cap = ZSTD_compressBound(WT__FRAME_TARGET);
+    if (W.out_cap < WT__FRAME_RAW_BOUND(WT__FRAME_TARGET))
+        W.out_cap = WT__FRAME_RAW_BOUND(WT__FRAME_TARGET);
     W.out = wt__alloc(W.out_cap);
     if (!W.cctx || !W.buf || !W.out)
         goto fail;
     ZSTD_CCtx_setParameter(W.cctx, ZSTD_c_compressionLevel, wt__g.zstd_level);
+    wt__zbudget_init(&W.zb, wt__g.compress_pct, wt__mono_ns());
     memset(&W.sink, 0, sizeof W.sink);
     wt__enc_reset(&W.sink.enc, W.buf, WT__FRAME_TARGET);
     W.sink.flush = wflush;
