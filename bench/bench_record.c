@@ -28,7 +28,7 @@
  * spans, default 1,000,000, in one_pattern()): for `perf stat` and for
  * `valgrind --tool=callgrind --toggle-collect=one_pattern`, whose instruction count over SPANS
  * is the recorder's instructions per span plus the loop's own few.
- * Environment: WALLTIME_ZSTD_LEVEL, WALLTIME_COMPRESS_CPU (default 10: most frames of these
+ * Environment: WALLTIME_ZSTD_LEVEL, WALLTIME_COMPRESS_CPU (default 5: many frames of these
  * loops are stored, docs/RECORDER.md), WALLTIME_RING and WALLTIME_RING_WAIT_MS are honoured. */
 #include <inttypes.h>
 #include <pthread.h>

@@ -17,7 +17,7 @@
 #define DEFAULT_TEMPLATE "walltime-%p.wtrace"
 #define DEFAULT_RING 32768u /* entries per thread (768 KiB): docs/RECORDER.md, "Ring size" */
 #define DEFAULT_LEVEL 1
-#define DEFAULT_COMPRESS_PCT 10 /* zstd's share of one core: rec_zbudget.h */
+#define DEFAULT_COMPRESS_PCT 5 /* zstd's share of one core: rec_zbudget.h */
 #define DEFAULT_RING_WAIT_MS 500 /* the longest wait for ring space: docs/RECORDER.md */
 
 /* ---- the configuration variables ----------------------------------------------------------

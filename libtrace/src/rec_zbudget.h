@@ -2,7 +2,7 @@
  *
  * A frame is compressed while the bucket holds credit, else stored (wt__frame_raw(): a zstd
  * frame of raw blocks, which every reader and `zstd -dc` read as any other). Credit accrues
- * at `pct` percent of the wall time that passes (WALLTIME_COMPRESS_CPU, default 10), up to
+ * at `pct` percent of the wall time that passes (WALLTIME_COMPRESS_CPU, default 5), up to
  * WT__ZBUDGET_CAP, and each compression spends the writer's thread CPU time it took. So over
  * any long stretch zstd takes at most about pct % of a core: a load that records a few
  * hundred thousand spans a second is compressed whole (zstd's ~30 ns a span is under 1 % of
