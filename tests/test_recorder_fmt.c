@@ -525,9 +525,8 @@ static int child_crash(void *arg)
     signal(SIGSEGV, SIG_DFL);
     setenv("WALLTIME_SUMMARY", "0", 1);
     /* every span is checked, so none may be dropped: as for child_threads(), the writer can
-     * fall past the default 500 ms under TSan on a loaded machine. A CI run under TSan missed
-     * a span here once, most likely such a drop: the crash dump writes no DROPPED count for
-     * drops since the writer's last drain, so one shows only as a missing span */
+     * fall past the default 500 ms under TSan on a loaded machine (a CI run under TSan once
+     * missed a span here; the dump now writes such drops' count, see the test of drops below) */
     setenv("WALLTIME_RING_WAIT_MS", "10000", 1);
     if (wt_open(path) != 0)
         return 10;
@@ -591,20 +590,28 @@ static void test_fmt_a_crash_writes_ended_and_open_formatted_labels(void **state
 }
 
 #define N_LOCKED 50
+#define N_DROP 4000 /* ~3 entries each, against a ring of 1,024: most are dropped */
 
 /* The string table's lock held by the crashing thread itself (as when a crash interrupts it
  * inside the table): the dump cannot intern the labels still in the ring and gives them the
- * placeholder. The writer, meanwhile, waits for the lock on the first of them. */
+ * placeholder. The writer, meanwhile, waits for the lock on the first of them. With `*drop`
+ * set, the ring is small and no call waits for room: the spans past the ring's room are
+ * dropped, and the crash comes before the writer's next drain could write their count. */
 static int child_crash_locked(void *arg)
 {
-    (void)arg;
+    const int drop = *(const int *)arg;
     signal(SIGSEGV, SIG_DFL);
     setenv("WALLTIME_SUMMARY", "0", 1);
+    if (drop) {
+        setenv("WALLTIME_RING", "1024", 1);
+        setenv("WALLTIME_RING_WAIT_MS", "0", 1);
+    }
     if (wt_open(path) != 0)
         return 10;
     char buf[64];
     /* twice: a buffer's first label is looked up by content (which tells the pointer cache
-     * it is writable memory); the second is copied, and makes the placeholder */
+     * it is writable memory, and would take the lock this thread is about to hold); the
+     * second is copied, and makes the placeholder */
     for (int i = 0; i < 2; i++) {
         strcpy(buf, "written.before");
         const wt_span h = wt_begin("load", buf);
@@ -613,7 +620,7 @@ static int child_crash_locked(void *arg)
     if (wt_flush() != 0)
         return 11;
     wt__intern_lock();
-    for (int i = 0; i < N_LOCKED; i++) {
+    for (int i = 0; i < (drop ? N_DROP : N_LOCKED); i++) {
         snprintf(buf, sizeof buf, "new.%d", i); /* new to every table */
         const wt_span s = wt_begin("load", buf);
         wt_end(s, WT_CACHED_HIT, i + 1, NULL);
@@ -622,10 +629,10 @@ static int child_crash_locked(void *arg)
     return 20;
 }
 
-static void test_fmt_a_crash_with_the_table_locked_writes_the_placeholder(void **state)
+/* The trace of a child that died by SIGSEGV after the dump: read whole, ended by the signal. */
+static rt_trace *read_crashed(int drop)
 {
-    (void)state;
-    const int st = rt_run(child_crash_locked, NULL, NULL, NULL);
+    const int st = rt_run(child_crash_locked, &drop, NULL, NULL);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGSEGV);
     rt_trace *t = rt_read(path);
@@ -633,6 +640,13 @@ static void test_fmt_a_crash_with_the_table_locked_writes_the_placeholder(void *
     assert_int_equal(t->errors, 0);
     assert_int_equal(t->stats.end, WT_END_SIGNAL);
     assert_true(rt_find(t, WT_EV_SPAN, "written.before", 0) >= 0);
+    return t;
+}
+
+static void test_fmt_a_crash_with_the_table_locked_writes_the_placeholder(void **state)
+{
+    (void)state;
+    rt_trace *t = read_crashed(0);
     size_t lost = 0;
     for (size_t i = 0; i < t->n; i++) {
         const wt_event *e = &t->ev[i].ev;
@@ -643,6 +657,30 @@ static void test_fmt_a_crash_with_the_table_locked_writes_the_placeholder(void *
         lost++;
     }
     assert_int_equal(lost, N_LOCKED);
+    rt_free(t);
+}
+
+static void test_fmt_a_crash_counts_the_spans_dropped_since_the_last_drain(void **state)
+{
+    (void)state;
+    rt_trace *t = read_crashed(1);
+    static unsigned char seen[N_DROP + 1];
+    memset(seen, 0, sizeof seen);
+    size_t spans = 0;
+    int64_t dropped = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const wt_event *e = &t->ev[i].ev;
+        if (e->kind == WT_EV_DROPPED) {
+            dropped += e->count;
+        } else if (e->kind == WT_EV_SPAN && !rt_streq(e->label, "written.before")) {
+            assert_true(e->count >= 1 && e->count <= N_DROP && !seen[e->count]);
+            seen[e->count] = 1;
+            spans++;
+        }
+    }
+    /* every span is in the file or in a DROPPED count, and the ring held only part of them */
+    assert_true(spans >= 1 && spans < N_DROP / 2);
+    assert_int_equal((int64_t)spans + dropped, N_DROP);
     rt_free(t);
 }
 
@@ -702,6 +740,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fmt_two_threads_formatting_into_their_own_buffers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_a_crash_writes_ended_and_open_formatted_labels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_a_crash_with_the_table_locked_writes_the_placeholder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fmt_a_crash_counts_the_spans_dropped_since_the_last_drain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fmt_exit_ledger_counts_and_names_formatted_labels, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

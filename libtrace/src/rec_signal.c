@@ -101,13 +101,21 @@ static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int
     }
 }
 
-static void dump_ring(wt__sink *s, const wt__tstate *ts, const wt__calib *c)
+/* A thread's ring, then the events it dropped since the writer's last drain: without their
+ * DROPPED record they would be in neither the file nor a count. */
+static void dump_ring(wt__sink *s, wt__tstate *ts, const wt__calib *c, int64_t end)
 {
     uint64_t progress;
     const uint64_t from = atomic_load_explicit(&ts->tail, memory_order_acquire);
     const uint64_t to = atomic_load_explicit(&ts->head, memory_order_acquire);
     if (to > from && to - from <= ts->mask + 1)
         wt__emit_ring(s, ts, from, to, c, &progress);
+    const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_acquire);
+    if (!d)
+        return;
+    int rc = wt__enc_dropped(&s->enc, ts->tid, end, d);
+    if (rc == WT_ENOSPC && s->flush(s) == 0)
+        wt__enc_dropped(&s->enc, ts->tid, end, d);
 }
 
 static void dump(int sig)
@@ -127,15 +135,15 @@ static void dump(int sig)
     s.flush = cflush;
     s.label = clabel;
     const int64_t end = wt__tick_ns(&c, wt__ticks());
-    const wt__tstate *me = wt__tls;
+    wt__tstate *me = wt__tls;
     if (me) {
-        dump_ring(&s, me, &c);
+        dump_ring(&s, me, &c, end);
         dump_open(&s, me, &c, end);
     }
-    for (const wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
+    for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
          ts = ts->next)
         if (ts != me && atomic_load(&ts->status) != WT__TS_FREE)
-            dump_ring(&s, ts, &c);
+            dump_ring(&s, ts, &c, end);
     int rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);
     if (rc == WT_ENOSPC && s.flush(&s) == 0)
         rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);

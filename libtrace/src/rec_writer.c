@@ -263,9 +263,9 @@ static int drain(void)
             continue;
         const uint64_t h = atomic_load_explicit(&ts->head, memory_order_acquire);
         /* acquire: a count pairs with the producer's release, so its state (tid) is seen */
-        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_acquire);
+        const uint64_t pending = atomic_load_explicit(&ts->dropped, memory_order_acquire);
         atomic_store_explicit(&ts->kicked, 0, memory_order_relaxed);
-        if (ts->enc_pos == h && !d)
+        if (ts->enc_pos == h && !pending)
             continue;
         any = 1;
         if (touch(ts))
@@ -275,6 +275,10 @@ static int drain(void)
         if (ts->enc_pos < h && wt__emit_ring(&W.sink, ts, ts->enc_pos, h, &c, &ts->enc_pos) < h)
             goto fail;
         text_hint(ts);
+        /* taken after the ring, whose labels may wait for the string table's lock: a count
+         * held here while a crash dump runs would be lost, one left in ts->dropped the dump
+         * writes */
+        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_acquire);
         if (d) {
             int rc = wt__enc_dropped(&W.sink.enc, ts->tid, now, d);
             if (rc == WT_ENOSPC) {
