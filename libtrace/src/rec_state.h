@@ -106,6 +106,8 @@ typedef struct wt__tstate {
     /* ---- written by the writer ---- */
     _Alignas(64) _Atomic uint64_t tail; /* committed: written to the file */
     uint64_t enc_pos;                   /* writer-private: encoded into the current frame */
+    uint64_t drop_enc; /* writer-private: of `dropped`, the count in the current frame's
+                        * DROPPED record, taken off `dropped` when that frame is written */
     /* ---- rare, either side ---- */
     _Alignas(64) _Atomic uint64_t dropped; /* added with release, taken with acquire */
     atomic_int kicked;

@@ -147,6 +147,7 @@ void wt__tstates_reset(void)
         ts->enc_pos = h;
         atomic_store_explicit(&ts->tail, h, memory_order_release);
         atomic_store(&ts->dropped, 0);
+        ts->drop_enc = 0;
         atomic_store(&ts->kicked, 0);
     }
 }

@@ -156,10 +156,19 @@ int wt__write_all(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Under io_lock, with the frame written: its entries' ring space given back, and its drops'
+ * count taken off `dropped`. Until then the crash handler (which takes io_busy too) finds
+ * both still there, so whatever the frame held is either in the file or in the dump. */
 static void commit_touched(void)
 {
-    for (size_t i = 0; i < W.n_touched; i++)
-        atomic_store_explicit(&W.touched[i]->tail, W.touched[i]->enc_pos, memory_order_release);
+    for (size_t i = 0; i < W.n_touched; i++) {
+        wt__tstate *ts = W.touched[i];
+        atomic_store_explicit(&ts->tail, ts->enc_pos, memory_order_release);
+        if (ts->drop_enc) {
+            atomic_fetch_sub_explicit(&ts->dropped, ts->drop_enc, memory_order_relaxed);
+            ts->drop_enc = 0;
+        }
+    }
 }
 
 static int touch(wt__tstate *ts)
@@ -265,7 +274,7 @@ static int drain(void)
         /* acquire: a count pairs with the producer's release, so its state (tid) is seen */
         const uint64_t pending = atomic_load_explicit(&ts->dropped, memory_order_acquire);
         atomic_store_explicit(&ts->kicked, 0, memory_order_relaxed);
-        if (ts->enc_pos == h && !pending)
+        if (ts->enc_pos == h && pending == ts->drop_enc)
             continue;
         any = 1;
         if (touch(ts))
@@ -275,10 +284,11 @@ static int drain(void)
         if (ts->enc_pos < h && wt__emit_ring(&W.sink, ts, ts->enc_pos, h, &c, &ts->enc_pos) < h)
             goto fail;
         text_hint(ts);
-        /* taken after the ring, whose labels may wait for the string table's lock: a count
-         * held here while a crash dump runs would be lost, one left in ts->dropped the dump
-         * writes */
-        const uint64_t d = atomic_exchange_explicit(&ts->dropped, 0, memory_order_acquire);
+        /* the drops not in a record yet, read after the ring (whose labels may wait for the
+         * string table's lock, while drops go on) and left in ts->dropped until the frame is
+         * written (commit_touched): a crash dump before that writes them itself */
+        const uint64_t d =
+            atomic_load_explicit(&ts->dropped, memory_order_acquire) - ts->drop_enc;
         if (d) {
             int rc = wt__enc_dropped(&W.sink.enc, ts->tid, now, d);
             if (rc == WT_ENOSPC) {
@@ -288,6 +298,7 @@ static int drain(void)
             }
             if (rc)
                 goto fail;
+            ts->drop_enc += d;
             wt__agg_dropped(d); /* the exit ledger's line, as the analyzer's */
         }
         W.cur = NULL;
@@ -301,11 +312,14 @@ static int drain(void)
     TRY(wt__enc_sync(&W.sink.enc, now));
     if (wflush(&W.sink) < 0)
         return -1;
-    /* states of exited threads whose events are all in the file can be recycled */
+    /* states of exited threads whose events are all in the file can be recycled; and their
+     * drops' count: one a thread made after this drain took its count and before it exited
+     * would otherwise go to the next thread given the state, under that thread's id */
     for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
          ts = ts->next) {
         if (atomic_load_explicit(&ts->status, memory_order_acquire) == WT__TS_DEAD &&
-            atomic_load(&ts->tail) == atomic_load(&ts->head)) {
+            atomic_load(&ts->tail) == atomic_load(&ts->head) &&
+            atomic_load_explicit(&ts->dropped, memory_order_relaxed) == 0) {
             wt__agg_thread_gone(ts->tid); /* before the state can be recycled */
             atomic_store_explicit(&ts->status, WT__TS_FREE, memory_order_release);
         }
