@@ -1,5 +1,7 @@
 /* wt_cli_error() from several threads at once (trend's workers report damaged files while
- * others read): every message is one whole line of stderr, never spliced with another's. */
+ * others read): every message is one whole line of stderr, never spliced with another's. And
+ * with stdout fully buffered (as the commands buffer it into a file or pipe) and both streams
+ * in one file, a message comes after the output written before it. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,10 +80,46 @@ static void test_cli_error_lines_stay_whole_across_threads(void **state)
             assert_int_equal(seen[t][m], 1);
 }
 
+static void test_cli_error_comes_after_the_output_before_it(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wt_cli_order_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stdout);
+    fflush(stderr);
+    const int out = dup(1), err = dup(2);
+    assert_true(out >= 0 && err >= 0);
+    assert_int_equal(dup2(fd, 1), 1);
+    assert_int_equal(dup2(fd, 2), 2);
+    static char buf[1 << 16];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf); /* as wt_args_stdout_buffered() does */
+    fputs("{\"kind\":\"header\"}\n", stdout);
+    wt_cli_error("at byte 27: damaged");
+    fputs("{\"kind\":\"span\"}\n", stdout);
+    fflush(stdout);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    assert_int_equal(dup2(out, 1), 1);
+    assert_int_equal(dup2(err, 2), 2);
+    close(out);
+    close(err);
+    FILE *f = fdopen(fd, "r");
+    assert_non_null(f);
+    rewind(f);
+    char got[256];
+    const size_t n = fread(got, 1, sizeof got - 1, f);
+    got[n] = '\0';
+    fclose(f);
+    unlink(path);
+    assert_string_equal(got, "{\"kind\":\"header\"}\n" WT_PROG ": at byte 27: damaged\n"
+                             "{\"kind\":\"span\"}\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_error_lines_stay_whole_across_threads),
+        cmocka_unit_test(test_cli_error_comes_after_the_output_before_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "source.h"
 
@@ -374,4 +375,11 @@ int wt_args_json_files(int argc, char **argv, const char *cmd, void (*usage)(FIL
         }
     }
     return wt_args_files(argc, argv, cmd, files, nfiles) < 0 ? WT_EXIT_USAGE : -1;
+}
+
+void wt_args_stdout_buffered(void)
+{
+    static char buf[1 << 20]; /* static: stdout is flushed at exit, after any frame is gone */
+    if (!isatty(STDOUT_FILENO))
+        (void)setvbuf(stdout, buf, _IOFBF, sizeof buf);
 }

@@ -415,6 +415,7 @@ int cmd_dump(int argc, char **argv)
     int status = wt_args_json_files(argc, argv, "dump", usage, &d.json, files, &nfiles);
     if (status >= 0)
         goto out;
+    wt_args_stdout_buffered();
     static const wt_source_ops ops = { on_begin, on_event, on_damage, NULL, NULL, NULL };
     wt_source_result res;
     int rc = wt_source_run_raw(files, nfiles, &ops, &d, &res);

@@ -222,6 +222,8 @@ int cmd_export(int argc, char **argv)
     o.check = check_budgets; /* a typo in a budget must not let a gate pass */
     o.check_ctx = &aa;
     wt_export_report rep;
+    if (!strcmp(output, "-"))
+        wt_args_stdout_buffered(); /* as the files it writes (export_output.c) */
     int rc = wt_export_to_path(files, nfiles, &o, output, &rep);
     if (rc == WT_EINVAL && rep.check_failed) {
         status = WT_EXIT_USAGE; /* reported by the check; the output was not replaced */

@@ -21,6 +21,10 @@ void wt_cli_error(const char *fmt, ...)
 {
     va_list ap;
     atomic_store_explicit(&said, 1, memory_order_relaxed);
+    /* what stdout holds goes first: its buffer is a MiB when it is not a terminal
+     * (wt_args_stdout_buffered()), and both may go to one file or pipe, where a message
+     * belongs after the output that came before it */
+    fflush(stdout);
     flockfile(stderr);
     fputs(WT_PROG ": ", stderr);
     va_start(ap, fmt);
