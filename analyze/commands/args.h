@@ -117,7 +117,7 @@ extern const char wt_args_inputs_help[];
 /* Gives stdout a buffer of 1 MiB when it is not a terminal (a file, a pipe), before any output
  * to it. stdio's default there is the file system's block, 4 KiB: `dump --json` of 1 M spans
  * made 52,000 write() calls (204 now), and on a virtual machine, where each is an exit to
- * the host, they and the kernel's part were half of its CPU (docs/perf/ANALYZER.md). */
+ * the host, they were a third of its samples; its CPU halved (docs/perf/ANALYZER.md). */
 void wt_args_stdout_buffered(void);
 
 /* The command line of a subcommand whose one option is --json (info, dump): -h/--help prints
