@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,136 @@ static void test_spanstat_adds_after_a_median_replace_the_sorted_positions(void 
     wt__reservoir_release(&r);
 }
 
+/* Algorithm L as Li (1994) gives it, one generator a reservoir: the model of a reservoir's
+ * samples. Its generator is the one the reservoir documents (xorshift64 13/7/17 from the seed
+ * 0x9E3779B97F4A7C15, u = (x >> 11 + 1/2) / 2^53), and each model draws its own numbers, where
+ * the reservoirs share one precomputed schedule (spanstat.h). */
+typedef struct model_l {
+    int64_t n, next;
+    uint64_t rng;
+    double w;
+    uint32_t len;
+    double s[WT_STATS_RESERVOIR];
+} model_l;
+
+static double model_unit(model_l *m)
+{
+    if (!m->rng)
+        m->rng = 0x9E3779B97F4A7C15ULL;
+    return ((double)(xorshift64(&m->rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static void model_add(model_l *m, int64_t ns)
+{
+    m->n++;
+    if (m->len < WT_STATS_RESERVOIR) {
+        m->s[m->len++] = (double)ns * 1e-9;
+        return;
+    }
+    if (m->next == 0) {
+        m->w = exp(log(model_unit(m)) / WT_STATS_RESERVOIR);
+        m->next = m->n + (int64_t)floor(log(model_unit(m)) / log1p(-m->w));
+    }
+    if (m->n < m->next)
+        return;
+    if (!m->rng)
+        m->rng = 0x9E3779B97F4A7C15ULL;
+    m->s[xorshift64(&m->rng) % WT_STATS_RESERVOIR] = (double)ns * 1e-9;
+    m->w *= exp(log(model_unit(m)) / WT_STATS_RESERVOIR);
+    m->next = m->n + 1 + (int64_t)floor(log(model_unit(m)) / log1p(-m->w));
+}
+
+/* Three reservoirs fed interleaved, at rates of their own (one starts late, so they stand at
+ * different points of the schedule at once), some with medians taken between the adds (which
+ * reorder the samples the next replacements pick by position): each keeps, bit for bit, the
+ * samples of its own model, through 300,000 adds and some 4,500 replacements. */
+static void test_spanstat_reservoirs_keep_algorithm_l_s_samples(void **state)
+{
+    (void)state;
+    enum { R = 3 };
+    wt__reservoir r[R];
+    static model_l m[R];
+    memset(r, 0, sizeof r);
+    memset(m, 0, sizeof m);
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    const int sampled[R] = { 0, 1, 0 };
+    for (int i = 0; i < 300000; i++) {
+        const uint64_t v = xorshift64(&x);
+        const int k = v % 7 < 4 ? 0 : v % 7 < 6 ? 1 : 2;
+        if (k == 2 && i < 50000)
+            continue;
+        const int64_t ns = (int64_t)(v >> 40);
+        assert_int_equal(sampled[k] ? wt__reservoir_sample_ns(&r[k], ns)
+                                    : wt__reservoir_add_ns(&r[k], ns), 0);
+        model_add(&m[k], ns);
+        if (i % 20011 == 0 && k != 1) { /* a median: both sort, stably, as model_sort() */
+            (void)wt__reservoir_median(&r[k]);
+            model_sort(m[k].s, m[k].len);
+        }
+        if (i % 9973 == 0 || i == 299999) {
+            for (int j = 0; j < R; j++) {
+                assert_int_equal(r[j].n, m[j].n);
+                assert_int_equal(r[j].len, m[j].len);
+                assert_int_equal(r[j].next, m[j].next);
+                for (uint32_t q = 0; q < r[j].len; q++) {
+                    const double at = wt__reservoir_at(&r[j], q);
+                    assert_memory_equal(&at, &m[j].s[q], sizeof at);
+                }
+            }
+        }
+    }
+    /* deep into the schedule, each at its own point: 1,693, 1,520 and 1,303 replacements */
+    assert_true(r[0].step > 1600 && r[1].step > 1400 && r[2].step > 1200);
+    /* the schedule reaches its "never" within its table: some 11,000 replacements (2^62 adds) */
+    const uint32_t len = wt__reservoir_schedule_len();
+    assert_true(len > 9000 && len < WT_RESERVOIR_STEPS);
+    for (int j = 0; j < R; j++)
+        wt__reservoir_release(&r[j]);
+}
+
+/* Four threads fill reservoirs of their own at once, so the first replacements of all of them
+ * ask for the schedule together (this test runs first, before any reservoir of the process
+ * made it; under ThreadSanitizer, label "threads"): each keeps its model's samples. */
+typedef struct fill_job {
+    uint64_t seed;
+    int ok;
+} fill_job;
+
+static void *fill_one(void *arg)
+{
+    fill_job *j = arg;
+    wt__reservoir r;
+    model_l *m = calloc(1, sizeof *m);
+    memset(&r, 0, sizeof r);
+    j->ok = m != NULL;
+    for (int i = 0; j->ok && i < 20000; i++) {
+        const int64_t ns = (int64_t)(xorshift64(&j->seed) >> 44);
+        j->ok = wt__reservoir_add_ns(&r, ns) == 0;
+        model_add(m, ns);
+    }
+    for (uint32_t q = 0; j->ok && q < r.len; q++)
+        j->ok = wt__reservoir_at(&r, q) == m->s[q];
+    j->ok = j->ok && r.n == m->n && r.next == m->next && r.len == WT_STATS_RESERVOIR;
+    wt__reservoir_release(&r);
+    free(m);
+    return NULL;
+}
+
+static void test_spanstat_reservoirs_of_four_threads_share_one_schedule(void **state)
+{
+    (void)state;
+    pthread_t t[4];
+    fill_job jobs[4];
+    for (int k = 0; k < 4; k++) {
+        jobs[k] = (fill_job){ 0x9E3779B97F4A7C15ULL + (uint64_t)k * 0x1234567ULL, 0 };
+        assert_int_equal(pthread_create(&t[k], NULL, fill_one, &jobs[k]), 0);
+    }
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(pthread_join(t[k], NULL), 0);
+        assert_true(jobs[k].ok);
+    }
+}
+
 /* Room without allocating: an empty reservoir has none, one with spare capacity or full has,
  * for a duration that fits in 32 bits (narrow); a longer one widens a narrow reservoir, and
  * the add after the room check may then fail, so the callers take only narrow durations on
@@ -430,12 +561,14 @@ static void test_spanstat_union_median_weighs_samples_by_their_stream(void **sta
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spanstat_reservoirs_of_four_threads_share_one_schedule),
         cmocka_unit_test(test_spanstat_pair_cache_keeps_two_pairs_of_one_set),
         cmocka_unit_test(test_spanstat_pair_cache_evicts_the_least_recently_used),
         cmocka_unit_test(test_spanstat_pair_cache_slot_keeps_its_third_value_when_moved),
         cmocka_unit_test(test_spanstat_median_sorts_as_the_model),
         cmocka_unit_test(test_spanstat_narrow_samples_give_what_doubles_give),
         cmocka_unit_test(test_spanstat_adds_after_a_median_replace_the_sorted_positions),
+        cmocka_unit_test(test_spanstat_reservoirs_keep_algorithm_l_s_samples),
         cmocka_unit_test(test_spanstat_reservoir_room),
         cmocka_unit_test(test_spanstat_union_median_is_exact_while_each_holds_its_stream),
         cmocka_unit_test(test_spanstat_union_median_of_one_is_its_median),

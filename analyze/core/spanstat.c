@@ -4,6 +4,7 @@
 #include "spanstat.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,16 +132,59 @@ void *wt__idtab_room(wt__idtab *t, uint32_t id, size_t elem, uint32_t max)
     return (char *)t->v + (size_t)id * elem;
 }
 
+/* The schedule's generator: xorshift64 from a fixed seed. */
 static uint64_t xorshift(uint64_t *st)
 {
-    *st = wt__reservoir_rng_next(*st);
-    return *st;
+    uint64_t x = *st ? *st : 0x9E3779B97F4A7C15ULL;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *st = x;
 }
 
 /* A uniform double in (0, 1). */
 static double unit(uint64_t *st)
 {
     return ((double)(xorshift(st) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Algorithm L's schedule (spanstat.h): sched_gap[0] is the gap from the filling add to the
+ * first replacement, sched_slot[k] and sched_gap[k] (k >= 1) the k-th replacement's slot and
+ * the gap after it; sched_last is the entry whose gap is "never" (INT64_MAX). */
+static uint8_t sched_slot[WT_RESERVOIR_STEPS];
+static int64_t sched_gap[WT_RESERVOIR_STEPS];
+static uint32_t sched_last;
+static pthread_once_t sched_once = PTHREAD_ONCE_INIT;
+const uint8_t *const wt__reservoir_slot = sched_slot;
+
+/* floor(log(u) / log1p(-w)) for a fresh u: the adds algorithm L lets pass; INT64_MAX past
+ * 2^62 (or an infinite ratio, once w is 0). */
+static int64_t sched_draw_gap(uint64_t *rng, double w)
+{
+    const double g = floor(log(unit(rng)) / log1p(-w));
+    return g < 0x1p62 ? (int64_t)g : INT64_MAX;
+}
+
+static void sched_make(void)
+{
+    uint64_t rng = 0;
+    double w = exp(log(unit(&rng)) / WT_STATS_RESERVOIR);
+    uint32_t k = 0;
+    sched_gap[0] = sched_draw_gap(&rng, w);
+    while (sched_gap[k] != INT64_MAX && k + 1 < WT_RESERVOIR_STEPS) {
+        k++;
+        sched_slot[k] = (uint8_t)(xorshift(&rng) % WT_STATS_RESERVOIR);
+        w *= exp(log(unit(&rng)) / WT_STATS_RESERVOIR);
+        sched_gap[k] = sched_draw_gap(&rng, w);
+    }
+    sched_gap[k] = INT64_MAX; /* the table's end, unreached in practice, is "never" too */
+    sched_last = k;
+}
+
+uint32_t wt__reservoir_schedule_len(void)
+{
+    pthread_once(&sched_once, sched_make);
+    return sched_last + 1;
 }
 
 /* Turns the narrow samples into the doubles they stand for, then stores ns as sample i:
@@ -201,15 +245,18 @@ int wt__reservoir_add_slow(wt__reservoir *r, int64_t ns)
     }
     /* algorithm L: the same distribution as replacing with probability len/n each time, but
      * the gaps between replacements are drawn directly, so most adds only count */
-    if (r->next == 0) {
-        r->w = exp(log(unit(&r->rng)) / WT_STATS_RESERVOIR);
-        r->next = r->n + (int64_t)floor(log(unit(&r->rng)) / log1p(-r->w));
+    if (r->next == 0) { /* full: the schedule from its start */
+        pthread_once(&sched_once, sched_make);
+        r->step = 1;
+        r->next = wt__sat_add_i64(r->n, sched_gap[0]);
     }
     if (r->n < r->next)
         return 0;
-    const int rc = put(r, (uint32_t)(xorshift(&r->rng) % WT_STATS_RESERVOIR), ns);
-    r->w *= exp(log(unit(&r->rng)) / WT_STATS_RESERVOIR);
-    r->next = r->n + 1 + (int64_t)floor(log(unit(&r->rng)) / log1p(-r->w));
+    const uint32_t k = r->step;
+    const int rc = put(r, sched_slot[k], ns);
+    r->next = wt__sat_add_i64(r->n + 1, sched_gap[k]);
+    if (k < sched_last)
+        r->step = k + 1;
     return rc;
 }
 

@@ -167,13 +167,30 @@ typedef struct wt__reservoir {
                    * double seconds once wide */
     uint32_t len, cap;
     double min, max, total;
-    uint64_t rng;
+    uint32_t step;  /* algorithm L: the schedule's entry of the next replacement (below) */
     uint8_t sorted; /* s[] is sorted and med is its median (cleared by an add) */
     uint8_t wide;   /* s[] holds doubles; a zeroed reservoir with wide set stores doubles from
                      * its first sample (the tests' reference for the narrow storage) */
     double med;
-    double w; /* algorithm L: the current threshold weight */
 } wt__reservoir;
+
+/* ---- algorithm L's schedule, one for every reservoir ----
+ * Algorithm L's draws (the threshold weight, the gaps between replacements, the slot each
+ * replaces) depend on its generator alone, never on the samples, and every reservoir starts
+ * the generator from one fixed seed: so the k-th replacement of any reservoir replaces the
+ * same slot and is followed by the same gap. spanstat.c computes that sequence once per
+ * process, with the very arithmetic a reservoir of its own would do (the same samples, bit for
+ * bit), and a replacement reads it: where each did four libm calls and two divisions on its
+ * critical path (some 70 ns, a fifth of `ledger` over 1,000 labels in random order).
+ * Entry 0 holds the gap from the add that fills the reservoir to its first replacement; entry
+ * k >= 1 the slot replaced k-th and the gap to the next. Its last entry's gap is "never":
+ * gaps grow as the weight shrinks, and past some 11,000 replacements (2^62 adds) the next
+ * one would be out of int64's range. */
+#define WT_RESERVOIR_STEPS 16384
+extern const uint8_t *const wt__reservoir_slot; /* [WT_RESERVOIR_STEPS] */
+/* The schedule's entries up to its "never" (made on the first call, as by the first reservoir
+ * that fills): for the tests. */
+uint32_t wt__reservoir_schedule_len(void);
 
 /* Adds ns. Returns 0 or WT_ENOMEM (then ns counts in n/min/max/total but is not sampled). */
 int wt__reservoir_add_slow(wt__reservoir *r, int64_t ns);
@@ -213,16 +230,6 @@ static inline int wt__reservoir_has_room(const wt__reservoir *r)
 {
     return r->len < r->cap || r->len >= WT_STATS_RESERVOIR;
 }
-/* The reservoir's generator: the xorshift64 state after st (a zero state starts from a fixed
- * seed, so a zeroed reservoir needs no set-up). */
-static inline uint64_t wt__reservoir_rng_next(uint64_t st)
-{
-    uint64_t x = st ? st : 0x9E3779B97F4A7C15ULL;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-}
 /* Where the next add writes a sample, for a prefetch: the end of the samples while they fill
  * (with room), the sample algorithm L replaces when the next add replaces one, else NULL. */
 static inline const void *wt__reservoir_next_slot(const wt__reservoir *r)
@@ -230,8 +237,8 @@ static inline const void *wt__reservoir_next_slot(const wt__reservoir *r)
     const size_t size = r->wide ? sizeof(double) : sizeof(uint32_t);
     if (r->len < r->cap)
         return (const char *)r->s + r->len * size;
-    if (r->next != 0 && r->n + 1 >= r->next)
-        return (const char *)r->s + wt__reservoir_rng_next(r->rng) % WT_STATS_RESERVOIR * size;
+    if (r->next != 0 && r->n + 1 >= r->next) /* then the schedule is made (spanstat.c) */
+        return (const char *)r->s + wt__reservoir_slot[r->step] * size;
     return NULL;
 }
 /* The sample at i (< len) in seconds. */
