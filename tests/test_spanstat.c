@@ -357,7 +357,7 @@ static void test_spanstat_reservoirs_keep_algorithm_l_s_samples(void **state)
     }
     /* deep into the schedule, each at its own point: 1,693, 1,520 and 1,303 replacements */
     assert_true(r[0].step > 1600 && r[1].step > 1400 && r[2].step > 1200);
-    /* the schedule reaches its "never" within its table: some 11,000 replacements (2^62 adds) */
+    /* the schedule reaches its "never" within its table: 10,544 entries here (2^62 adds) */
     const uint32_t len = wt__reservoir_schedule_len();
     assert_true(len > 9000 && len < WT_RESERVOIR_STEPS);
     for (int j = 0; j < R; j++)

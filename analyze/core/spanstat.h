@@ -184,8 +184,8 @@ typedef struct wt__reservoir {
  * critical path (some 70 ns, a fifth of `ledger` over 1,000 labels in random order).
  * Entry 0 holds the gap from the add that fills the reservoir to its first replacement; entry
  * k >= 1 the slot replaced k-th and the gap to the next. Its last entry's gap is "never":
- * gaps grow as the weight shrinks, and past some 11,000 replacements (2^62 adds) the next
- * one would be out of int64's range. */
+ * gaps grow as the weight shrinks, and after 10,543 replacements the next gap passes 2^62
+ * adds (past int64's range soon after). */
 #define WT_RESERVOIR_STEPS 16384
 extern const uint8_t *const wt__reservoir_slot; /* [WT_RESERVOIR_STEPS] */
 /* The schedule's entries up to its "never" (made on the first call, as by the first reservoir
