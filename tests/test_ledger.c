@@ -330,6 +330,35 @@ static void test_ledger_two_threads_overlapping_reconcile(void **state)
     wt_ledger_calc_free(lc);
 }
 
+/* Threads arrive in the order of their first delivered span, which is the order the
+ * recorder's writer happened to drain them; the result lists them by file (as given), each
+ * file's main thread first, then by tid, each row with its own figures. Two processes: pid 7
+ * (file a) whose threads arrive 12, 9, 7, and pid 3 (file b) whose arrive 5, 3. */
+static void test_ledger_threads_listed_by_file_main_first_then_tid(void **state)
+{
+    (void)state;
+    const wt_event a[] = { span(7, 12, 0, 1, 0, "A", "", 0), span(7, 9, 0, 2, 0, "A", "", 0),
+                           span(7, 7, 0, 3, 0, "A", "", 0), end_ev(7, 4) };
+    const wt_event b[] = { span(3, 5, 0, 0.5, 0, "A", "", 0), span(3, 3, 0, 1.5, 0, "A", "", 0),
+                           end_ev(3, 4) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 7, 0.0, a, 4);
+    feed(lc, "b", 3, 0.0, b, 3);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    const uint64_t pid[] = { 7, 7, 7, 3, 3 }, tid[] = { 7, 9, 12, 3, 5 };
+    const double busy[] = { 3.0, 2.0, 1.0, 1.5, 0.5 };
+    assert_int_equal(r->n_threads, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(r->threads[i].pid, pid[i]);
+        assert_int_equal(r->threads[i].tid, tid[i]);
+        assert_float_equal(r->threads[i].busy, busy[i], EPS);
+        assert_int_equal(r->threads[i].spans, 1);
+    }
+    wt_ledger_calc_free(lc);
+}
+
 static void test_ledger_overlap_shared_within_a_tree_by_self_time(void **state)
 {
     /* thread 1: X 0-4. thread 2: P 2-6 nesting C 4-5. P's tree is new on 4-6 = 2 s of its
@@ -1229,6 +1258,7 @@ int main(void)
         cmocka_unit_test(test_ledger_nested_spans_counted_once),
         cmocka_unit_test(test_ledger_deep_nesting_self_times),
         cmocka_unit_test(test_ledger_two_threads_overlapping_reconcile),
+        cmocka_unit_test(test_ledger_threads_listed_by_file_main_first_then_tid),
         cmocka_unit_test(test_ledger_overlap_shared_within_a_tree_by_self_time),
         cmocka_unit_test(test_ledger_several_processes_union_and_straggler),
         cmocka_unit_test(test_procname_rank_when_recorded_else_pid),

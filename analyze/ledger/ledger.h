@@ -147,6 +147,7 @@ typedef struct wt_ledger_result {
     /* spans of threads past WT_MAX_THREADS per run, counted in their process's thread
      * WT_OTHER_THREADS: the recorder fact "folded threads" when not 0 */
     int64_t folded_threads;
+    /* by file (in the order given), each file's main thread first, then by tid */
     const wt_ledger_thread *threads;
     size_t n_threads;
     const wt_ledger_process *procs;

@@ -40,6 +40,53 @@ static int cmp_label_total(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* The threads' order in the result: by file (the run's processes in the order they were
+ * given), its main thread first, then by tid (creation order, as a timeline lists them). They
+ * arrive in the order of their first delivered span, which is the order the recorder's writer
+ * happened to drain them: two runs of one program listed their loader threads differently. */
+typedef struct thread_key {
+    int file;
+    int not_main;
+    uint64_t tid;
+    size_t i;
+} thread_key;
+
+static int by_thread_key(const void *a, const void *b)
+{
+    const thread_key *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->not_main != y->not_main)
+        return x->not_main - y->not_main;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static wt_ledger_thread thread_row(const lc_thread *t)
+{
+    return (wt_ledger_thread){ t->pid, t->tid, t->name, (double)t->busy_ns * NS,
+                               (double)t->waiting_ns * NS, t->spans };
+}
+
+/* lc->out_threads in that order (in arrival order without memory for the keys). */
+static void fill_threads(wt_ledger_calc *lc)
+{
+    thread_key *k = lc->n_threads > 1 ? malloc(lc->n_threads * sizeof *k) : NULL;
+    for (size_t i = 0; i < lc->n_threads; i++) {
+        const lc_thread *t = &lc->threads[i];
+        if (k)
+            k[i] = (thread_key){ t->file, t->tid != t->pid, t->tid, i };
+        lc->out_threads[i] = thread_row(t);
+    }
+    if (!k)
+        return;
+    qsort(k, lc->n_threads, sizeof *k, by_thread_key);
+    for (size_t j = 0; j < lc->n_threads; j++)
+        lc->out_threads[j] = thread_row(&lc->threads[k[j].i]);
+    free(k);
+}
+
 static wt_ledger_stat stat_of(wt__reservoir *r)
 {
     wt_ledger_stat s = { r->n, r->min, wt__reservoir_median(r), r->max, r->total };
@@ -180,12 +227,7 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
         r->wall = tracked; /* the seed: never a wall smaller than what was measured */
     r->untracked = r->wall > tracked ? r->wall - tracked : 0.0;
 
-    for (size_t i = 0; i < lc->n_threads; i++) {
-        const lc_thread *t = &lc->threads[i];
-        lc->out_threads[i] = (wt_ledger_thread){ t->pid, t->tid, t->name,
-                                                 (double)t->busy_ns * NS,
-                                                 (double)t->waiting_ns * NS, t->spans };
-    }
+    fill_threads(lc);
     r->threads = lc->out_threads;
     r->n_threads = lc->n_threads;
     for (size_t i = 0; i < lc->n_procs; i++) {
