@@ -308,9 +308,7 @@ static void model_add(model_l *m, int64_t ns)
         m->next = m->n + (int64_t)floor(log(model_unit(m)) / log1p(-m->w));
     }
     if (m->n < m->next)
-        return;
-    if (!m->rng)
-        m->rng = 0x9E3779B97F4A7C15ULL;
+        return; /* past here model_unit() has seeded the generator */
     m->s[xorshift64(&m->rng) % WT_STATS_RESERVOIR] = (double)ns * 1e-9;
     m->w *= exp(log(model_unit(m)) / WT_STATS_RESERVOIR);
     m->next = m->n + 1 + (int64_t)floor(log(model_unit(m)) / log1p(-m->w));

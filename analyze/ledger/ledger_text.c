@@ -73,17 +73,15 @@ static wt_ledger_thread thread_row(const lc_thread *t)
 static void fill_threads(wt_ledger_calc *lc)
 {
     thread_key *k = lc->n_threads > 1 ? malloc(lc->n_threads * sizeof *k) : NULL;
-    for (size_t i = 0; i < lc->n_threads; i++) {
-        const lc_thread *t = &lc->threads[i];
-        if (k)
+    if (k) {
+        for (size_t i = 0; i < lc->n_threads; i++) {
+            const lc_thread *t = &lc->threads[i];
             k[i] = (thread_key){ t->file, t->tid != t->pid, t->tid, i };
-        lc->out_threads[i] = thread_row(t);
+        }
+        qsort(k, lc->n_threads, sizeof *k, by_thread_key);
     }
-    if (!k)
-        return;
-    qsort(k, lc->n_threads, sizeof *k, by_thread_key);
     for (size_t j = 0; j < lc->n_threads; j++)
-        lc->out_threads[j] = thread_row(&lc->threads[k[j].i]);
+        lc->out_threads[j] = thread_row(&lc->threads[k ? k[j].i : j]);
     free(k);
 }
 
