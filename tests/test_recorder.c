@@ -638,10 +638,14 @@ static void test_recorder_stuck_writer_drops_with_a_count(void **state)
 {
     (void)state;
     /* the trace goes into a FIFO nobody reads for a while: the writer blocks in write(),
-     * the 1 Ki-entry ring fills, the thread waits 200 ms for progress and then drops */
+     * the 1 Ki-entry ring fills, the thread waits 200 ms for progress and then drops. The
+     * FIFO's buffer is cut to 4 KiB, as in the stalled-writer test below: 200,000 repeated
+     * spans compress to well under the default 64 KiB, so on a fast host the writer never
+     * blocked, nothing dropped, and the test failed (14 runs in 20 on one host). */
     char fifo[600], out[600];
     snprintf(out, sizeof out, "%s/drained.wtrace", dir);
     const int rd = fifo_make(fifo);
+    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {
