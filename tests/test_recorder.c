@@ -586,13 +586,17 @@ static void test_recorder_fork_child_never_writes_parents_file(void **state)
 /* ---- a writer stuck on a FIFO ------------------------------------------------------------ */
 
 /* Makes the FIFO `dir`/fifo (its path in fifo[600]) and opens its read end, not blocking:
- * the writer's open then succeeds and nobody reads until fifo_drain(). */
+ * the writer's open then succeeds and nobody reads until fifo_drain(). The FIFO's buffer is
+ * cut to 4 KiB, so that the writer soon blocks in write(): repeated spans compress to under
+ * a byte each, and the default 64 KiB took so many that on a fast host the writer never
+ * blocked and a test that needs it stuck failed now and then (3 runs in 10 on one host). */
 static int fifo_make(char *fifo)
 {
     snprintf(fifo, 600, "%s/fifo", dir);
     assert_int_equal(mkfifo(fifo, 0644), 0);
     const int rd = open(fifo, O_RDONLY | O_NONBLOCK);
     assert_true(rd >= 0);
+    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
     return rd;
 }
 
@@ -638,14 +642,10 @@ static void test_recorder_stuck_writer_drops_with_a_count(void **state)
 {
     (void)state;
     /* the trace goes into a FIFO nobody reads for a while: the writer blocks in write(),
-     * the 1 Ki-entry ring fills, the thread waits 200 ms for progress and then drops. The
-     * FIFO's buffer is cut to 4 KiB, as in the stalled-writer test below: 200,000 repeated
-     * spans compress to well under the default 64 KiB, so on a fast host the writer never
-     * blocked, nothing dropped, and the test failed (14 runs in 20 on one host). */
+     * the 1 Ki-entry ring fills, the thread waits 200 ms for progress and then drops */
     char fifo[600], out[600];
     snprintf(out, sizeof out, "%s/drained.wtrace", dir);
     const int rd = fifo_make(fifo);
-    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {
@@ -693,7 +693,7 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
 {
     (void)state;
     /* a FIFO nobody reads for a second: the writer blocks in write() and the 1 Ki-entry ring
-     * fills. The FIFO's buffer is cut to 4 KiB: with the default 64 KiB, the 100,000 repeated
+     * fills. fifo_make() cuts its buffer to 4 KiB: with the default 64 KiB, the 100,000 repeated
      * spans (about 0.8 bytes each) nearly fit, and in runs where the writer made fewer frames
      * nothing ever waited (3 runs in 30 under load). Each recording call is timed in the child:
      * none may wait longer than WALLTIME_RING_WAIT_MS (plus scheduling slack), one must have
@@ -707,7 +707,6 @@ static void test_recorder_stalled_writer_blocks_a_call_at_most_the_bound(void **
     snprintf(err, sizeof err, "%s/stderr.txt", dir);
     snprintf(times, sizeof times, "%s/times.txt", dir);
     const int rd = fifo_make(fifo);
-    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) {
@@ -783,7 +782,6 @@ static void test_recorder_default_ring_holds_a_burst_while_the_writer_is_stuck(v
     char fifo[600], out[600];
     snprintf(out, sizeof out, "%s/burst.wtrace", dir);
     const int rd = fifo_make(fifo);
-    assert_true(fcntl(rd, F_SETPIPE_SZ, 4096) >= 4096);
     int done[2];
     assert_int_equal(pipe(done), 0);
     fflush(NULL);
