@@ -721,6 +721,32 @@ static void test_ledger_waiting_on_workers_that_arrive_out_of_order(void **state
     free(evs);
 }
 
+/* A child that starts before its parent (after the writer re-anchors its clock, a child may
+ * start a nanosecond before the span it is in; here half a second, to be clear of rounding)
+ * is still the parent's child for the waiting rule: main's generate 1-10 decodes 0.5-8 at
+ * depth 1 while a worker it started loads 2-9; main's self time meets the worker in 8-9:
+ * waiting 1.0 (7.0 if the child were left out). It must not stay remembered either: the
+ * second generate 20-30 decodes 22-28 while a worker loads 21-29, waiting 2.0; total 3.0. */
+static void test_ledger_waiting_with_a_child_starting_before_its_parent(void **state)
+{
+    const wt_event evs[] = {
+        span(1, 1, 0.5, 8.0, 1, "decode", "d", 0),
+        span(1, 2, 2.0, 9.0, 0, "load", "w", 0),
+        span(1, 1, 1.0, 10.0, 0, "generate", "g", 0),
+        span(1, 1, 22.0, 28.0, 1, "decode", "d", 0),
+        span(1, 3, 21.0, 29.0, 0, "load", "w", 0),
+        span(1, 1, 20.0, 30.0, 0, "generate", "g", 0),
+        end_ev(1, 30.0),
+    };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "early.wtrace", 1, 0.0, evs, sizeof evs / sizeof evs[0]);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_float_equal(r->waiting, 3.0, EPS);
+    wt_ledger_calc_free(lc);
+}
+
 static void test_ledger_unclosed_span_and_no_end_record(void **state)
 {
     /* no END: wall ends at the last event (the unclosed span's end, 7 s) */
@@ -1270,6 +1296,7 @@ int main(void)
         cmocka_unit_test(test_ledger_saved_parallel_does_not_count_a_parent_waiting),
         cmocka_unit_test(test_ledger_waiting_is_only_the_parents_self_time),
         cmocka_unit_test(test_ledger_waiting_on_workers_that_arrive_out_of_order),
+        cmocka_unit_test(test_ledger_waiting_with_a_child_starting_before_its_parent),
         cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
         cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
         cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),

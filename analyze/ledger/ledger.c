@@ -878,6 +878,7 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
         }
         lc->n_tops = nt;
         lc->n_sorted = sorted;
+        t->kids += k;
     }
     acc_flush(&a, lc, p, c, t, k);
     t->child_sum[d] = wt__sat_add_i64(t->child_sum[d], a.sum);

@@ -65,6 +65,7 @@ typedef struct lc_thread {
     size_t n_touched, cap_touched;
     int64_t pend_total;
     int64_t env_start, env_end;
+    size_t kids; /* of its depth-1 spans remembered for the waiting rule, at most this many */
 } lc_thread;
 
 /* A recent top-level span, for the waiting rule (ledger_wait.c). */
@@ -155,7 +156,7 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e);
 int wt__ledger_wait_room(wt_ledger_calc *lc);
 /* Remembers [s, e) of thread t for the rule (only what a main thread's span can ask for: other
  * threads' tops, its own children). Inline: the nested shape remembers 9 spans in 10. */
-static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *t, int64_t s,
+static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, lc_thread *t, int64_t s,
                                            int64_t e, int kid)
 {
     if ((t->tid == t->pid) != (kid != 0))
@@ -170,6 +171,7 @@ static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, const lc_thread *
     const uint32_t ti = (uint32_t)(t - lc->threads);
     lc->tops_kids_of = kid && (lc->n_tops == 0 || lc->tops_kids_of == ti) ? ti : UINT32_MAX;
     lc->tops[lc->n_tops++] = (lc_top){ s, e, t->pid, ti, kid };
+    t->kids += kid != 0;
     return 0;
 }
 

@@ -194,6 +194,14 @@ static int64_t meet(const wt_ledger_cover *a, const wt_ledger_cover *b)
     return m;
 }
 
+/* A child w of the span the waiting rule looks at, into k (the parent's children). */
+static int add_kid(wt_ledger_cover *k, const lc_top *w)
+{
+    int64_t fresh;
+    int clipped;
+    return wt_ledger_cover_add(k, w->s, w->e, SIZE_MAX, &fresh, &clipped);
+}
+
 int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
 {
     const uint32_t me = (uint32_t)(t - lc->threads);
@@ -201,13 +209,12 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         return wt__ledger_wait_remember(lc, t, s, e, 0);
     if (lc->n_tops == 0)
         return 0; /* nothing ran inside it, and it has no child to drop */
-    if (lc->tops_kids_of == me && lc->n_sorted == lc->n_tops && lc->tops[0].s >= s &&
-        lc->tops[lc->n_tops - 1].s <= e) {
-        /* only its own children, all starting inside it (a main thread's tree, the nested
-         * shape): no other thread's work inside, so nothing waited (what follows would add 0),
-         * and every one of them leaves */
+    if (lc->tops_kids_of == me) {
+        /* only its own children (a main thread's tree, the nested shape): no other thread's
+         * work inside, so nothing waited (what follows would add 0), and all of them leave */
         lc->n_tops = 0;
         lc->n_sorted = 0;
+        t->kids = 0;
         return 0;
     }
     wt_ledger_cover *u = &lc->wait_others, *k = &lc->wait_kids;
@@ -228,16 +235,21 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         }
     }
     /* then this thread's children leave the array, into k only when u has something: most
-     * trees have no other thread's work inside, and then nothing of theirs is waiting */
-    size_t out = first;
+     * trees have no other thread's work inside, and then nothing of theirs is waiting. Its
+     * children are all its depth-1 spans remembered: each came after its previous top-level
+     * span (spans arrive at their end, children before their parent), whatever their clock
+     * says; after the writer re-anchors the clock a child may start a nanosecond before its
+     * parent. Those starting inside it are the rule's, [first, end); the others only when
+     * there are any (t->kids, which counts them), so that one such child does not stay for
+     * ever. */
+    size_t out = first, gone = 0;
     for (size_t i = first; i < end; i++) {
         const lc_top w = lc->tops[i];
         if (w.thread == me && w.kid) {
-            int64_t fresh;
-            int clipped, rc = u->n ? wt_ledger_cover_add(k, w.s, w.e, SIZE_MAX, &fresh, &clipped)
-                                   : 0;
+            int rc = u->n ? add_kid(k, &w) : 0;
             if (rc < 0)
                 return rc;
+            gone++;
             continue; /* dropped: its parent has come */
         }
         lc->tops[out++] = w;
@@ -248,6 +260,22 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         lc->n_tops -= end - out;
         lc->n_sorted = lc->n_tops;
     }
+    if (t->kids > gone) { /* children starting outside it: the whole array, once */
+        out = 0;
+        for (size_t i = 0; i < lc->n_tops; i++) {
+            const lc_top w = lc->tops[i];
+            if (w.thread == me && w.kid) {
+                int rc = u->n ? add_kid(k, &w) : 0;
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            lc->tops[out++] = w;
+        }
+        lc->n_tops = out;
+        lc->n_sorted = out; /* what was sorted stays so with some taken out */
+    }
+    t->kids = 0;
     const int64_t waited = wt_ledger_cover_total(u) - meet(u, k);
     t->waiting_ns = wt__sat_add_i64(t->waiting_ns, waited);
     return 0;
