@@ -28,3 +28,5 @@ add_dependencies(test_recorder_dlclose walltime_shared)
 wt_add_test(test_recorder_alloc SOURCES test_recorder_alloc.c LABELS threads)
 # Issue 11: the writer's compression budget (WALLTIME_COMPRESS_CPU) on made-up clocks.
 wt_add_test(test_rec_zbudget SOURCES test_rec_zbudget.c)
+# The tick-to-ns map: one function of the tick, increasing, near the clock (made-up clocks).
+wt_add_test(test_rec_clock SOURCES test_rec_clock.c)

@@ -8,12 +8,26 @@
 
 int wt__clock_tsc;
 
-static wt__calib slots[2];
-static atomic_int slot_idx;
+/* The map's pieces, a ring: piece[k & (WT__CLOCK_PIECES - 1)] for k < n_pieces, by tick0.
+ * Written by the writer thread only (and wt__clock_init before it starts). */
+static wt__calib piece[WT__CLOCK_PIECES];
+static _Atomic uint64_t n_pieces;
+static _Atomic double cur_rate; /* the latest rate, ns per tick */
+static _Atomic uint64_t last_pair_tick; /* the tick of the latest pair */
 /* the pair taken at open: the base of every refinement */
 static uint64_t base_tick;
 static int64_t base_ns;
 static uint64_t rough_hz;
+
+#define RING_MASK (WT__CLOCK_PIECES - 1u)
+#define KEPT (WT__CLOCK_PIECES - 2u) /* two slots of slack for the writer's next pieces */
+
+static inline const wt__calib *at(uint64_t k) { return &piece[k & RING_MASK]; }
+
+static inline int64_t on_piece(const wt__calib *p, uint64_t t)
+{
+    return p->ns0 + (int64_t)((double)(int64_t)(t - p->tick0) * p->ns_per_tick);
+}
 
 /* One (tick, ns) pair: the TSC read on both sides of clock_gettime, keeping the tightest of a
  * few tries so a preemption in between does not skew it. */
@@ -32,11 +46,11 @@ static void read_pair(uint64_t *tick, int64_t *ns)
     }
 }
 
-static void publish(const wt__calib *c)
+/* Makes pieces n_pieces.. (count of them) visible: they are written first. */
+static void publish(uint64_t count)
 {
-    const int next = !atomic_load_explicit(&slot_idx, memory_order_relaxed);
-    slots[next] = *c;
-    atomic_store_explicit(&slot_idx, next, memory_order_release);
+    atomic_store_explicit(&n_pieces, atomic_load_explicit(&n_pieces, memory_order_relaxed) + count,
+                          memory_order_release);
 }
 
 static int tsc_invariant(void)
@@ -56,24 +70,35 @@ static int tsc_invariant(void)
 void wt__clock_init(int force_monotonic)
 {
     wt__clock_tsc = !force_monotonic && tsc_invariant();
-    wt__calib c = { 0, 0, 1.0 };
+    atomic_store(&n_pieces, 0);
     if (!wt__clock_tsc) {
         rough_hz = 0;
-        publish(&c);
+        piece[0] = (wt__calib){ 0, 0, 1.0 };
+        atomic_store(&cur_rate, 1.0);
+        publish(1);
         return;
     }
     /* a rough rate over 1 ms, refined later by the writer over a much longer base */
-    uint64_t t1;
-    int64_t n1;
-    read_pair(&base_tick, &base_ns);
+    uint64_t t0, t1;
+    int64_t n0, n1;
+    read_pair(&t0, &n0);
     do
         read_pair(&t1, &n1);
-    while (n1 - base_ns < 1000000);
-    c.ns_per_tick = (double)(n1 - base_ns) / (double)(t1 - base_tick);
-    c.tick0 = t1;
-    c.ns0 = n1;
-    rough_hz = (uint64_t)(1e9 / c.ns_per_tick + 0.5);
-    publish(&c);
+    while (n1 - n0 < 1000000);
+    wt__clock_start(t0, n0, t1, n1);
+}
+
+void wt__clock_start(uint64_t t0, int64_t n0, uint64_t t1, int64_t n1)
+{
+    base_tick = t0;
+    base_ns = n0;
+    const double rate = (double)(n1 - n0) / (double)(t1 - t0);
+    atomic_store(&n_pieces, 0);
+    piece[0] = (wt__calib){ t1, n1, rate };
+    atomic_store(&last_pair_tick, t1);
+    atomic_store(&cur_rate, rate);
+    rough_hz = (uint64_t)(1e9 / rate + 0.5);
+    publish(1);
 }
 
 const char *wt__clock_name(void) { return wt__clock_tsc ? "tsc" : "monotonic"; }
@@ -87,16 +112,92 @@ int64_t wt__clock_refine(void)
     uint64_t t;
     int64_t n;
     read_pair(&t, &n);
-    wt__calib c = *wt__clock_calib();
-    if (n - base_ns > 10000000 && t > base_tick)
-        c.ns_per_tick = (double)(n - base_ns) / (double)(t - base_tick);
-    c.tick0 = t;
-    c.ns0 = n;
-    publish(&c);
-    return n;
+    return wt__clock_pair(t, n);
 }
 
-const wt__calib *wt__clock_calib(void)
+int64_t wt__clock_pair(uint64_t t, int64_t n)
 {
-    return &slots[atomic_load_explicit(&slot_idx, memory_order_acquire)];
+    uint64_t k = atomic_load_explicit(&n_pieces, memory_order_relaxed);
+    const uint64_t before = atomic_load_explicit(&last_pair_tick, memory_order_relaxed);
+    if (t <= before) /* a tick that went back (cannot, with an invariant TSC) */
+        return on_piece(at(k - 1), before);
+    atomic_store_explicit(&last_pair_tick, t, memory_order_relaxed);
+    /* the piece t is on: the last, or the one before when the last begins later (the end of
+     * the previous bend, which no converted tick has reached: none was read after t) */
+    uint64_t on = k - 1;
+    if (k >= 2 && at(k - 1)->tick0 > t)
+        on = k - 2;
+    const int64_t v = on_piece(at(on), t);
+    const int64_t gap = n - v;
+    double rate = atomic_load_explicit(&cur_rate, memory_order_relaxed);
+    const int jump = gap < -WT__CLOCK_JUMP_NS || gap > WT__CLOCK_JUMP_NS;
+    if (jump) { /* the rate so far stays; it is measured again from here */
+        base_tick = t;
+        base_ns = n;
+    } else if (n - base_ns > 10000000 && t > base_tick) {
+        rate = (double)(n - base_ns) / (double)(t - base_tick);
+    }
+    atomic_store_explicit(&cur_rate, rate, memory_order_relaxed);
+    if (gap >= -WT__CLOCK_TOLERANCE_NS && gap <= WT__CLOCK_TOLERANCE_NS)
+        return v;
+    /* a new piece from t: the pending end of a bend, if any, is dropped (k = on + 1) */
+    k = on + 1;
+    if (jump) {
+        piece[k & RING_MASK] = (wt__calib){ t, n, rate };
+        atomic_store_explicit(&n_pieces, k + 1, memory_order_release);
+        return n;
+    }
+    /* bend: from (t, v) at a rate that closes the gap over WT__CLOCK_SLEW_NS, then on at
+     * the rate from where the first piece's line is then */
+    const wt__calib bend = { t, v, rate * (1.0 + (double)gap / (double)WT__CLOCK_SLEW_NS) };
+    const uint64_t t2 = t + (uint64_t)((double)WT__CLOCK_SLEW_NS / rate);
+    piece[k & RING_MASK] = bend;
+    piece[(k + 1) & RING_MASK] = (wt__calib){ t2, on_piece(&bend, t2), rate };
+    atomic_store_explicit(&n_pieces, k + 2, memory_order_release);
+    return v;
+}
+
+void wt__clock_map(wt__clockmap *m)
+{
+    const uint64_t n = atomic_load_explicit(&n_pieces, memory_order_acquire);
+    m->piece = piece;
+    m->n = n;
+    m->rate = atomic_load_explicit(&cur_rate, memory_order_relaxed);
+    /* the fast piece: the last that begins before the latest pair's tick (where the ticks of
+     * the events recorded since the drain before end), else the first kept */
+    const uint64_t pair = atomic_load_explicit(&last_pair_tick, memory_order_relaxed);
+    uint64_t f = n - 1;
+    while (f > 0 && n - f < KEPT && at(f)->tick0 >= pair)
+        f--;
+    const wt__calib *p = at(f);
+    m->lo = p->tick0;
+    m->span = f + 1 < n ? at(f + 1)->tick0 - p->tick0 : UINT64_MAX - p->tick0;
+    m->ns0 = p->ns0;
+    m->npt = p->ns_per_tick;
+}
+
+int64_t wt__tick_ns_slow(const wt__clockmap *m, uint64_t t)
+{
+    const uint64_t n = m->n, first = n > KEPT ? n - KEPT : 0;
+    const wt__calib *const ring = m->piece;
+    const wt__calib *p0 = &ring[first & RING_MASK];
+    if (t < p0->tick0) /* before every piece kept: back from the first at the latest rate */
+        return p0->ns0 - (int64_t)((double)(p0->tick0 - t) * m->rate);
+    /* the last piece with tick0 <= t: a few from the end, else a binary search */
+    uint64_t lo = first, hi = n; /* tick0(lo) <= t; the answer is in [lo, hi) */
+    for (int i = 0; i < 4 && hi - lo > 1; i++) {
+        if (ring[(hi - 1) & RING_MASK].tick0 <= t) {
+            lo = hi - 1;
+            break;
+        }
+        hi--;
+    }
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (ring[mid & RING_MASK].tick0 <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return on_piece(&ring[lo & RING_MASK], t);
 }

@@ -43,7 +43,7 @@ static uint32_t max3(uint32_t a, uint32_t b, uint32_t c)
 /* One event: entry e, its extension x (or NULL) and `a`, the id of its label, name or key
  * (e->a, or the id its formatted label's bytes were given). */
 static int emit_one(wt__sink *s, uint64_t tid, const wt__ent *e, uint32_t a, const wt__ext *x,
-                    const wt__calib *c)
+                    const wt__clockmap *c)
 {
     const uint32_t b = e->b;
     /* a span with its label's words is the span */
@@ -205,12 +205,10 @@ static void nest_flush(const wt__sink *s, uint64_t tid, nest_batch *nb)
  * ring up to it). Advances *pos_io to the first entry that is not a plain span (or `to`).
  * Returns 0, or -1 when the sink gave up. */
 static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint64_t *pos_io,
-                          uint64_t to, const wt__calib *c, uint64_t *progress)
+                          uint64_t to, const wt__clockmap *c, uint64_t *progress)
 {
     wt__enc *const enc = &s->enc;
-    const int64_t ns0 = c->ns0;
-    const uint64_t tick0 = c->tick0;
-    const double npt = c->ns_per_tick;
+    const wt__clockmap map = *c; /* in locals: the byte stores below may alias it */
     uint64_t pos = *pos_io;
     run_agg g = { UINT32_MAX, 0, 0, 0, 0 }; /* no category: the first span starts a run */
     nest_batch nb;
@@ -236,9 +234,8 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
         }
         if (__builtin_expect(!enc->in_thread || enc->tid != tid, 0)) {
             /* the chunk's base is this span's start, as wt__enc_span() takes it */
-            const int64_t end = wt__tick_ns(c, e->t1);
-            const int64_t ticks = (int64_t)(e->t1 - e->t0);
-            const int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
+            const int64_t end = wt__tick_ns(&map, e->t1);
+            const int64_t dur = e->t1 > e->t0 ? end - wt__tick_ns(&map, e->t0) : 0;
             *progress = pos;
             int r = wt__enc_thread(enc, tid, end - dur);
             if (r == WT_ENOSPC) {
@@ -288,9 +285,10 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
                 break;
             if (step > 1)
                 text_count(&tc, label);
-            const int64_t end = ns0 + (int64_t)((double)(int64_t)(e->t1 - tick0) * npt);
-            const int64_t ticks = (int64_t)(e->t1 - e->t0);
-            int64_t dur = ticks > 0 ? (int64_t)((double)ticks * npt) : 0;
+            /* both ends by the map, so that a span's start is the same function of its tick
+             * as every other span's (rec_clock.h) */
+            const int64_t end = wt__tick_ns(&map, e->t1);
+            int64_t dur = e->t1 > e->t0 ? end - wt__tick_ns(&map, e->t0) : 0;
             /* times within a chunk never go backwards; the span keeps its duration */
             const int64_t clamped = end < prev ? prev : end;
             if (__builtin_expect(dur > clamped, 0))
@@ -342,7 +340,7 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
 }
 
 uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_t to,
-                       const wt__calib *c, uint64_t *progress)
+                       const wt__clockmap *c, uint64_t *progress)
 {
     const uint64_t tid = ts->tid;
     uint64_t pos = from;

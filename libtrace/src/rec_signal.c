@@ -71,7 +71,7 @@ static uint32_t clabel(wt__sink *s, const char *str, uint32_t len)
 }
 
 /* The crashing thread's open spans, innermost first (the order their ends would have come). */
-static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int64_t end)
+static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__clockmap *c, int64_t end)
 {
     for (uint32_t d = ts->depth; d-- > 0;) {
         const wt__open *o = &ts->stack[d];
@@ -103,7 +103,7 @@ static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__calib *c, int
 
 /* A thread's ring, then the events it dropped since the writer's last drain: without their
  * DROPPED record they would be in neither the file nor a count. */
-static void dump_ring(wt__sink *s, wt__tstate *ts, const wt__calib *c, int64_t end)
+static void dump_ring(wt__sink *s, wt__tstate *ts, const wt__clockmap *c, int64_t end)
 {
     uint64_t progress;
     const uint64_t from = atomic_load_explicit(&ts->tail, memory_order_acquire);
@@ -126,7 +126,8 @@ static void dump(int sig)
     const int64_t give_up = now_ns() + 500000000;
     while (atomic_exchange_explicit(&wt__g.io_busy, 1, memory_order_acquire) && now_ns() < give_up)
         ;
-    const wt__calib c = *wt__clock_calib();
+    wt__clockmap c;
+    wt__clock_map(&c);
     lock_tries_end = now_ns() + 100000000;
     wt__sink s;
     memset(&s, 0, sizeof s);

@@ -359,7 +359,7 @@ struct wt__sink {
  * sink gave up). Stores the position after each entry in *progress, so a flush in between
  * (which commits what is encoded) knows where the frame ends. */
 uint64_t wt__emit_ring(wt__sink *s, const wt__tstate *ts, uint64_t from, uint64_t to,
-                       const wt__calib *c, uint64_t *progress);
+                       const wt__clockmap *c, uint64_t *progress);
 /* Defines strings strings_done+1 .. upto. 0 or -1 (the sink gave up). */
 int wt__emit_strings(wt__sink *s, uint32_t upto);
 

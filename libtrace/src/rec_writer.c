@@ -262,7 +262,8 @@ static int drain(void)
 {
     /* the SYNC time is read before any ring: everything before it is in the rings */
     const int64_t now = wt__clock_refine();
-    const wt__calib c = *wt__clock_calib();
+    wt__clockmap c;
+    wt__clock_map(&c);
     int any = 0;
     wt__agg_lock();
     for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
