@@ -194,12 +194,27 @@ static int64_t meet(const wt_ledger_cover *a, const wt_ledger_cover *b)
     return m;
 }
 
-/* A child w of the span the waiting rule looks at, into k (the parent's children). */
-static int add_kid(wt_ledger_cover *k, const lc_top *w)
+/* Takes thread me's children out of tops[from, to), the others kept in order from `from` on
+ * (*kept_end: where they end), each child into k when into_k (the parent's children, which
+ * meet() takes out of its waiting). 0 or WT_ENOMEM. */
+static int take_kids(wt_ledger_calc *lc, uint32_t me, size_t from, size_t to,
+                     wt_ledger_cover *k, int into_k, size_t *kept_end)
 {
-    int64_t fresh;
-    int clipped;
-    return wt_ledger_cover_add(k, w->s, w->e, SIZE_MAX, &fresh, &clipped);
+    size_t out = from;
+    for (size_t i = from; i < to; i++) {
+        const lc_top w = lc->tops[i];
+        if (w.thread == me && w.kid) {
+            int64_t fresh;
+            int clipped, rc = into_k ? wt_ledger_cover_add(k, w.s, w.e, SIZE_MAX, &fresh, &clipped)
+                                     : 0;
+            if (rc < 0)
+                return rc;
+            continue; /* dropped: its parent has come */
+        }
+        lc->tops[out++] = w;
+    }
+    *kept_end = out;
+    return 0;
 }
 
 int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
@@ -242,18 +257,11 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
      * parent. Those starting inside it are the rule's, [first, end); the others only when
      * there are any (t->kids, which counts them), so that one such child does not stay for
      * ever. */
-    size_t out = first, gone = 0;
-    for (size_t i = first; i < end; i++) {
-        const lc_top w = lc->tops[i];
-        if (w.thread == me && w.kid) {
-            int rc = u->n ? add_kid(k, &w) : 0;
-            if (rc < 0)
-                return rc;
-            gone++;
-            continue; /* dropped: its parent has come */
-        }
-        lc->tops[out++] = w;
-    }
+    size_t out;
+    int rc = take_kids(lc, me, first, end, k, u->n > 0, &out);
+    if (rc < 0)
+        return rc;
+    const size_t gone = end - out;
     if (out < end) { /* children left: close the gap (tops is NULL while nothing was kept) */
         if (end < lc->n_tops)
             memmove(lc->tops + out, lc->tops + end, (lc->n_tops - end) * sizeof *lc->tops);
@@ -261,17 +269,8 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
         lc->n_sorted = lc->n_tops;
     }
     if (t->kids > gone) { /* children starting outside it: the whole array, once */
-        out = 0;
-        for (size_t i = 0; i < lc->n_tops; i++) {
-            const lc_top w = lc->tops[i];
-            if (w.thread == me && w.kid) {
-                int rc = u->n ? add_kid(k, &w) : 0;
-                if (rc < 0)
-                    return rc;
-                continue;
-            }
-            lc->tops[out++] = w;
-        }
+        if ((rc = take_kids(lc, me, 0, lc->n_tops, k, u->n > 0, &out)) < 0)
+            return rc;
         lc->n_tops = out;
         lc->n_sorted = out; /* what was sorted stays so with some taken out */
     }

@@ -46,13 +46,6 @@ static void read_pair(uint64_t *tick, int64_t *ns)
     }
 }
 
-/* Makes pieces n_pieces.. (count of them) visible: they are written first. */
-static void publish(uint64_t count)
-{
-    atomic_store_explicit(&n_pieces, atomic_load_explicit(&n_pieces, memory_order_relaxed) + count,
-                          memory_order_release);
-}
-
 static int tsc_invariant(void)
 {
 #ifdef WT__HAVE_TSC
@@ -70,12 +63,11 @@ static int tsc_invariant(void)
 void wt__clock_init(int force_monotonic)
 {
     wt__clock_tsc = !force_monotonic && tsc_invariant();
-    atomic_store(&n_pieces, 0);
     if (!wt__clock_tsc) {
         rough_hz = 0;
         piece[0] = (wt__calib){ 0, 0, 1.0 };
         atomic_store(&cur_rate, 1.0);
-        publish(1);
+        atomic_store_explicit(&n_pieces, 1, memory_order_release); /* the identity */
         return;
     }
     /* a rough rate over 1 ms, refined later by the writer over a much longer base */
@@ -93,12 +85,11 @@ void wt__clock_start(uint64_t t0, int64_t n0, uint64_t t1, int64_t n1)
     base_tick = t0;
     base_ns = n0;
     const double rate = (double)(n1 - n0) / (double)(t1 - t0);
-    atomic_store(&n_pieces, 0);
     piece[0] = (wt__calib){ t1, n1, rate };
     atomic_store(&last_pair_tick, t1);
     atomic_store(&cur_rate, rate);
     rough_hz = (uint64_t)(1e9 / rate + 0.5);
-    publish(1);
+    atomic_store_explicit(&n_pieces, 1, memory_order_release); /* piece 0, written above */
 }
 
 const char *wt__clock_name(void) { return wt__clock_tsc ? "tsc" : "monotonic"; }

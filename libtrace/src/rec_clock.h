@@ -72,8 +72,9 @@ typedef struct wt__calib {
 #define WT__CLOCK_SLEW_NS 10000000LL    /* a gap is closed over this much time */
 #define WT__CLOCK_JUMP_NS 1000000LL     /* and jumped past this */
 
-/* The map as a converter takes it (wt__clock_map()): good for any tick. `fast` is the piece
- * of the ticks a drain converts most, [lo, lo + span); the others are found in the pieces.
+/* The map as a converter takes it (wt__clock_map()): good for any tick. lo, span, ns0 and
+ * npt are the piece of the ticks a drain converts most, [lo, lo + span), inline in
+ * wt__tick_ns(); the others are found in the pieces.
  * A tick before every piece kept goes back from the first at `rate`, the latest rate. */
 typedef struct wt__clockmap {
     uint64_t lo, span;

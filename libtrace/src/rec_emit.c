@@ -197,6 +197,13 @@ static void nest_flush(const wt__sink *s, uint64_t tid, nest_batch *nb)
     nb->n = 0;
 }
 
+/* A span's duration given its end: both ends by the map, so that its start is the same
+ * function of its tick as every other span's (rec_clock.h). */
+static inline int64_t span_dur(const wt__clockmap *m, const wt__ent *e, int64_t end)
+{
+    return e->t1 > e->t0 ? end - wt__tick_ns(m, e->t0) : 0;
+}
+
 /* The common entries, spans with nothing beyond category and label, encoded by one loop
  * straight into the frame buffer: the bytes are those of wt__enc_span() (FORMAT.md), without
  * a record struct, calls or a room check per span. Each batch is as long as the frame has
@@ -235,7 +242,7 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
         if (__builtin_expect(!enc->in_thread || enc->tid != tid, 0)) {
             /* the chunk's base is this span's start, as wt__enc_span() takes it */
             const int64_t end = wt__tick_ns(&map, e->t1);
-            const int64_t dur = e->t1 > e->t0 ? end - wt__tick_ns(&map, e->t0) : 0;
+            const int64_t dur = span_dur(&map, e, end);
             *progress = pos;
             int r = wt__enc_thread(enc, tid, end - dur);
             if (r == WT_ENOSPC) {
@@ -285,10 +292,8 @@ static int emit_plain_run(wt__sink *s, uint64_t tid, const wt__tstate *ts, uint6
                 break;
             if (step > 1)
                 text_count(&tc, label);
-            /* both ends by the map, so that a span's start is the same function of its tick
-             * as every other span's (rec_clock.h) */
             const int64_t end = wt__tick_ns(&map, e->t1);
-            int64_t dur = e->t1 > e->t0 ? end - wt__tick_ns(&map, e->t0) : 0;
+            int64_t dur = span_dur(&map, e, end);
             /* times within a chunk never go backwards; the span keeps its duration */
             const int64_t clamped = end < prev ? prev : end;
             if (__builtin_expect(dur > clamped, 0))
