@@ -138,6 +138,52 @@ static void test_fork_child_that_records_nothing_writes_no_file(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A template without %p: the parent's file keeps the path while the parent writes it, and the
+ * child's own file takes the first free numbered name (run.1.wtrace): a child never moves its
+ * parent's file aside, as a new process at a taken path does (test_recorder.c). */
+static int scenario_fork_fixed_path(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    setenv("WALLTIME_TRACE", path, 1);
+    wt_counter("parent.counter", 1);
+    if (wt_flush())
+        return 40;
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        wt_counter("child.counter", 2);
+        exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 41;
+    wt_counter("parent.after", 3); /* still into the file at the path */
+    return wt_close();
+}
+
+static void test_fork_child_of_a_fixed_path_takes_a_numbered_name(void **state)
+{
+    (void)state;
+    const int st = rt_run(scenario_fork_fixed_path, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_true(rt_find(t, WT_EV_COUNTER, "parent.counter", 0) >= 0);
+    assert_true(rt_find(t, WT_EV_COUNTER, "parent.after", 0) >= 0);
+    assert_true(rt_find(t, WT_EV_COUNTER, "child.counter", 0) < 0);
+    rt_free(t);
+    char child[700];
+    snprintf(child, sizeof child, "%s/run.1.wtrace", dir);
+    t = rt_read(child);
+    assert_int_equal(t->open_rc, 0);
+    assert_true(rt_find(t, WT_EV_COUNTER, "child.counter", 0) >= 0);
+    assert_true(rt_find(t, WT_EV_COUNTER, "parent.counter", 0) < 0);
+    rt_free(t);
+}
+
 /* A fork soon after the first recording call, while the parent's writer thread may still be
  * starting: under AddressSanitizer that thread's start allocates (outside any lock of ours),
  * and a child that inherited the allocator's lock taken hung for ever at its first recording
@@ -399,6 +445,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fork_child_records_into_its_own_file_by_default, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_child_that_records_nothing_writes_no_file, fork_setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fork_child_of_a_fixed_path_takes_a_numbered_name, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_soon_after_the_writer_starts_never_hangs, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_header_has_run_id_boot_id_and_anchor_uncertainty, fork_setup, teardown),
         cmocka_unit_test_setup_teardown(test_fork_header_of_a_1_0_file_reads_as_unknown, fork_setup, teardown),

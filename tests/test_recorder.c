@@ -470,33 +470,51 @@ static void test_recorder_path_template_expands_rank(void **state)
     }
 }
 
+/* arg: NULL, or a metadata key to record, which tells the run's file */
 static int child_fixed(void *arg)
 {
-    (void)arg;
     setenv("WALLTIME_SUMMARY", "0", 1);
     setenv("WALLTIME_TRACE", path, 1);
     wt_counter("c", 1);
+    if (arg)
+        wt_meta((const char *)arg, "1");
     return 0;
 }
 
-static void test_recorder_never_overwrites_an_existing_file(void **state)
+/* The path holds the latest run; what was there moves to run.1.wtrace, run.2.wtrace, ...
+ * (first free number, the number before the extension so *.wtrace scans find them), and
+ * nothing is ever overwritten: a CI step that reads the path after the run reads that run. */
+static void test_recorder_moves_an_existing_file_aside(void **state)
 {
     (void)state;
     FILE *f = fopen(path, "w");
     fputs("keep me", f);
     fclose(f);
-    for (int k = 1; k <= 2; k++) {
-        const int st = rt_run(child_fixed, NULL, NULL, NULL);
+    char older[3][600];
+    for (int k = 1; k <= 2; k++)
+        snprintf(older[k], sizeof older[k], "%s/run.%d.wtrace", dir, k);
+    f = fopen(older[2], "w"); /* a taken number is skipped, never replaced */
+    fputs("taken", f);
+    fclose(f);
+    const char *const meta[2] = { "first", "second" };
+    for (int k = 0; k < 2; k++) {
+        const int st = rt_run(child_fixed, (void *)meta[k], NULL, NULL);
         assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        char next[600];
-        snprintf(next, sizeof next, "%s.%d", path, k);
-        assert_true(rt_exists(next));
-        rt_trace *t = rt_read(next);
+        rt_trace *t = rt_read(path);
         assert_int_equal(t->open_rc, 0);
-        assert_true(rt_find(t, WT_EV_COUNTER, "c", 0) >= 0);
+        assert_true(rt_find(t, WT_EV_META, meta[k], 0) >= 0);
         rt_free(t);
     }
-    assert_string_equal(rt_slurp(path), "keep me");
+    assert_string_equal(rt_slurp(older[1]), "keep me");
+    assert_string_equal(rt_slurp(older[2]), "taken");
+    char third[600];
+    snprintf(third, sizeof third, "%s/run.3.wtrace", dir);
+    rt_trace *t = rt_read(third); /* the first run, moved aside by the second */
+    assert_int_equal(t->open_rc, 0);
+    assert_true(rt_find(t, WT_EV_META, "first", 0) >= 0);
+    rt_free(t);
+    snprintf(third, sizeof third, "%s/run.wtrace.1", dir); /* the old suffix: never made */
+    assert_false(rt_exists(third));
 }
 
 /* ---- fork ----------------------------------------------------------------------------- */
@@ -975,7 +993,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recorder_write_error_midway_turns_off_with_one_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_path_template_expands_pid_host_percent_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_path_template_expands_rank, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_recorder_never_overwrites_an_existing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_moves_an_existing_file_aside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_fork_child_never_writes_parents_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stuck_writer_drops_with_a_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_stalled_writer_blocks_a_call_at_most_the_bound, setup, teardown),

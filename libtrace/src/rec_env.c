@@ -305,11 +305,72 @@ int wt__path_expand(const char *tmpl, char *out, size_t cap)
     return 0;
 }
 
-/* Opens the trace for appending, never touching an existing regular file: a taken name gets
- * .1, .2, ... An existing non-regular file (a device such as /dev/null or /dev/full, a FIFO)
- * is opened as it is. Returns 0 with *path_out (malloc'd) and *fd_out; or -1 with *err_out
- * (an errno) and *path_out the name that failed (malloc'd, may be NULL). */
-int wt__file_open(const char *tmpl, char **path_out, int *fd_out, int *err_out)
+/* `base` numbered i before its extension, into out: "load.wtrace" -> "load.1.wtrace" (so a
+ * directory scan for *.wtrace still finds it), "trace" and ".hidden" -> "trace.1", ".hidden.1". */
+static void numbered(const char *base, unsigned i, char *out, size_t cap)
+{
+    const char *slash = strrchr(base, '/');
+    const char *name = slash ? slash + 1 : base;
+    const char *dot = strrchr(name, '.');
+    if (!dot || dot == name)
+        snprintf(out, cap, "%s.%u", base, i);
+    else
+        snprintf(out, cap, "%.*s.%u%s", (int)(dot - base), base, i, dot);
+}
+
+/* Moves the regular file at `path` to its first free numbered name (numbered()), never
+ * replacing a file there: 0, or -1 with errno. A file system without RENAME_NOREPLACE gets a
+ * hard link and an unlink, which fail the same way on a taken name. */
+static int move_aside(const char *path)
+{
+    char to[4096 + 16];
+    for (unsigned i = 1; i <= 10000; i++) {
+        numbered(path, i, to, sizeof to);
+        int rc = renameat2(AT_FDCWD, path, AT_FDCWD, to, RENAME_NOREPLACE);
+        if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+            rc = link(path, to);
+            if (rc == 0 && unlink(path) != 0) {
+                const int e = errno;
+                (void)unlink(to);
+                errno = e;
+                return -1;
+            }
+        }
+        if (rc == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Creates `path` for appending, or opens it as it is when it exists and is not a regular file
+ * (a device such as /dev/null or /dev/full, a FIFO): 0 with *fd; 1 when a regular file has
+ * the name; -1 with errno. */
+static int open_new(const char *path, int *fd)
+{
+    const int flags = O_WRONLY | O_APPEND | O_CLOEXEC;
+    if ((*fd = open(path, flags | O_CREAT | O_EXCL, 0644)) >= 0)
+        return 0;
+    if (errno != EEXIST)
+        return -1;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return (*fd = open(path, flags)) >= 0 ? 0 : -1;
+    errno = EEXIST;
+    return 1;
+}
+
+/* Opens the trace for appending, never overwriting an existing regular file: one at the path
+ * is moved aside to its first free numbered name (move_aside()), so that the path holds the
+ * latest run, which a CI step reading it after the run expects. With `keep_existing` (a
+ * forked child, whose parent may be writing the file at the path), or when the file cannot
+ * be moved, the new file takes the first free numbered name instead. Returns 0 with
+ * *path_out (malloc'd) and *fd_out; or -1 with *err_out (an errno) and *path_out the name
+ * that failed (malloc'd, may be NULL). */
+int wt__file_open(const char *tmpl, int keep_existing, char **path_out, int *fd_out,
+                  int *err_out)
 {
     char base[4096], path[4096 + 16];
     *path_out = NULL;
@@ -320,27 +381,22 @@ int wt__file_open(const char *tmpl, char **path_out, int *fd_out, int *err_out)
         *path_out = strdup(tmpl);
         return -1;
     }
-    const int flags = O_WRONLY | O_APPEND | O_CLOEXEC;
     snprintf(path, sizeof path, "%s", base);
-    for (unsigned i = 1; i <= 10000; i++) {
-        int fd = open(path, flags | O_CREAT | O_EXCL, 0644);
-        if (fd >= 0) {
-            *fd_out = fd;
-            *path_out = strdup(path);
-            return 0;
-        }
-        if (errno != EEXIST)
-            break;
-        struct stat st;
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-            fd = open(path, flags);
-            if (fd < 0)
-                break;
-            *fd_out = fd;
-            *path_out = strdup(path);
-            return 0;
-        }
-        snprintf(path, sizeof path, "%s.%u", base, i);
+    int rc = open_new(path, fd_out);
+    /* a few moves at most: another process may take the name between a move and the open
+     * (ranks of one template started at once), and its file is then moved in turn */
+    for (int moves = 0; rc == 1 && !keep_existing && moves < 8; moves++) {
+        if (move_aside(path) != 0 && errno != ENOENT)
+            break; /* ENOENT: someone else moved it */
+        rc = open_new(path, fd_out);
+    }
+    for (unsigned i = 1; rc == 1 && i <= 10000; i++) {
+        numbered(base, i, path, sizeof path);
+        rc = open_new(path, fd_out);
+    }
+    if (rc == 0) {
+        *path_out = strdup(path);
+        return 0;
     }
     *err_out = errno;
     *path_out = strdup(path);

@@ -154,7 +154,7 @@ static int open_locked(const char *tmpl)
             open_tmpl = t;
         }
     }
-    if (wt__file_open(tmpl, &path, &fd, &err)) {
+    if (wt__file_open(tmpl, forked_from != 0, &path, &fd, &err)) {
         say_cannot(path ? path : tmpl, err);
         rc = WT_EOPEN;
         goto fail;

@@ -330,7 +330,8 @@ void wt__signals_remove(void);
 
 /* rec_env.c */
 void wt__env_load(void);
-int wt__file_open(const char *tmpl, char **path_out, int *fd_out, int *err_out);
+int wt__file_open(const char *tmpl, int keep_existing, char **path_out, int *fd_out,
+                  int *err_out);
 int64_t wt__process_start_ns(void);
 char *wt__cmdline(void);
 
