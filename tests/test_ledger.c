@@ -1016,9 +1016,9 @@ static void test_ledger_sums_of_hostile_values_saturate(void **state)
     assert_int_equal(n->bytes, INT64_MAX);
     assert_int_equal(r->dropped, INT64_MAX);
     assert_int_equal(r->procs[0].dropped, INT64_MAX);
-    /* busy: the clamped self time of child + 0 + N's 2 ns, clamped again */
-    assert_float_equal(r->busy, max_s, 1e-3);
-    assert_float_equal(r->threads[0].busy, max_s, 1e-3);
+    /* busy: per thread the union of its top-level spans, [1, 1 + D) and N's [1, 2) twice */
+    assert_float_equal(r->busy, (double)(D + 1) * 1e-9, 1e-3);
+    assert_float_equal(r->threads[0].busy, (double)D * 1e-9, 1e-3);
     /* covered: [1, 1 + D) of both threads, wall from 1 to the last end 1 + D */
     assert_float_equal(r->covered, (double)D * 1e-9, 1e-3);
     assert_float_equal(r->wall, (double)D * 1e-9, 1e-3);
@@ -1146,6 +1146,60 @@ static void test_ledger_categories_past_the_bound_fold_into_other_categories(voi
     wt_ledger_calc_free(lc);
 }
 
+/* A thread's busy time is the union of its top-level spans, within the process: a span
+ * measured by the caller around earlier spans of its thread (the seed's record() around a
+ * stage whose parts were spans), one measured longer than the process, and one enclosing more
+ * spans than the union keeps apart (LC_BUSY_RING, 16). Summing made one thread busy 146 % of
+ * the wall and "saved (parallel)" seconds out of one thread. All by hand, one thread, tid 1. */
+static void test_ledger_busy_is_the_union_of_a_threads_spans(void **state)
+{
+    (void)state;
+    /* 1: convert 0-0.5 and upload 0.5-1.0, then load 0-1.03 around them; wall 0-1.4 */
+    wt_event a[4] = { span(1, 1, 0.0, 0.5, 0, "convert", "x", WT_CACHED_UNKNOWN),
+                      span(1, 1, 0.5, 1.0, 0, "upload", "x", WT_CACHED_UNKNOWN),
+                      span(1, 1, 0.0, 1.03, 0, "load", "total", WT_CACHED_UNKNOWN),
+                      end_ev(1, 1.4) };
+    a[2].flags = WT_EVF_MEASURED;
+    /* 2: gaps inside the enclosing one: 0-0.1, 0.2-0.3, then 0-0.4 around both: 0.4 */
+    wt_event b[4] = { span(1, 1, 0.0, 0.1, 0, "a", "x", WT_CACHED_UNKNOWN),
+                      span(1, 1, 0.2, 0.3, 0, "b", "x", WT_CACHED_UNKNOWN),
+                      span(1, 1, 0.0, 0.4, 0, "c", "x", WT_CACHED_UNKNOWN), end_ev(1, 1.0) };
+    /* 3: compile measured as 10 s in a process of 0.5 s that ended at 0.5 (it began before
+     * the process: only 0-0.5 is the process's), then work 0.4-0.45 inside it */
+    wt_event c[3] = { span(1, 1, -9.5, 0.5, 0, "warmup", "compile", WT_CACHED_UNKNOWN),
+                      span(1, 1, 0.4, 0.45, 0, "load", "x", WT_CACHED_UNKNOWN), end_ev(1, 0.5) };
+    /* 4: 40 spans of 0.01 s, 0.02 s apart from 0 (0.40 s busy), then one 0-0.9 around them
+     * all and past: 0.9; then 1.0-1.1 after a gap: 1.0 in all */
+    wt_event d[43];
+    for (int i = 0; i < 40; i++)
+        d[i] = span(1, 1, 0.02 * i, 0.02 * i + 0.01, 0, "step", "x", WT_CACHED_UNKNOWN);
+    d[40] = span(1, 1, 0.0, 0.9, 0, "total", "x", WT_CACHED_UNKNOWN);
+    d[41] = span(1, 1, 1.0, 1.1, 0, "tail", "x", WT_CACHED_UNKNOWN);
+    d[42] = end_ev(1, 1.2);
+    const struct {
+        const wt_event *ev;
+        size_t n;
+        double busy;
+    } cases[] = { { a, 4, 1.03 }, { b, 4, 0.4 }, { c, 3, 0.5 }, { d, 43, 1.0 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        wt_ledger_calc *lc;
+        assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+        feed(lc, "a.wtrace", 1, 0.0, cases[k].ev, cases[k].n);
+        assert_int_equal(wt_ledger_calc_finish(lc), 0);
+        const wt_ledger_result *r = wt_ledger_calc_result(lc);
+        assert_int_equal(r->n_threads, 1);
+        assert_float_equal(r->threads[0].busy, cases[k].busy, 1e-6);
+        assert_float_equal(r->busy, cases[k].busy, 1e-6);
+        /* one thread: what it covered is what it was busy, nothing saved */
+        assert_float_equal(r->covered, cases[k].busy, 1e-6);
+        assert_float_equal(r->parallel_saved, 0.0, 1e-9);
+        char *text = render(lc);
+        assert_null(strstr(text, "saved (parallel)"));
+        free(text);
+        wt_ledger_calc_free(lc);
+    }
+}
+
 /* 20 threads, thread t (1..20) busy t ms in one top-level span: past 16 threads the text lists
  * the 12 busiest (20..9 ms) and one row "(8 more)" for threads 1..8: 36 ms, 8 spans. */
 static void test_ledger_text_lists_the_busiest_threads_and_sums_the_rest(void **state)
@@ -1162,7 +1216,7 @@ static void test_ledger_text_lists_the_busiest_threads_and_sums_the_rest(void **
         wt_ledger_opts o = { .title = "t", .all_rows = all };
         wt_ledger_calc *lc;
         assert_int_equal(wt_ledger_calc_create(&o, &lc), 0);
-        feed(lc, "a.wtrace", 1, 100.0, evs, 21);
+        feed(lc, "a.wtrace", 1, 0.0, evs, 21); /* the process from 100 s, as the spans */
         assert_int_equal(wt_ledger_calc_finish(lc), 0);
         char *text = render(lc);
         int rows = 0;
@@ -1311,6 +1365,7 @@ int main(void)
         cmocka_unit_test(test_ledger_categories_past_the_bound_fold_into_other_categories),
         cmocka_unit_test(test_ledger_lone_top_spans_share_wall_as_trees_do),
         cmocka_unit_test(test_ledger_inclusive_of_many_loads_in_phases),
+        cmocka_unit_test(test_ledger_busy_is_the_union_of_a_threads_spans),
         cmocka_unit_test(test_ledger_text_lists_the_busiest_threads_and_sums_the_rest),
         cmocka_unit_test(test_ledger_text_lists_the_longest_processes_and_every_unclean_one),
     };

@@ -280,10 +280,10 @@ static int proc_cat_add(wt_ledger_calc *lc, lc_proc *p, uint32_t c, int64_t self
 }
 
 /* Moves a thread's pending tree into the totals: each touched category's self time into its
- * row and the current process's, the tree's into the thread's busy time (done here, once per
+ * row and the current process's, `busy` into the thread's busy time (done here, once per
  * tree, rather than per span), and with a fresh share f (< 0: none) of the newly covered wall
  * into the rows' attributed time. Then the tree is empty. */
-static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
+static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f, int64_t busy)
 {
     for (size_t i = 0; i < t->n_touched; i++) {
         uint32_t c = t->touched[i];
@@ -296,7 +296,7 @@ static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
         t->pend[c].ns = 0;
         t->pend[c].on = 0;
     }
-    t->busy_ns = wt__sat_add_i64(t->busy_ns, t->pend_total);
+    t->busy_ns = wt__sat_add_i64(t->busy_ns, busy);
     if (t->env_start < t->first_ts)
         t->first_ts = t->env_start;
     t->n_touched = 0;
@@ -305,15 +305,17 @@ static void settle_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, double f)
     t->env_end = INT64_MIN;
 }
 
-/* A thread's pending tree is complete (its top-level span arrived, or the file ended): give
- * its categories their share of the newly covered wall, in proportion to their self time. */
+/* A thread's pending tree [s, e) is complete (its top-level span arrived, or the file ended):
+ * give its categories their share of the newly covered wall, in proportion to their self
+ * time, and the thread the part of [s, e) it was not busy in yet. */
 static void flush_tree(wt_ledger_calc *lc, lc_thread *t, lc_proc *p, int64_t s, int64_t e)
 {
     int clipped = 0;
     int64_t fresh = cov_insert(lc, s, e, &clipped);
     if (clipped)
         lc->late_spans++;
-    settle_tree(lc, t, p, t->pend_total > 0 ? (double)fresh / (double)t->pend_total : 0.0);
+    settle_tree(lc, t, p, t->pend_total > 0 ? (double)fresh / (double)t->pend_total : 0.0,
+                wt__busy_add(&t->busy, s, e));
 }
 
 static int add_pending(wt_ledger_calc *lc, lc_thread *t, uint32_t c, int64_t self)
@@ -514,14 +516,15 @@ static __attribute__((noinline)) int lone_top(wt_ledger_calc *lc, lc_thread *t, 
     if ((lc->n_tops > 0 || t->tid != t->pid) && wt__ledger_wait_top(lc, t, ts, end) < 0)
         return WT_ENOMEM;
     int clipped = 0;
-    const int64_t fresh = cov_insert(lc, ts < p->start ? p->start : ts, end, &clipped);
+    const int64_t from = ts < p->start ? p->start : ts;
+    const int64_t fresh = cov_insert(lc, from, end, &clipped);
     if (clipped)
         lc->late_spans++;
     c->attr_ns += (double)self * (self > 0 ? (double)fresh / (double)self : 0.0);
     c->self_ns = wt__sat_add_i64(c->self_ns, self);
     if (proc_cat_add(lc, p, ci, self) < 0)
         lc->nomem = 1;
-    t->busy_ns = wt__sat_add_i64(t->busy_ns, self);
+    t->busy_ns = wt__sat_add_i64(t->busy_ns, wt__busy_add(&t->busy, from, end));
     if (ts < t->first_ts)
         t->first_ts = ts;
     if (end > t->last_top_end)
@@ -723,9 +726,9 @@ static inline void acc_flush(const run_acc *a, wt_ledger_calc *lc, lc_proc *p, l
  * and lone_top() do for each, with the sums and extremes in locals, stored once at the end.
  * The values are the same: the floating point sums take the spans in order; a min or max of
  * a run is the min or max of its parts; and a saturating sum of values >= 0 onto a base >= 0
- * is the sum clamped at INT64_MAX however it is split, so the four sums of a lone top's
- * duration (inclusive, self, the process's and the thread's busy time) share one, added to
- * each base at the end. Takes spans from the first while each is such a span with nothing to
+ * is the sum clamped at INT64_MAX however it is split, so the three sums of a lone top's
+ * duration (inclusive, self, the process's) share one, added to each base at the end; the
+ * thread's busy time takes the intervals' (clipped to the start, as the cover's). Takes spans from the first while each is such a span with nothing to
  * decide outside the loop: the category of the first, depth 0, no MISS to list, not left
  * open, not late, no sample replaced, nothing waiting (no remembered span, a main thread),
  * its interval appended past the set's end without clipping or growth (what cov_insert()
@@ -793,7 +796,8 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     c->incl_ns = wt__sat_add_i64(c->incl_ns, a.sum);
     c->self_ns = wt__sat_add_i64(c->self_ns, a.sum);
     p->cat_self[c0] = wt__sat_add_i64(p->cat_self[c0], a.sum);
-    t->busy_ns = wt__sat_add_i64(t->busy_ns, a.sum);
+    wt__busy_add_run(&t->busy, iv, k, covered); /* [from, end): clipped to the start */
+    t->busy_ns = wt__sat_add_i64(t->busy_ns, covered);
     if (a.min_ts < t->first_ts)
         t->first_ts = a.min_ts;
     if (a.max_end > t->last_top_end)
@@ -1099,7 +1103,7 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
         else {
             /* nothing to cover: the self times still count; the envelope stays as it was */
             const int64_t es = t->env_start, ee = t->env_end;
-            settle_tree(lc, t, p, -1.0);
+            settle_tree(lc, t, p, -1.0, t->pend_total);
             t->env_start = es;
             t->env_end = ee;
         }

@@ -45,11 +45,22 @@ typedef struct lc_pend {
     int on; /* listed in touched */
 } lc_pend;
 
+/* The union of a thread's top-level spans, whose measure is its busy time (ledger_busy.c):
+ * its latest LC_BUSY_RING intervals, disjoint and in order in a ring, and the measure and
+ * extent of the older ones folded out of it, all before the ring's. All zero: empty. */
+#define LC_BUSY_RING 16
+typedef struct lc_busy {
+    wt_ledger_iv iv[LC_BUSY_RING]; /* iv[(head + i) % LC_BUSY_RING], i < n, the newest last */
+    uint32_t head, n;
+    int64_t old_ns, old_s, old_e; /* old_ns > 0: the folded intervals' measure, [old_s, old_e) */
+} lc_busy;
+
 typedef struct lc_thread {
     uint64_t pid, tid;
     const char *name;
     int file;
-    int64_t busy_ns;
+    int64_t busy_ns; /* the measure of `busy` */
+    lc_busy busy;
     int64_t spans;
     int64_t *child_sum;
     size_t cap_depth;
@@ -67,6 +78,36 @@ typedef struct lc_thread {
     int64_t env_start, env_end;
     size_t kids; /* of its depth-1 spans remembered for the waiting rule, at most this many */
 } lc_thread;
+
+/* ledger_busy.c: adds the top-level interval [s, e) to b; returns the part of it that is new
+ * (that busy time grows by). One that reaches back over the ring's intervals: */
+int64_t wt__busy_add_slow(lc_busy *b, int64_t s, int64_t e);
+/* ledger_busy.c: the k intervals iv[0..k) of a run of lone top-level spans, disjoint, in
+ * order and after all of b's, of measure `sum`, into b. */
+void wt__busy_add_run(lc_busy *b, const wt_ledger_iv *iv, size_t k, int64_t sum);
+
+/* wt__busy_add_slow()'s common case inline: an interval at or after all of b's. */
+static inline int64_t wt__busy_add(lc_busy *b, int64_t s, int64_t e)
+{
+    if (e <= s)
+        return 0;
+    const int64_t last_e =
+        b->n ? b->iv[(b->head + b->n - 1) % LC_BUSY_RING].e : (b->old_ns ? b->old_e : INT64_MIN);
+    if (WT_UNLIKELY(s < last_e))
+        return wt__busy_add_slow(b, s, e);
+    if (b->n == LC_BUSY_RING) { /* the oldest folds out */
+        const wt_ledger_iv o = b->iv[b->head];
+        if (b->old_ns == 0)
+            b->old_s = o.s;
+        b->old_ns = wt__sat_add_i64(b->old_ns, o.e - o.s);
+        b->old_e = o.e;
+        b->head = (b->head + 1) % LC_BUSY_RING;
+        b->n--;
+    }
+    b->iv[(b->head + b->n) % LC_BUSY_RING] = (wt_ledger_iv){ s, e };
+    b->n++;
+    return e - s;
+}
 
 /* A recent top-level span, for the waiting rule (ledger_wait.c). */
 typedef struct lc_top {

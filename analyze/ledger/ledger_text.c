@@ -140,9 +140,12 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     r->wall = lc->n_procs && stop > start ? (double)(stop - start) * NS : 0.0;
 
     const int64_t covered = wt_ledger_cover_total(&lc->cover);
+    /* busy (all): the threads' busy times, each the union of its top-level spans (so at most
+     * the wall each): the categories' self times sum to more when spans of one thread overlap
+     * (a span measured by the caller around earlier ones), and "saved" came out of one thread */
     int64_t busy = 0;
-    for (size_t i = 0; i < lc->n_cats; i++)
-        busy = wt__sat_add_i64(busy, lc->cats[i].self_ns);
+    for (size_t i = 0; i < lc->n_threads; i++)
+        busy = wt__sat_add_i64(busy, lc->threads[i].busy_ns);
     r->covered = (double)covered * NS;
     r->busy = (double)busy * NS;
     int64_t waiting = 0;
@@ -379,13 +382,22 @@ static int label_col_width(const wt_ledger_result *r, char *s1, size_t cap)
     return w < LABEL_COL_MAX ? w : LABEL_COL_MAX;
 }
 
+/* A "%wall" cell, 8 characters as "%7.1f%%" writes it up to 9999.9 %: past that without the
+ * decimal (the busy time of a hundred threads or ranks at once), so that it never runs into
+ * the seconds before it. */
+static const char *pct_cell(char *buf, size_t cap, double v)
+{
+    snprintf(buf, cap, v < 9999.95 ? "%7.1f%%" : "%7.0f%%", v);
+    return buf;
+}
+
 static void print_sections(FILE *out, void *ctx)
 {
     const wt_ledger_calc *lc = ctx;
     const wt_ledger_result *r = &lc->res;
     const double denom = r->wall > 0 ? r->wall : 1.0;
     char a[WT_LEDGER_SECONDS_MAX], b[WT_LEDGER_SECONDS_MAX], c3[WT_LEDGER_SECONDS_MAX],
-        d[WT_LEDGER_SECONDS_MAX], s1[WT_TEXT_SAFE_MAX], s2[WT_TEXT_SAFE_MAX];
+        d[WT_LEDGER_SECONDS_MAX], s1[WT_TEXT_SAFE_MAX], s2[WT_TEXT_SAFE_MAX], pc[32];
     if (r->n_threads > 1 || r->parallel_saved > 0) {
         section_rule(out);
         fprintf(out, "%-18s%10s%8s%8s   %s\n", "thread", "busy", "%wall", "spans", "name");
@@ -401,8 +413,9 @@ static void print_sections(FILE *out, void *ctx)
                          (unsigned long long)t->tid);
             else
                 snprintf(id, sizeof id, "%llu", (unsigned long long)t->tid);
-            fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", id, SEC(a, t->busy),
-                    100.0 * t->busy / denom, (long long)t->spans, WT_TEXT_SAFE(s1, t->name));
+            fprintf(out, "%-18s%10s%s%8lld   %s\n", id, SEC(a, t->busy),
+                    pct_cell(pc, sizeof pc, 100.0 * t->busy / denom), (long long)t->spans,
+                    WT_TEXT_SAFE(s1, t->name));
         }
         if (shown < r->n_threads) {
             double busy = 0;
@@ -413,11 +426,13 @@ static void print_sections(FILE *out, void *ctx)
             }
             char more[48];
             snprintf(more, sizeof more, "(%zu more)", r->n_threads - shown);
-            fprintf(out, "%-18s%10s%7.1f%%%8lld   %s\n", more, SEC(a, busy), 100.0 * busy / denom,
-                    spans, "the less busy threads, summed (--all lists them)");
+            fprintf(out, "%-18s%10s%s%8lld   %s\n", more, SEC(a, busy),
+                    pct_cell(pc, sizeof pc, 100.0 * busy / denom), spans,
+                    "the less busy threads, summed (--all lists them)");
         }
         free(order);
-        fprintf(out, "%-18s%10s%7.1f%%\n", "busy (all)", SEC(a, r->busy), 100.0 * r->busy / denom);
+        fprintf(out, "%-18s%10s%s\n", "busy (all)", SEC(a, r->busy),
+                pct_cell(pc, sizeof pc, 100.0 * r->busy / denom));
         if (r->waiting > 0)
             fprintf(out, "%-18s%10s%7.1f%%   %s\n", "waiting", SEC(a, r->waiting),
                     100.0 * r->waiting / denom,
