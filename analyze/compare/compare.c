@@ -223,6 +223,11 @@ int wt_compare_file_begin(wt_compare *c, int side, const char *path, const wt_tr
     f->pid = info ? info->pid : 0;
     wt_procname_init(&f->who, f->pid);
     f->open_ns = info ? info->open_ns : 0;
+    /* a damaged header may hold any anchor: without a usable one, the clocks are taken as one */
+    if (!info || __builtin_sub_overflow(info->anchor_real_ns, info->anchor_mono_ns, &f->utc_minus_mono))
+        f->utc_minus_mono = 0;
+    f->launch = -1;
+    f->n_in_launch = 1;
     f->min_ts = INT64_MAX;
     f->max_end = INT64_MIN;
     f->first_round = c->n_rounds;
@@ -289,6 +294,7 @@ static int add_round(wt_compare *c, int side, const char *name, int64_t number, 
     r->ts = ts;
     r->dur = dur < 0 ? 0 : dur;
     r->implicit = implicit;
+    r->n_procs = 1;
     r->ctr = malloc(WT_CMP_MAX_COUNTERS * sizeof *r->ctr);
     r->ctr_ts = malloc(WT_CMP_MAX_COUNTERS * sizeof *r->ctr_ts);
     if (!r->ctr || !r->ctr_ts) {
@@ -500,13 +506,13 @@ static int collect_rounds(wt_compare *c)
         wt_cmp_config *K = &c->configs[k];
         size_t n = 0;
         for (size_t i = 0; i < c->n_rounds; i++)
-            n += (size_t)c->rounds[i].config == k;
+            n += (size_t)c->rounds[i].config == k && !c->rounds[i].merged;
         K->rounds = malloc((n ? n : 1) * sizeof *K->rounds);
         if (!K->rounds)
             return WT_ENOMEM;
         n = 0;
         for (size_t i = 0; i < c->n_rounds; i++)
-            if ((size_t)c->rounds[i].config == k)
+            if ((size_t)c->rounds[i].config == k && !c->rounds[i].merged) /* one per launch */
                 K->rounds[n++] = i;
         sort_ctx = c;
         qsort(K->rounds, n, sizeof *K->rounds, cmp_config_rounds);
@@ -639,6 +645,8 @@ int wt_compare_finish(wt_compare *c)
     c->finished = 1;
     c->cur_file = -1;
     order_configs(c);
+    if (!rc)
+        rc = wt__cmp_combine_launches(c);
     if (!rc)
         rc = collect_rounds(c);
     if (!rc)

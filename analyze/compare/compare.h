@@ -82,7 +82,10 @@ typedef struct wt_cmp_file {
     uint64_t pid;
     wt_procname who; /* "rank N (pid P)" when the trace records wt_meta rank, else "pid P" */
     int64_t open_ns, min_ts, max_end;
+    int64_t utc_minus_mono; /* the header's anchor: CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
     size_t first_round, n_rounds; /* its rounds: [first, first + n), sorted by start */
+    int launch;       /* the launch it is a process of (compare_launch.c), after finish */
+    size_t n_in_launch; /* processes of that launch, itself included */
 } wt_cmp_file;
 
 /* Pass 1's census of span names, from which the stages are planned before pass 2: grouping
@@ -132,6 +135,8 @@ typedef struct wt_cmp_round {
     int config, file;
     int64_t number, ts, dur;
     int implicit, discarded;
+    int merged;        /* combined into a round of another process of its launch: not counted */
+    uint32_t n_procs;  /* processes combined into this round (1: its own file only) */
     double *stage_ns;  /* [n stages] summed span time, NAN when the stage is absent; a span
                           inside a span of its own stage (same thread) is not added again */
     uint32_t *hits, *misses; /* [n stages] spans with cached HIT / MISS */
@@ -193,6 +198,8 @@ typedef struct wt_compare {
     int pass, cur_file;
     wt_cmp_file *files;
     size_t n_files;
+    size_t n_launches;      /* after finish: launches of more than one process */
+    uint64_t rounds_partial; /* combined rounds that lack a process of their launch */
     wt_cmp_round *rounds;
     size_t n_rounds;
     wt_cmp_names stage_keys, counter_names, meta_keys, config_keys;
@@ -258,6 +265,10 @@ const char *wt_compare_fmt_ms(char *buf, size_t n, double ms);
 void wt__cmp_warn(wt_compare *c, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 double wt__cmp_round_stage_ns(const wt_cmp_round *r, size_t s);
+/* Groups the files into launches (several ranks of one distributed run) and combines each
+ * launch's round r of every process into one round, before the rounds are collected
+ * (compare_launch.c). */
+int wt__cmp_combine_launches(wt_compare *c);
 /* Adds every warning of a finished collection (compare_warn.c). */
 int wt__cmp_find_warnings(wt_compare *c);
 

@@ -118,6 +118,26 @@ static const char *by_words(const wt_compare *c)
     return "by label, a category of more than " WT_CMP_STR(WT_CMP_AUTO_LABELS) " labels as one row (--by auto)";
 }
 
+/* A line per launch of several processes: their rounds are one observation each. */
+static void write_launches(const wt_compare *c, FILE *out)
+{
+    for (size_t f = 0; f < c->n_files; f++) {
+        const wt_cmp_file *F = &c->files[f];
+        size_t first = 0;
+        while (c->files[first].launch != F->launch)
+            first++;
+        if (F->n_in_launch < 2 || first != f)
+            continue; /* alone, or said at the launch's first file */
+        fprintf(out, "\n  one launch of %zu processes (ranks", F->n_in_launch);
+        size_t shown = 0;
+        for (size_t g = f; g < c->n_files; g++)
+            if (c->files[g].launch == F->launch && shown++ < 8)
+                fprintf(out, "%s %lld", shown > 1 ? "," : "", (long long)c->files[g].who.rank);
+        fprintf(out, "%s): each round combined over its processes into one, the slowest's time",
+                shown > 8 ? ", ..." : "");
+    }
+}
+
 int wt_compare_write_text(const wt_compare *c, FILE *out)
 {
     const size_t ns = c->stage_keys.n, nc = c->config_keys.n;
@@ -137,6 +157,7 @@ int wt_compare_write_text(const wt_compare *c, FILE *out)
                 WT_TEXT_SAFE(s2, c->files[f].path),
                 c->files[f].n_rounds, c->files[f].n_rounds == 1 ? "" : "s");
     }
+    write_launches(c, out);
     fprintf(out, "\nstages %s, each under its enclosing span on the same thread\n\n", by_words(c));
     if (nc == 0) {
         fputs("nothing to compare: no rounds\n", out);
@@ -262,6 +283,7 @@ static void json_configs(wt_json *j, const wt_compare *c)
             wt_json_string(j, "file", c->files[r->file].path);
             wt_json_int(j, "ts_ns", r->ts);
             json_ms(j, "dur_ms", (double)r->dur / 1e6);
+            wt_json_uint(j, "processes", r->n_procs);
             wt_json_object_begin(j, "counters");
             for (size_t t = 0; t < c->counter_names.n; t++)
                 if (r->ctr_ts[t] != INT64_MIN)
@@ -421,6 +443,7 @@ int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
         wt_json_string(&j, "program", F->program);
         wt_json_string(&j, "host", F->host);
         wt_json_uint(&j, "rounds", F->n_rounds);
+        wt_json_int(&j, "launch", F->launch);
         wt_json_object_end(&j);
     }
     wt_json_array_end(&j);

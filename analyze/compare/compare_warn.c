@@ -91,6 +91,11 @@ static void warn_inputs(wt_compare *c)
                      (unsigned long long)c->dropped_rounds, (unsigned long long)c->dropped_stages,
                      (unsigned long long)c->dropped_counters, WT_CMP_MAX_ROUNDS, WT_CMP_MAX_STAGES,
                      WT_CMP_MAX_COUNTERS);
+    if (c->rounds_partial)
+        wt__cmp_warn(c, "partial_launch",
+                     "%llu combined round%s lack a process of their launch (a rank stopped early or "
+                     "ran fewer rounds): those take the slowest of the processes that have them",
+                     (unsigned long long)c->rounds_partial, c->rounds_partial == 1 ? "" : "s");
     char who[WT_PROCNAME_MAX];
     for (size_t f = 0; f < c->n_files && !c->opt.runs; f++)
         if (c->files[f].n_rounds == 0)
