@@ -286,6 +286,90 @@ static void test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up(voi
     free(e);
 }
 
+/* The compact JSON of c (caller frees): walltime-compare/1, or the seed's layout when gr00t. */
+static char *json_of(const wt_compare *c, int gr00t)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(gr00t ? wt_gr00t_write_json(c, m, 0) : wt_compare_write_json(c, m, 0), 0);
+    fclose(m);
+    return text;
+}
+
+/* Two layers per round on one thread, weight_load/layers.0 (1 .. 11 ms) and layers.1 (12 .. 32
+ * ms), each around 9 convert spans of labels of its own (1 ms each in layers.0, 2 ms each in
+ * layers.1): convert has 18 labels, so --by auto rolls it up; keep and skip alike, 2 rounds. */
+static void layer_events(evs *e)
+{
+    static const char *const names[2][9] = {
+        { "l0.t0", "l0.t1", "l0.t2", "l0.t3", "l0.t4", "l0.t5", "l0.t6", "l0.t7", "l0.t8" },
+        { "l1.t0", "l1.t1", "l1.t2", "l1.t3", "l1.t4", "l1.t5", "l1.t6", "l1.t7", "l1.t8" },
+    };
+    static const char *const layer[2] = { "layers.0", "layers.1" };
+    double t0 = 10;
+    for (int r = 0; r < 4; r++, t0 += 60) {
+        for (int l = 0; l < 2; l++) {
+            const double start = l ? 12 : 1, each = l ? 2 : 1;
+            for (int i = 0; i < 9; i++)
+                tspan(e, 100, t0 + start + 0.5 + each * i, each, 1, "convert", names[l][i],
+                      l ? WT_CACHED_HIT : WT_CACHED_MISS);
+            span(e, t0 + start, l ? 20 : 10, 0, "weight_load", layer[l]);
+        }
+        round_ev(e, t0, 50, r % 2 ? "skip" : "keep", r / 2);
+    }
+}
+
+/* The row of a rolled-up category under the row `parent`, or -1. */
+static long rollup_under(const wt_compare *c, const char *display, long parent)
+{
+    for (size_t s = 0; s < c->stage_keys.n; s++)
+        if (c->stages[s].display && !strcmp(c->stages[s].display, display) && c->stages[s].parent == parent)
+            return (long)s;
+    return -1;
+}
+
+static void test_compare_rolled_up_rows_sit_under_each_enclosing_row(void **state)
+{
+    evs *e = calloc(1, sizeof *e);
+    layer_events(e);
+    wt_compare *c = run_rounds(e, NULL); /* --by auto */
+    const long l0 = stage_id(c, "weight_load/layers.0"), l1 = stage_id(c, "weight_load/layers.1");
+    assert_int_equal(c->stages[l0].parent, 0);
+    assert_int_equal(c->stages[l1].parent, 0);
+    /* a convert row under each layer, not one beside them */
+    const long c0 = rollup_under(c, "convert/*", l0), c1 = rollup_under(c, "convert/*", l1);
+    assert_true(c0 > 0 && c1 > 0 && c0 != c1);
+    assert_int_equal(rollup_under(c, "convert/*", 0), -1);
+    assert_int_equal(c->stages[c0].depth, 2);
+    assert_int_equal(c->stages[c1].depth, 2);
+    /* each with its own labels and time: 9 x 1 ms, 9 x 2 ms; HIT/MISS per layer: 9 per round */
+    assert_int_equal(c->stages[c0].n_labels, 9);
+    assert_int_equal(c->stages[c1].n_labels, 9);
+    assert_true(wt_compare_cell(c, 0, c0)->s.median == 9.0 && wt_compare_cell(c, 1, c0)->s.median == 9.0);
+    assert_true(wt_compare_cell(c, 0, c1)->s.median == 18.0 && wt_compare_cell(c, 1, c1)->s.median == 18.0);
+    assert_int_equal(wt_compare_cell(c, 0, c0)->misses, 18);
+    assert_int_equal(wt_compare_cell(c, 0, c0)->hits, 0);
+    assert_int_equal(wt_compare_cell(c, 0, c1)->hits, 18);
+    assert_true(wt_compare_cell(c, 0, l0)->s.median == 10.0 && wt_compare_cell(c, 0, l1)->s.median == 20.0);
+    /* depth first: round, layers.0, its convert, layers.1, its convert */
+    assert_int_equal(c->n_order, 5);
+    const long want[5] = { 0, l0, c0, l1, c1 };
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(c->stage_order[i], want[i]);
+    char *text = text_of(c);
+    assert_non_null(strstr(text, "\n  weight_load/layers.0   keep"));
+    assert_non_null(strstr(text, "\n    convert/* (9 labels) keep"));
+    free(text);
+    /* the seed's layout names each row once: under its layer */
+    text = json_of(c, 1);
+    assert_non_null(strstr(text, "\"layers.0/convert/keep\""));
+    assert_non_null(strstr(text, "\"layers.1/convert/keep\""));
+    free(text);
+    wt_compare_free(c);
+    free(e);
+}
+
 static void test_compare_by_category_counts_nested_spans_of_a_category_once(void **state)
 {
     evs *e = calloc(1, sizeof *e);
@@ -660,10 +744,7 @@ static void test_compare_names_processes_by_rank(void **state)
     assert_non_null(w);
     assert_non_null(strstr(w->message, "did not alternate in rank 3 (pid 100):"));
     free(text);
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    assert_int_equal(wt_compare_write_json(c, m, 0), 0);
-    fclose(m);
+    text = json_of(c, 0);
     assert_non_null(strstr(text, "\"pid\":100,\"name\":\"rank 3 (pid 100)\",\"rank\":3,"));
     free(text);
     wt_compare_free(c);
@@ -1067,6 +1148,7 @@ int main(void)
         cmocka_unit_test(test_compare_medians_mins_and_savings_by_hand),
         cmocka_unit_test(test_compare_clear_effect_gives_faster_with_interval),
         cmocka_unit_test(test_compare_worker_spans_hang_off_the_round_and_tensors_roll_up),
+        cmocka_unit_test(test_compare_rolled_up_rows_sit_under_each_enclosing_row),
         cmocka_unit_test(test_compare_by_category_counts_nested_spans_of_a_category_once),
         cmocka_unit_test(test_compare_limit_keeps_top_level_stages_and_says_what_it_folded),
         cmocka_unit_test(test_compare_recursion_deep_nesting_and_many_threads_still_count),

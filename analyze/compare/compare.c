@@ -141,6 +141,7 @@ void wt_compare_free(wt_compare *c)
         free((void *)c->stages[i].category);
         free((void *)c->stages[i].label);
         free(c->stages[i].display);
+        free(c->stages[i].seen);
     }
     free(c->stages);
     for (size_t i = 0; c->configs && i < nc; i++) {
@@ -179,8 +180,10 @@ void wt_compare_free(wt_compare *c)
     wt__cmp_census_release(&c->census);
     if (c->threads) {
         for (size_t t = 0; t < WT_CMP_MAX_THREADS; t++)
-            for (size_t l = 0; l < WT_CMP_MAX_DEPTH; l++)
+            for (size_t l = 0; l < WT_CMP_MAX_DEPTH; l++) {
                 free(c->threads[t].lv[l].e);
+                free(c->threads[t].lv[l].k);
+            }
         free(c->threads);
     }
     free(c);

@@ -118,11 +118,23 @@ typedef struct wt_cmp_pending {
     double ns;
 } wt_cmp_pending;
 
+/* A span of a rolled-up row waiting for its parent, kept by label: which row it lands in
+ * depends on the parent (a rolled-up category gets a row under each row that encloses it),
+ * and the row counts the labels under it. */
+typedef struct wt_cmp_keyed {
+    uint32_t key;          /* census key */
+    uint32_t hits, misses; /* spans with cached HIT / MISS */
+    int64_t first;         /* the earliest start */
+    double ns;
+} wt_cmp_keyed;
+
 typedef struct wt_cmp_level {
     long round;        /* the round these spans lie in */
     int64_t first, last; /* the earliest start and latest end of its spans */
     wt_cmp_pending *e;
     size_t n, cap;
+    wt_cmp_keyed *k;   /* spans of rolled-up rows, one per span (no merging: no scan) */
+    size_t nk, kcap;
 } wt_cmp_level;
 
 typedef struct wt_cmp_thread {
@@ -154,6 +166,10 @@ typedef struct wt_cmp_stage {
     int64_t first_offset;         /* least start - round start: orders siblings */
     int is_round;                 /* the round's own duration */
     int has_data;                 /* some span of it lies in a round */
+    long base;                    /* a rolled-up row under one more enclosing row: the row it
+                                     was made from (compare_tree.c); -1 otherwise */
+    int split;                    /* a rolled-up row that got rows under other rows */
+    unsigned char *seen;          /* rolled-up rows: bit per census key linked into it */
 } wt_cmp_stage;
 
 /* A stage of one configuration. */
@@ -287,6 +303,9 @@ void wt__cmp_census_release(wt_cmp_census *k);
 int wt__cmp_census_span(wt_compare *c, const wt_event *ev);
 void wt__cmp_census_round_tid(wt_compare *c, uint64_t tid);
 int wt__cmp_plan(wt_compare *c);
+/* The row of rolled-up row `base` under row `parent`, made the first time (a copy of base:
+ * its category and name); -1 when the table is full, -2 out of memory. */
+long wt__cmp_rollup_row(wt_compare *c, uint32_t base, uint32_t parent);
 /* "category\x1flabel" of a span: a separator no name has, so "a/b"+"c" and "a"+"b/c" stay
  * apart. In buf when it fits, else malloc'd (the caller frees it when != buf); NULL when out
  * of memory. */

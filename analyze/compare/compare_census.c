@@ -141,6 +141,7 @@ static long add_stage(wt_compare *c, const char *key, int kind, const char *cat,
     wt_cmp_stage *st = &c->stages[s];
     st->kind = kind;
     st->parent = -1;
+    st->base = -1;
     st->first_offset = INT64_MAX;
     st->category = cat ? strdup(cat) : NULL;
     st->label = label ? strdup(label) : NULL;
@@ -156,6 +157,50 @@ static long add_stage(wt_compare *c, const char *key, int kind, const char *cat,
         snprintf(st->display, lc + ll + 16, "%s%s", lc ? cat : "(no category)",
                  kind == WT_CMP_STAGE_ROLLUP ? "/*" : "");
     return s;
+}
+
+/* Every round gets cells for the rows from `from` on, absent until a span lands there. */
+static int round_cells(wt_compare *c, size_t from)
+{
+    const size_t ns = c->stage_keys.n;
+    for (size_t r = 0; r < c->n_rounds; r++) {
+        wt_cmp_round *R = &c->rounds[r];
+        double *v = realloc(R->stage_ns, ns * sizeof *v);
+        if (v)
+            R->stage_ns = v;
+        uint32_t *h = realloc(R->hits, ns * sizeof *h);
+        if (h)
+            R->hits = h;
+        uint32_t *m = realloc(R->misses, ns * sizeof *m);
+        if (m)
+            R->misses = m;
+        if (!v || !h || !m)
+            return WT_ENOMEM; /* n_stage_cap still says what each array holds */
+        for (size_t s = from; s < ns; s++) {
+            v[s] = NAN;
+            h[s] = m[s] = 0;
+        }
+        R->n_stage_cap = ns;
+    }
+    return 0;
+}
+
+long wt__cmp_rollup_row(wt_compare *c, uint32_t base, uint32_t parent)
+{
+    char key[48];
+    snprintf(key, sizeof key, "\x04%lu\x1f%lu", (unsigned long)base, (unsigned long)parent);
+    long s = wt__cmp_names_find(&c->stage_keys, key, 0);
+    if (s >= 0)
+        return s;
+    const size_t before = c->stage_keys.n;
+    s = add_stage(c, key, WT_CMP_STAGE_ROLLUP, c->stages[base].category, NULL);
+    if (s < 0)
+        return s;
+    wt_cmp_stage *st = &c->stages[s];
+    st->base = (long)base;
+    st->n_labels = c->stages[base].n_labels;
+    c->stages[base].split = 1;
+    return round_cells(c, before) ? -2 : s;
 }
 
 static long other_stage(wt_compare *c)
@@ -279,17 +324,7 @@ int wt__cmp_plan(wt_compare *c)
         rc = WT_ENOMEM;
     free(top);
     /* every round gets a cell per stage, NAN (absent) until a span lands in it */
-    const size_t ns = c->stage_keys.n;
-    for (size_t r = 0; r < c->n_rounds && !rc; r++) {
-        wt_cmp_round *R = &c->rounds[r];
-        R->stage_ns = malloc(ns * sizeof *R->stage_ns);
-        R->hits = calloc(ns, sizeof *R->hits);
-        R->misses = calloc(ns, sizeof *R->misses);
-        if (!R->stage_ns || !R->hits || !R->misses)
-            rc = WT_ENOMEM;
-        for (size_t s = 0; R->stage_ns && s < ns; s++)
-            R->stage_ns[s] = NAN;
-        R->n_stage_cap = rc ? 0 : ns;
-    }
+    if (!rc)
+        rc = round_cells(c, 0);
     return rc;
 }

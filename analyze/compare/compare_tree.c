@@ -6,8 +6,11 @@
  * linked to its stage and their time moves up a level, except time of the parent's own stage,
  * which the parent already covers (so a category row never counts nested spans of its category
  * twice). A depth-0 span has no parent on its thread: its stage hangs off the round, as does a
- * worker thread's span. A stage seen under different parents hangs off their nearest common
- * ancestor. Memory: pending time is per thread and level, one entry per stage, capped in all
+ * worker thread's span. A rolled-up row's spans wait by label instead, and land when their
+ * parent comes in a row of their category under that parent's row (made in pass 2 the first
+ * time), so the convert rollup sits under each layer that holds conversions. Any other stage
+ * seen under different parents hangs off their nearest common ancestor. Memory: pending time
+ * is per thread and level, one entry per stage (per span for rolled-up rows), capped in all
  * (WT_CMP_MAX_PENDING); threads and levels past their caps count flat. */
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +20,8 @@
 
 /* ---- pass 2: spans into cells, parent links ---------------------------------------- */
 
-static long stage_for(wt_compare *c, const wt_event *ev)
+/* The row of a span, and its census key in *key (-1: a name past the census). */
+static long stage_for(wt_compare *c, const wt_event *ev, long *key_index)
 {
     wt_cmp_census *k = &c->census;
     char buf[256], *key = wt__cmp_key_of(buf, sizeof buf, ev);
@@ -26,6 +30,7 @@ static long stage_for(wt_compare *c, const wt_event *ev)
     const long i = wt__cmp_names_find(&k->keys, key, 0);
     if (key != buf)
         free(key);
+    *key_index = i;
     if (i >= 0)
         return k->key_stage[i];
     /* a name pass 1 did not count (past its limits) */
@@ -39,6 +44,8 @@ static void add_ns(wt_compare *c, long round, uint32_t s, double ns)
     if (s < r->n_stage_cap)
         r->stage_ns[s] = isnan(r->stage_ns[s]) ? ns : r->stage_ns[s] + ns;
 }
+
+static int pend(wt_compare *c, wt_cmp_level *lv, uint32_t s, int direct, double ns);
 
 /* Stage s was seen inside a span of stage p (0: directly in the round). */
 static void observe_parent(wt_compare *c, uint32_t s, uint32_t p)
@@ -72,6 +79,56 @@ static void observe_parent(wt_compare *c, uint32_t s, uint32_t p)
     st[s].parent = best;
 }
 
+/* The row a span of rolled-up row `base` lands in once its enclosing row p (0: the round) is
+ * known: base itself under the first row it is seen in, else a row of its own under p, so that
+ * every row sits under the row that encloses it. A span inside a span of its own category is
+ * covered by it (p). At the stage limit (or out of memory), base: it then hangs off the common
+ * ancestor of its parents. */
+static uint32_t row_under(wt_compare *c, uint32_t base, uint32_t p)
+{
+    const wt_cmp_stage *b = &c->stages[base];
+    if (p == base || c->stages[p].base == (long)base)
+        return p;
+    if (b->parent < 0 || b->parent == (long)p)
+        return base;
+    const long s = wt__cmp_rollup_row(c, base, p);
+    return s < 0 ? base : (uint32_t)s;
+}
+
+/* A span of a rolled-up row has its enclosing row p: its counts, start and label go to the row
+ * it lands in, and its time to level `into` (carried up to p's span), or straight into the
+ * round's cell when NULL. */
+/* A rolled-up span's counts and start, in row s of its round. */
+static void count_keyed(wt_compare *c, long round, const wt_cmp_keyed *e, uint32_t s)
+{
+    wt_cmp_round *r = &c->rounds[round];
+    wt_cmp_stage *st = &c->stages[s];
+    if (s < r->n_stage_cap) {
+        r->hits[s] += e->hits;
+        r->misses[s] += e->misses;
+    }
+    st->has_data = 1;
+    if (e->first - r->ts < st->first_offset)
+        st->first_offset = e->first - r->ts;
+}
+
+static int land(wt_compare *c, long round, const wt_cmp_keyed *e, uint32_t p, wt_cmp_level *into)
+{
+    const uint32_t s = row_under(c, (uint32_t)c->census.key_stage[e->key], p);
+    wt_cmp_stage *st = &c->stages[s];
+    count_keyed(c, round, e, s);
+    if (!st->seen)
+        st->seen = calloc(WT_CMP_MAX_KEYS / 8, 1); /* without it, only the label count is off */
+    if (st->seen)
+        st->seen[e->key / 8] |= (unsigned char)(1u << (e->key % 8));
+    observe_parent(c, s, p);
+    if (!into) {
+        add_ns(c, round, s, e->ns);
+        return 0;
+    }
+    return s == p ? 0 : pend(c, into, s, 0, e->ns);
+}
+
 /* Moves a level's time into the cells of its round; direct spans hang off the round when
  * `to_round` (nothing encloses them on their thread). */
 static void flush_level(wt_compare *c, wt_cmp_level *lv, int to_round)
@@ -81,8 +138,10 @@ static void flush_level(wt_compare *c, wt_cmp_level *lv, int to_round)
         if (to_round && lv->e[i].direct)
             observe_parent(c, lv->e[i].stage, 0);
     }
-    c->n_pending -= lv->n;
-    lv->n = 0;
+    for (size_t i = 0; i < lv->nk; i++)
+        land(c, lv->round, &lv->k[i], 0, NULL);
+    c->n_pending -= lv->n + lv->nk;
+    lv->n = lv->nk = 0;
 }
 
 /* Adds ns of stage s to a level; straight into the cells when the pending bound is reached. */
@@ -107,6 +166,32 @@ static int pend(wt_compare *c, wt_cmp_level *lv, uint32_t s, int direct, double 
         lv->cap = cap;
     }
     lv->e[lv->n++] = (wt_cmp_pending){ .stage = s, .direct = direct, .ns = ns };
+    c->n_pending++;
+    return 0;
+}
+
+/* A span of a rolled-up row (census key `key`) waits for its parent at lv; past the pending
+ * bound, it lands in its row straight away, without a tree. */
+static int pend_keyed(wt_compare *c, wt_cmp_level *lv, long round, long key, const wt_event *ev, double ns)
+{
+    const wt_cmp_keyed e = { .key = (uint32_t)key, .hits = ev->cached == WT_CACHED_HIT,
+                             .misses = ev->cached == WT_CACHED_MISS, .first = ev->ts, .ns = ns };
+    if (c->n_pending >= WT_CMP_MAX_PENDING) {
+        const uint32_t s = (uint32_t)c->census.key_stage[key];
+        count_keyed(c, round, &e, s);
+        add_ns(c, round, s, ns);
+        c->spans_flat++;
+        return 0;
+    }
+    if (lv->nk == lv->kcap) {
+        const size_t cap = lv->kcap ? 2 * lv->kcap : 8;
+        wt_cmp_keyed *k = realloc(lv->k, cap * sizeof *k);
+        if (!k)
+            return WT_ENOMEM;
+        lv->k = k;
+        lv->kcap = cap;
+    }
+    lv->k[lv->nk++] = e;
     c->n_pending++;
     return 0;
 }
@@ -152,25 +237,31 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
     const int64_t dur = ev->dur < 0 ? 0 : ev->dur;
     const int64_t end = dur > 0 && ev->ts > INT64_MAX - dur ? INT64_MAX : ev->ts + dur;
     wt_cmp_round *r = wt__cmp_round_at(c, ev->ts, end);
-    const long s = stage_for(c, ev);
+    long key = -1;
+    const long s = stage_for(c, ev, &key);
     if (s == -2)
         return WT_ENOMEM;
     const long rid = r ? (long)(r - c->rounds) : -1;
+    wt_cmp_thread *t = thread_of(c, ev->tid);
+    const uint32_t d = ev->depth;
+    /* a rolled-up row's span: its row depends on its parent, so it waits by label */
+    const int keyed = r && s >= 0 && (size_t)s < r->n_stage_cap && key >= 0 && t &&
+                      d < WT_CMP_MAX_DEPTH && c->stages[s].kind == WT_CMP_STAGE_ROLLUP;
     if (r && s >= 0 && (size_t)s < r->n_stage_cap) {
         c->spans_in_rounds++;
         wt_cmp_stage *st = &c->stages[s];
-        st->has_data = 1;
-        if (ev->ts - r->ts < st->first_offset)
-            st->first_offset = ev->ts - r->ts;
-        r->hits[s] += ev->cached == WT_CACHED_HIT;
-        r->misses[s] += ev->cached == WT_CACHED_MISS;
+        if (!keyed) {
+            st->has_data = 1;
+            if (ev->ts - r->ts < st->first_offset)
+                st->first_offset = ev->ts - r->ts;
+            r->hits[s] += ev->cached == WT_CACHED_HIT;
+            r->misses[s] += ev->cached == WT_CACHED_MISS;
+        }
     } else if (r) {
         c->dropped_stages++;
     } else {
         c->spans_outside++;
     }
-    wt_cmp_thread *t = thread_of(c, ev->tid);
-    const uint32_t d = ev->depth;
     if (!t || d >= WT_CMP_MAX_DEPTH) {
         if (r && s >= 0) {
             add_ns(c, rid, (uint32_t)s, (double)dur);
@@ -182,11 +273,11 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
     for (int l = (int)d + 2; l < t->top; l++)
         flush_level(c, &t->lv[l], 1);
     wt_cmp_level *own = &t->lv[d], *child = d + 1 < WT_CMP_MAX_DEPTH ? &t->lv[d + 1] : NULL;
-    if (own->n && own->round != rid)
+    if ((own->n || own->nk) && own->round != rid)
         flush_level(c, own, 1); /* an earlier round's spans at this level */
     int rc = 0;
-    const int own_empty = own->n == 0;
-    if (child && child->n) {
+    const int own_empty = own->n == 0 && own->nk == 0;
+    if (child && (child->n || child->nk)) {
         /* a child must lie inside its parent: depths of a damaged trace may say otherwise */
         if (rid >= 0 && s >= 0 && child->round == rid && child->first >= ev->ts && child->last <= end) {
             own->round = rid;
@@ -197,8 +288,10 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
                 if (e->stage != (uint32_t)s) /* time of its own stage, this span covers */
                     rc = pend(c, own, e->stage, 0, e->ns);
             }
-            c->n_pending -= child->n;
-            child->n = 0;
+            for (size_t i = 0; i < child->nk && !rc; i++)
+                rc = land(c, rid, &child->k[i], (uint32_t)s, own);
+            c->n_pending -= child->n + child->nk;
+            child->n = child->nk = 0;
         } else {
             flush_level(c, child, 1); /* not its parent: outside every round, or not around it */
         }
@@ -210,11 +303,11 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
         if (own_empty || own->last < end)
             own->last = end;
         own->round = rid;
-        rc = pend(c, own, (uint32_t)s, 1, (double)dur);
+        rc = keyed ? pend_keyed(c, own, rid, key, ev, (double)dur) : pend(c, own, (uint32_t)s, 1, (double)dur);
     }
     if (d == 0)
         flush_level(c, own, 1);
-    t->top = own->n ? (int)d + 1 : (int)d;
+    t->top = own->n || own->nk ? (int)d + 1 : (int)d;
     return rc;
 }
 
@@ -242,9 +335,17 @@ int wt__cmp_tree_order(wt_compare *c)
         free(stack);
         return WT_ENOMEM;
     }
-    for (size_t s = 1; s < ns; s++)
+    for (size_t s = 1; s < ns; s++) {
         if (st[s].parent < 0 || (size_t)st[s].parent >= ns || !st[st[s].parent].has_data)
             st[s].parent = 0;
+        /* a rolled-up category with a row under each enclosing row: each counts its own labels */
+        if (st[s].seen && (st[s].split || st[s].base >= 0)) {
+            size_t n = 0;
+            for (size_t b = 0; b < WT_CMP_MAX_KEYS / 8; b++)
+                n += (size_t)__builtin_popcount(st[s].seen[b]);
+            st[s].n_labels = n;
+        }
+    }
     /* depth first from the round; children pushed in reverse start order */
     size_t sp = 0, n = 0;
     stack[sp++] = 0;

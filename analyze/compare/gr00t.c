@@ -43,8 +43,17 @@ const char *wt_gr00t_stage_name(const wt_compare *c, size_t s, char *buf, size_t
     switch (st->kind) {
     case WT_CMP_STAGE_ROUND: snprintf(buf, n, "round"); return buf;
     case WT_CMP_STAGE_OTHER: snprintf(buf, n, "other"); return buf;
-    case WT_CMP_STAGE_CATEGORY:
-    case WT_CMP_STAGE_ROLLUP: snprintf(buf, n, "%s", st->category ? st->category : ""); return buf;
+    case WT_CMP_STAGE_CATEGORY: snprintf(buf, n, "%s", st->category ? st->category : ""); return buf;
+    case WT_CMP_STAGE_ROLLUP:
+        if ((st->split || st->base >= 0) && st->parent > 0) {
+            /* a row under each enclosing row: named after the row it sits in */
+            char up[256];
+            wt_gr00t_stage_name(c, (size_t)st->parent, up, sizeof up);
+            snprintf(buf, n, "%s/%s", up, st->category ? st->category : "");
+        } else {
+            snprintf(buf, n, "%s", st->category ? st->category : "");
+        }
+        return buf;
     default: break;
     }
     int unique = st->label != NULL;
