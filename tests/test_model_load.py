@@ -235,13 +235,21 @@ def scenario_rounds(work):
           "rounds: spans in/outside rounds %s, expected %d/0" % (cmp["spans"], spans))
     stages = {s["name"]: s for s in cmp["stages"]}
     check("load/from_pretrained" in stages, "rounds: compare lost the whole-build stage: %s" % sorted(stages)[:8])
-    # --by auto (the default): convert has a label per tensor, more than 8, so it is one row,
-    # with HIT/MISS per configuration: keep misses every tensor in round 0 and hits after;
-    # skip (after keep 0) hits every tensor it loads
-    conv = {p["config"]: p for p in stages.get("convert/*", {}).get("per_config", [])}
+    # --by auto (the default): convert has a label per tensor, more than 8, so it is rolled up,
+    # a row under each layer's weight_load row that holds conversions, with HIT/MISS per
+    # configuration: keep misses every tensor in round 0 and hits after; skip (after keep 0)
+    # hits every tensor it loads
+    rows = [s for s in cmp["stages"] if s["name"] == "convert/*"]
+    check(rows and all(s["parent"].startswith("weight_load/") for s in rows),
+          "rounds: convert/* rows not under weight_load rows: %s" % [s["parent"] for s in rows])
+    conv = {}
+    for s in rows:
+        for p in s["per_config"]:
+            h, m = conv.get(p["config"], (0, 0))
+            conv[p["config"]] = (h + p["hits"], m + p["misses"])
     want = {"keep": ((rounds - 1) * TENSORS, TENSORS), "skip": (rounds * SKIP_TENSORS, 0)}
     for cfg, (hits, misses) in want.items():
-        got = (conv.get(cfg, {}).get("hits"), conv.get(cfg, {}).get("misses"))
+        got = conv.get(cfg)
         check(got == (hits, misses), "rounds: compare's convert/* %s HIT/MISS %s, (%d, %d) expected"
               % (cfg, got, hits, misses))
 
