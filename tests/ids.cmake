@@ -6,3 +6,5 @@ wt_add_test(test_ledger_runs SOURCES test_ledger_runs.c analysis_ways.c)
 wt_add_test(test_analysis_instants SOURCES test_analysis_instants.c analysis_ways.c)
 # Inclusive time on the ledger's common case against its general path (ledger.c span_common()).
 wt_add_test(test_ledger_inclusive SOURCES test_ledger_inclusive.c analysis_ways.c)
+# A forked child's file before its parent's (analyze/core/forkorder.c).
+wt_add_test(test_analysis_forks SOURCES test_analysis_forks.c analysis_ways.c)
