@@ -41,9 +41,11 @@ typedef struct tevent {
 
 typedef struct track {
     uint64_t uuid, parent;
-    char name[128];
+    char name[128]; /* its last descriptor's */
     int is_thread, is_process, is_counter;
     int64_t tid, pid;
+    int has_order, n_labels; /* a process's place (sibling_order_rank) and labels, last sent */
+    int64_t order, sort_index; /* sibling_order_rank, legacy_sort_index */
 } track;
 
 /* A slice as trace_processor builds it: the track's events sorted by timestamp (equal ones
@@ -76,6 +78,8 @@ typedef struct decoded {
     int n_run_args;
     int unresolved, unbalanced, bad_flags, packets;
     int inline_names, inline_cats; /* written inline (past the interning bound), not interned */
+    char process_ordering[64]; /* the root descriptor's (uuid 0), "" when none */
+    int roots;                 /* root descriptors */
 } decoded;
 
 /* The packet being parsed. */
@@ -98,6 +102,9 @@ typedef struct pkt {
     char td_name[128];
     int td_thread, td_process, td_counter;
     int64_t tid, pid;
+    int has_order, n_labels;
+    int64_t order, sort_index;
+    char ordering[64];
 } pkt;
 
 static void unquote(const char *v, char *out, size_t cap)
@@ -122,7 +129,10 @@ static track *find_track(decoded *d, uint64_t uuid)
 static void packet_done(decoded *d, pkt *p)
 {
     d->packets++;
-    if (p->has_td) {
+    if (p->has_td && p->uuid == 0) { /* the root: the order of the processes, no track */
+        d->roots++;
+        snprintf(d->process_ordering, sizeof d->process_ordering, "%s", p->ordering);
+    } else if (p->has_td) {
         track *t = find_track(d, p->uuid);
         if (!t) {
             assert_true(d->nt < MAXT);
@@ -138,6 +148,10 @@ static void packet_done(decoded *d, pkt *p)
         t->is_counter = p->td_counter;
         t->tid = p->tid;
         t->pid = p->pid;
+        t->has_order = p->has_order;
+        t->order = p->order;
+        t->sort_index = p->sort_index;
+        t->n_labels = p->n_labels;
     }
     if (!p->has_te)
         return;
@@ -309,6 +323,10 @@ static void parse(decoded *d, FILE *in)
                 p->parent = strtoull(v, NULL, 10);
             if (!strcmp(k, "name"))
                 unquote(v, p->td_name, sizeof p->td_name);
+            if (!strcmp(k, "sibling_order_rank"))
+                p->has_order = 1, p->order = atoll(v);
+            if (!strcmp(k, "process_ordering"))
+                snprintf(p->ordering, sizeof p->ordering, "%s", v);
         } else if (!strcmp(b, "thread") || !strcmp(b, "process")) {
             if (!strcmp(k, "tid"))
                 p->tid = atoll(v);
@@ -316,6 +334,10 @@ static void parse(decoded *d, FILE *in)
                 p->pid = atoll(v);
             if (!strcmp(k, "thread_name") || !strcmp(k, "process_name"))
                 unquote(v, p->td_name, sizeof p->td_name);
+            if (!strcmp(k, "legacy_sort_index"))
+                p->sort_index = atoll(v);
+            if (!strcmp(k, "process_labels"))
+                p->n_labels++;
         } else if (!strcmp(k, "iid")) {
             p->ent_iid = strtoull(v, NULL, 10);
         } else if (!strcmp(k, "name")) {

@@ -304,6 +304,62 @@ static void test_export_several_files_one_process_track_each(void **state)
     free(d);
 }
 
+/* Ranks of one host (one host name, as RANK=r for each worker on one machine): each process
+ * is named as the ledger names it and ordered by rank. Given out of order, with pids in
+ * another order than their ranks and rank 10 after 2 (numbers, not text); the rank recorded
+ * after a span (metadata may come anywhere); a process without a rank, given first and of the
+ * smallest pid, after the ranked ones, named after its program. */
+static void test_export_ranks_of_one_host_named_and_ordered_by_rank(void **state)
+{
+    NEED_PROTOC();
+    static const struct {
+        const char *file, *rank; /* rank NULL: none */
+        uint64_t pid;
+        const char *name;
+        int order;
+    } f[] = {
+        { "none.wtrace", NULL, 50, "tracebuild", 3 }, /* the header's "tracebuild test" */
+        { "r10.wtrace", "10", 100, "rank 10 (pid 100)", 2 },
+        { "r0.wtrace", "0", 300, "rank 0 (pid 300)", 0 },
+        { "r2.wtrace", "2", 200, "rank 2 (pid 200)", 1 },
+    };
+    enum { N = sizeof f / sizeof f[0] };
+    char *paths[N];
+    for (int i = 0; i < N; i++) {
+        tb *b = tb_create(path_in(f[i].file), f[i].pid, 1000 * MS, 1000 * MS);
+        tb_span(b, f[i].pid, 1100 * MS, 1200 * MS, 0, "load", "w");
+        if (f[i].rank)
+            tb_meta(b, f[i].pid, 1300 * MS, "rank", f[i].rank);
+        tb_close(b, TB_END_CLEAN, 1400 * MS, 0);
+        paths[i] = strdup(path_in(f[i].file));
+        assert_non_null(paths[i]);
+    }
+    wt_export_opts o = { .format = WT_EXPORT_PERFETTO };
+    wt_export_report rep;
+    assert_int_equal(wt_export_to_path(paths, N, &o, path_in("ranks.pftrace"), &rep), 0);
+    decoded *d = decode(path_in("ranks.pftrace"));
+    /* the root descriptor asks the UI for the processes' own order */
+    assert_int_equal(d->roots, 1);
+    assert_string_equal(d->process_ordering, "PROCESS_ORDERING_EXPLICIT");
+    for (int i = 0; i < N; i++) {
+        int tracks = 0;
+        for (int k = 0; k < d->nt; k++) {
+            const track *t = &d->t[k];
+            if (!t->is_process || t->pid != (int64_t)f[i].pid)
+                continue;
+            tracks++; /* its descriptors share a uuid: one track */
+            assert_string_equal(t->name, f[i].name);
+            assert_true(t->has_order);
+            assert_int_equal(t->order, f[i].order);
+            assert_int_equal(t->sort_index, f[i].order);
+            assert_int_equal(t->n_labels, 0); /* one host: no host label */
+        }
+        assert_int_equal(tracks, 1);
+        free(paths[i]);
+    }
+    free(d);
+}
+
 static void test_export_damaged_file_exports_readable_part(void **state)
 {
     NEED_PROTOC();
@@ -615,6 +671,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_interning_bound_inlines_names_past_it, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_many_labels_each_span_named, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_several_files_one_process_track_each, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_ranks_of_one_host_named_and_ordered_by_rank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_damaged_file_exports_readable_part, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_unwritable_output_fails_and_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_no_readable_input_keeps_existing_output, setup, teardown),

@@ -4,7 +4,7 @@
  *   export_perfetto.c  the sink's callbacks: processes, counters, marks, rounds, anomalies,
  *                      the run slice; it owns the layers below
  *   pf_aligned.c       rounds aligned at t=0 (--aligned-rounds)
- *   pf_procs.c         process tracks, grouped by host when there are several
+ *   pf_procs.c         process tracks, by rank, grouped by host when there are several
  *   pf_layout.c        spans: a track per thread (folded past a bound)
  *   pf_nest.c          a thread's spans nested on its track: the hold, begin order
  *   pf_lanes.c         flat lanes for what cannot nest

@@ -9,7 +9,8 @@
 #define PF_MAX_ARGS 64
 #define PF_PID_STEP ((uint64_t)1 << 22) /* Linux's PID_MAX_LIMIT: no real pid reaches it */
 
-/* The process's track descriptor: `name`, and with `host` its label and place `order`. */
+/* The process's track descriptor: `name`; with `host` its label; with `order` >= 0 its
+ * place. */
 static int emit(pf_writer *w, const pf_procinfo *pi, const char *name, const char *host,
                 int order)
 {
@@ -41,6 +42,8 @@ static int emit(pf_writer *w, const pf_procinfo *pi, const char *name, const cha
             snprintf(label, need, "host %s", host);
         pd.n_process_labels = 1;
         pd.process_labels = &label;
+    }
+    if (order >= 0) {
         pd.has_legacy_sort_index = td.has_sibling_order_rank = 1;
         pd.legacy_sort_index = td.sibling_order_rank = order;
     }
@@ -103,7 +106,7 @@ int wt__pf_procs_begin(pf_procs *P, pf_writer *w, int fi, uint64_t uuid, const c
                    : strdup(wt__pfw_utf8(w, 11, path));
     if (!pi->prog)
         return WT_ENOMEM;
-    return emit(w, pi, pi->prog, NULL, 0);
+    return emit(w, pi, pi->prog, NULL, -1);
 }
 
 void wt__pf_procs_event(pf_procs *P, int fi, const wt_event *ev)
@@ -129,20 +132,24 @@ static int order_cmp(const void *a, const void *b)
 int wt__pf_procs_finish(pf_procs *P, pf_writer *w)
 {
     const char *first = NULL;
-    int several = 0;
-    for (size_t i = 0; i < P->n && !several; i++)
-        if (P->v[i].host && !first)
+    int several = 0, ranked = 0;
+    for (size_t i = 0; i < P->n; i++) {
+        if (!P->v[i].host) /* a file index that never opened has none */
+            continue;
+        ranked |= P->v[i].who.has_rank;
+        if (!first)
             first = P->v[i].host;
-        else if (P->v[i].host)
-            several = strcmp(P->v[i].host, first) != 0;
-    if (!several)
-        return 0;
+        else
+            several |= strcmp(P->v[i].host, first) != 0;
+    }
+    if (!several && !ranked)
+        return 0; /* one host, no ranks: each process once, named after its program */
     pf_procinfo **by = malloc(P->n * sizeof *by);
     if (!by)
         return WT_ENOMEM;
     size_t m = 0;
     for (size_t i = 0; i < P->n; i++)
-        if (P->v[i].host) /* a file index that never opened has none */
+        if (P->v[i].host)
             by[m++] = &P->v[i];
     qsort(by, m, sizeof *by, order_cmp);
     /* the root descriptor: processes in their sibling_order_rank order */
@@ -154,15 +161,19 @@ int wt__pf_procs_finish(pf_procs *P, pf_writer *w)
         PERFETTO__PROTOS__TRACK_DESCRIPTOR__PROCESS_ORDERING__PROCESS_ORDERING_EXPLICIT;
     int rc = wt__pfw_emit_track(w, &root);
     for (size_t k = 0; rc == 0 && k < m; k++) {
+        /* the ledger's name ("rank R (pid P)"), so a track reads as the ledger's and the
+         * anomalies' texts name it; one host's processes without a rank keep their program */
+        const pf_procinfo *pi = by[k];
         char who[WT_PROCNAME_MAX], *name;
-        wt_procname_format(&by[k]->who, who, sizeof who);
-        const size_t need = strlen(who) + strlen(by[k]->host) + sizeof " @ ";
+        wt_procname_format(&pi->who, who, sizeof who);
+        const char *base = several || pi->who.has_rank ? who : pi->prog;
+        const size_t need = strlen(base) + strlen(pi->host) + sizeof " @ ";
         if (!(name = malloc(need))) {
             rc = WT_ENOMEM;
             break;
         }
-        snprintf(name, need, "%s @ %s", who, by[k]->host);
-        rc = emit(w, by[k], name, by[k]->host, (int)k);
+        snprintf(name, need, "%s%s%s", base, several ? " @ " : "", several ? pi->host : "");
+        rc = emit(w, pi, name, several ? pi->host : NULL, (int)k);
         free(name);
     }
     free(by);
