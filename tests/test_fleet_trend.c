@@ -101,6 +101,9 @@ static void test_trend_finds_the_planted_regression_only(void **state)
     assert_non_null(strstr(ch, "\"group\": \"host=node-3\""));
     assert_non_null(strstr(ch, "\"category\": \"load\""));
     assert_non_null(strstr(ch, "\"run_index\": 603,"));
+    /* node-3's runs are 3, 11, ..., 603, ..., 995: 603 is its 76th of 125 */
+    assert_non_null(strstr(ch, "\"run_in_group\": 76,"));
+    assert_non_null(strstr(ch, "\"group_runs\": 125,"));
     assert_non_null(strstr(ch, "\"run_id\": \"0000000000000000000000000000025c\"")); /* 604 */
     assert_non_null(strstr(ch, "\"direction\": \"slower\""));
     /* about 0.6 s more: the level 2.0 s x 0.3 */
@@ -116,8 +119,19 @@ static void test_trend_finds_the_planted_regression_only(void **state)
     assert_non_null(svg);
     assert_int_equal(count(svg, "<circle"), 50 + 3 + 47);
     assert_non_null(strstr(svg, "host=node-3 \xC2\xB7 load: "));
-    assert_non_null(strstr(svg, "at run 603, node-3 0000000000000000000000000000025c</text>"));
+    /* run 603 is in file run0157 (603 x 7919 mod 1000) */
+    assert_non_null(strstr(svg, "run0157.wtrace, run 76 of 125 in the group, node-3 "
+                                "0000000000000000000000000000025c</text>"));
     free(svg);
+    /* the text names the run the same way: its file and its place in its group */
+    assert_int_equal(trend("--group host"), 0);
+    out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(out);
+    assert_int_equal(count(out, " in the group ("), 1);
+    assert_non_null(strstr(out, "host=node-3  load: "));
+    assert_non_null(strstr(out, "run0157.wtrace, run 76 of 125 in the group "
+                                "(0000000000000000000000000000025c, host node-3): "));
+    free(out);
 }
 
 /* The file loses its tail (its end record and part of its last frame): damaged. */

@@ -162,7 +162,8 @@ static char *group_name(const wt_trend_opts *o, const run_ctx *m)
 
 /* A run fed to a series, as a change found later names it. */
 typedef struct recent_run {
-    int64_t k; /* its place in start order */
+    int64_t k;        /* its place in start order */
+    int64_t in_group; /* its place in its group's start order, from 1 */
     run_ref ref;
 } recent_run;
 
@@ -392,11 +393,11 @@ static const char *intern(wt_trend *t, const char *s)
 
 /* The run a change of s names: one of its last P, the start order of the runs between them
  * being in the sort's files alone. */
-static const run_ref *recent_ref(const wt_trend *t, const series *s, int64_t k)
+static const recent_run *recent_of(const wt_trend *t, const series *s, int64_t k)
 {
     for (int i = 0; i < t->o->cp.persist; i++)
         if (s->recent[i].k == k)
-            return &s->recent[i].ref;
+            return &s->recent[i];
     return NULL;
 }
 
@@ -437,7 +438,8 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     if (!nc)
         return WT_ENOMEM;
     t->changes = nc;
-    const run_ref *h = recent_ref(t, s, c->ref);
+    const recent_run *r = recent_of(t, s, c->ref);
+    const run_ref *h = r ? &r->ref : NULL;
     spill_head hd;
     const char *host = NULL, *file = NULL;
     const int rc = h ? spill_change_get(t, h, &hd, &host, &file) : WT_EIO;
@@ -452,6 +454,8 @@ static int add_change(wt_trend *t, const group *g, const series *s, size_t ci,
     x->file = file;
     x->start_utc_ns = h->start_utc_ns;
     x->run_index = c->ref;
+    x->run_in_group = r->in_group;
+    x->group_index = (size_t)(g - t->groups);
     x->before_s = c->before;
     x->after_s = c->after;
     x->scale_s = c->scale;
@@ -524,7 +528,7 @@ static int consume(wt_trend *t, int k, const run_ref *ref)
         series *s = series_of(t, g, rc->name, &ci);
         if (!s)
             return WT_ENOMEM;
-        s->recent[s->runs++ % t->o->cp.persist] = (recent_run){ k, *ref };
+        s->recent[s->runs++ % t->o->cp.persist] = (recent_run){ k, g->runs, *ref };
         s->sum_self += rc->self_s;
         s->sum_flat += rc->flat_s;
         s->sum_incl += rc->incl_s;
@@ -788,6 +792,8 @@ static void write_json_tail(wt_trend *t)
         wt_json_string(j, "group", c->group);
         wt_json_string(j, "category", c->category);
         wt_json_int(j, "run_index", c->run_index);
+        wt_json_int(j, "run_in_group", c->run_in_group);
+        wt_json_int(j, "group_runs", c->group_runs);
         wt_json_string(j, "run_id", c->run_id);
         wt_json_string(j, "host", c->host);
         wt_json_string(j, "file", c->file);
@@ -829,8 +835,10 @@ static void write_text(wt_trend *t)
     for (size_t i = 0; i < t->res.n_changes; i++) {
         const wt_trend_change *c = &t->changes[i];
         double d = c->after_s - c->before_s;
-        fprintf(o, "  %s  %s: run %lld (%s, host %s, %s): %.6f -> %.6f s (%+.6f s, %+.1f%%), %s\n",
-                c->group, c->category, (long long)c->run_index, c->run_id, c->host, c->file,
+        fprintf(o, "  %s  %s: %s, run %lld of %lld in the group (%s, host %s): %.6f -> %.6f s "
+                   "(%+.6f s, %+.1f%%), %s\n",
+                c->group, c->category, c->file, (long long)c->run_in_group,
+                (long long)c->group_runs, c->run_id, c->host,
                 c->before_s, c->after_s, d, c->before_s > 0 ? 100 * d / c->before_s : 0.0,
                 d > 0 ? "slower" : "faster");
     }
@@ -870,6 +878,8 @@ int wt_trend_run_inputs(wt_inputs *in, const wt_trend_opts *o, FILE *out, wt_tre
     if ((rc = run_all(t, in)) < 0)
         return rc;
     t->res.groups = (int64_t)t->n_groups;
+    for (size_t i = 0; i < t->res.n_changes; i++) /* the groups are complete now */
+        t->changes[i].group_runs = t->groups[t->changes[i].group_index].runs;
     t->res.categories = (int64_t)t->n_cats;
     t->res.changes = t->changes;
     t->res.charts = t->charts;

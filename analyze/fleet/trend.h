@@ -50,7 +50,10 @@ typedef struct wt_trend_change {
     const char *host;
     const char *file;
     int64_t start_utc_ns;
-    int64_t run_index;      /* the run's place in start order, from 0 */
+    int64_t run_index;      /* the run's place in start order among all runs, from 0 */
+    int64_t run_in_group;   /* its place in its group's start order, from 1 */
+    int64_t group_runs;     /* the runs of its group (known once every run is read) */
+    size_t group_index;     /* for group_runs */
     double before_s, after_s, scale_s;
 } wt_trend_change;
 

@@ -48,9 +48,11 @@ static void chart(FILE *out, const wt_trend_chart *ch, const wt_trend_change *c,
     put_xml(out, c->group);
     fputs(" \xC2\xB7 ", out);
     put_xml(out, c->category);
-    fprintf(out, ": %.6f \xE2\x86\x92 %.6f s (%+.6f s, %+.1f%%) at run %lld, ", c->before_s,
-            c->after_s, d, c->before_s > 0 ? 100 * d / c->before_s : 0.0,
-            (long long)c->run_index);
+    fprintf(out, ": %.6f \xE2\x86\x92 %.6f s (%+.6f s, %+.1f%%) at ", c->before_s, c->after_s, d,
+            c->before_s > 0 ? 100 * d / c->before_s : 0.0);
+    put_xml(out, c->file);
+    fprintf(out, ", run %lld of %lld in the group, ", (long long)c->run_in_group,
+            (long long)c->group_runs);
     put_xml(out, c->host);
     fputs(" ", out);
     put_xml(out, c->run_id);
