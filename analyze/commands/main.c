@@ -32,8 +32,10 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nWithout a command, `ledger` runs. `" WT_PROG " COMMAND --help` says more.\n"
-                 "\nexit status: 0 ok; 1 a file could not be read or output not written; 2 usage;\n"
-                 "3 a --fail-on gate matched; 4 a file was damaged (results cover what was readable)\n");
+                 "\nexit status, every command: 0 ok; 1 no file could be read (compare: or no round\n"
+                 "at all), or output not written; 2 usage; 3 a --fail-on gate matched (before 4);\n"
+                 "4 a file was damaged, or one of several could not be read (results cover what\n"
+                 "was readable, named on stderr)\n");
 }
 
 /* Runs a command. A failure that no message explained (a command that ran out of memory
