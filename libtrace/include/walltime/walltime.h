@@ -52,7 +52,8 @@
  * recording is off) and are otherwise ignored.
  *   WALLTIME=0 / TT_WALLTIME=0   record nothing.
  *   WALLTIME_TRACE=TEMPLATE      output path; %p pid, %t start time (YYYYmmdd-HHMMSS),
- *                                %h host name, %% a percent sign. Default:
+ *                                %h host name, %r rank (as recorded below; empty without
+ *                                one), %% a percent sign. Default:
  *                                walltime-%p.wtrace in the working directory. An existing file
  *                                is never overwritten: a suffix .1, .2, ... is added instead.
  *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
@@ -60,12 +61,23 @@
  *   WALLTIME_CLOCK=monotonic     time with clock_gettime(CLOCK_MONOTONIC) even where the
  *                                invariant TSC (the default, cheaper; =tsc) is available.
  *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
+ *   WALLTIME_COMPRESS_CPU=P      share of one core zstd may take, 0..100 %; frames past it
+ *                                are stored uncompressed (default 5; 100 compresses all).
  *   WALLTIME_RING=N              ring entries per recording thread, a power of two
  *                                1024..1048576 (tuning; default 32768, 24 bytes each:
  *                                768 KiB per recording thread, touched as it fills).
+ *   WALLTIME_RING_WAIT_MS=N      longest wait of a recording call for room in a full ring,
+ *                                0..10000 ms (default 500); past it the event is dropped
+ *                                and counted.
  *   WALLTIME_RANK=N, else RANK=N; LOCAL_RANK=N; WORLD_SIZE=N
  *                                recorded at open as the metadata "rank", "local_rank",
  *                                "world_size" (decimal integers 0..2^31-1; others ignored).
+ *   WALLTIME_READER_THREAD=1     read by the trace reader (walltime-analyze), not the
+ *                                recorder: decompress ahead on a second thread, less wall
+ *                                time for more CPU (default 0: one thread).
+ *   WALLTIME_SOURCE_DIR=DIR      read by the Python build (python/wt_build.py), not the
+ *                                recorder: the walltime source tree (default: the folder
+ *                                above python/).
  */
 #ifndef WALLTIME_WALLTIME_H
 #define WALLTIME_WALLTIME_H
