@@ -1318,7 +1318,7 @@ static void test_ledger_by_label_column_fits_tensor_names(void **state)
              "  \xc3\xa9t\xc3\xa9%59s%10s%8d%10s%10s%10s\n"
              "  %-62s%10s%8d%10s%10s%10s\n"
              "  %-62s%10s%8d%10s%10s%10s\n",
-             "category / label", "total", "count", "min", "median", "max",
+             "category / label", "total", "spans", "min", "median", "max",
              "", "3.00 s", 1, "3.00 s", "3.00 s", "3.00 s",
              fitted, "2.00 s", 1, "2.00 s", "2.00 s", "2.00 s",
              tensor, "1.00 s", 1, "1.00 s", "1.00 s", "1.00 s");

@@ -502,7 +502,8 @@ static void print_sections(FILE *out, void *ctx)
     if (lc->opts.by_label) {
         section_rule(out);
         const int w = label_col_width(r, s1, sizeof s1);
-        fprintf(out, "%-*s%10s%8s%10s%10s%10s\n", w, "category / label", "total", "count", "min",
+        /* "spans": how many spans, where the category table's "count" sums their counts */
+        fprintf(out, "%-*s%10s%8s%10s%10s%10s\n", w, "category / label", "total", "spans", "min",
                 "median", "max");
         for (size_t i = 0; i < r->n_cats; i++) {
             const wt_ledger_cat *c = &r->cats[i];
