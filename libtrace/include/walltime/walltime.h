@@ -54,8 +54,9 @@
  *   WALLTIME_TRACE=TEMPLATE      output path; %p pid, %t start time (YYYYmmdd-HHMMSS),
  *                                %h host name, %r rank (as recorded below; empty without
  *                                one), %% a percent sign. Default:
- *                                walltime-%p.wtrace in the working directory. An existing file
- *                                is never overwritten: a suffix .1, .2, ... is added instead.
+ *                                walltime-%p.wtrace in the working directory. The path holds
+ *                                the latest run: a file already there is moved aside to
+ *                                NAME.1.wtrace (the first free number), never overwritten.
  *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
  *   WALLTIME_SIGNALS=0           install no crash handlers.
  *   WALLTIME_CLOCK=monotonic     time with clock_gettime(CLOCK_MONOTONIC) even where the
