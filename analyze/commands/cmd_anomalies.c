@@ -44,7 +44,8 @@ static void usage(FILE *out)
             "  -h, --help               this help\n"
             "\n"
             "exit status: 0 ok (anomalies or not); 1 no file could be read, or output failed;\n"
-            "2 usage; 3 a --fail-on gate matched (before 4); 4 a file was damaged\n",
+            "2 usage; 3 a --fail-on gate matched (before 4); 4 a file was damaged, or one of\n"
+            "several could not be read\n",
             WT_ANOMALY_TOP, wt_anomaly_args_help);
 }
 

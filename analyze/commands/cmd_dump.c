@@ -401,7 +401,7 @@ static void usage(FILE *out)
           "  -h, --help    this help\n"
           "\n"
           "exit status: 0 ok; 1 no file could be read, or output failed; 2 usage; 4 a file was\n"
-          "damaged\n",
+          "damaged, or one of several could not be read\n",
           out);
 }
 

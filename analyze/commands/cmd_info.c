@@ -526,7 +526,8 @@ static void usage(FILE *out)
           "  --json        the walltime-info/1 JSON object\n"
           "  -h, --help    this help\n"
           "\n"
-          "exit status: 0 ok; 1 no file could be read; 2 usage; 4 a file was damaged\n",
+          "exit status: 0 ok; 1 no file could be read; 2 usage; 4 a file was damaged, or one of\n"
+          "several could not be read\n",
           out);
 }
 

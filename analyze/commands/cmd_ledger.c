@@ -54,8 +54,8 @@ static void usage(FILE *out)
             "%s"
             "\n"
             "exit status: 0 ok; 1 no file could be read, or output failed; 2 usage;\n"
-            "3 a --fail-on gate matched; 4 a file was damaged (the ledger covers what was\n"
-            "readable, with a warning above it)\n",
+            "3 a --fail-on gate matched; 4 a file was damaged, or one of several could not be\n"
+            "read (the ledger covers what was readable, with a warning above it)\n",
             wt_anomaly_args_help);
 }
 
