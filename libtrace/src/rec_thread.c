@@ -235,6 +235,9 @@ void wt__close_spans(wt__tstate *ts, uint64_t t, uint32_t to_depth)
         const wt__open *o = &ts->stack[d];
         const int big = o->cat >= WT__B_CAT_BIG;
         const unsigned n = 1 + (unsigned)big + WT__TEXT_ENTRIES(o->label); /* a formatted label's words */
+        /* no longer open before it is published (its slot keeps its fields until the next
+         * begin): a signal's dump (rec_signal.c) never finds it both in the ring and open */
+        ts->depth = d;
         wt__ent *e = wt__reserve(ts, n);
         if (e) {
             e->t0 = o->t0;
@@ -250,7 +253,6 @@ void wt__close_spans(wt__tstate *ts, uint64_t t, uint32_t to_depth)
             wt__text_put(ts, o, 1 + (unsigned)big);
             wt__publish(ts, n);
         }
-        ts->depth = d;
     }
 }
 
