@@ -1,6 +1,6 @@
 /* Crash handlers: on SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT, write what the rings hold
- * (the crashing thread first, complete; the others best effort), the crashing thread's open
- * spans as unclosed, and an END record with the signal; then put back the handler that was
+ * (the crashing thread first, complete; the others best effort), every thread's open spans
+ * as unclosed, and an END record with the signal; then put back the handler that was
  * there before and let the signal go on to it, so the process dies (or a sanitizer or
  * Python's faulthandler reports) as it would have without us.
  *
@@ -70,10 +70,24 @@ static uint32_t clabel(wt__sink *s, const char *str, uint32_t len)
     return wt__text_placeholder_get();
 }
 
-/* The crashing thread's open spans, innermost first (the order their ends would have come). */
+/* A thread's open spans, innermost first (the order their ends would have come). For the
+ * signalled thread they are exact; another thread may be beginning or ending one meanwhile
+ * (best effort): its depth is read once, after its ring (an end lowers the depth before it
+ * publishes the span, so a span is never both in the ring read and open here), and a start
+ * not stored yet (the slot's previous span's) is kept inside its parent's. */
+static int64_t starts[WT__MAX_DEPTH]; /* not on an alternate signal stack: one dump runs */
+
 static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__clockmap *c, int64_t end)
 {
-    for (uint32_t d = ts->depth; d-- > 0;) {
+    uint32_t depth = __atomic_load_n(&ts->depth, __ATOMIC_ACQUIRE);
+    if (depth > WT__MAX_DEPTH)
+        depth = WT__MAX_DEPTH;
+    for (uint32_t d = 0; d < depth; d++) {
+        starts[d] = wt__tick_ns(c, ts->stack[d].t0);
+        if (d > 0 && starts[d] < starts[d - 1])
+            starts[d] = starts[d - 1];
+    }
+    for (uint32_t d = depth; d-- > 0;) {
         const wt__open *o = &ts->stack[d];
         uint32_t label = o->label;
         if (label & WT__TEXT_FLAG) /* its words are in the slot */
@@ -83,7 +97,7 @@ static void dump_open(wt__sink *s, const wt__tstate *ts, const wt__clockmap *c, 
             return;
         wt__span_rec r;
         memset(&r, 0, sizeof r);
-        r.start = wt__tick_ns(c, o->t0);
+        r.start = starts[d];
         r.end = end > r.start ? end : r.start;
         r.depth = d;
         r.category = o->cat;
@@ -142,9 +156,15 @@ static void dump(int sig)
         dump_open(&s, me, &c, end);
     }
     for (wt__tstate *ts = atomic_load_explicit(&wt__g.threads, memory_order_acquire); ts;
-         ts = ts->next)
-        if (ts != me && atomic_load(&ts->status) != WT__TS_FREE)
+         ts = ts->next) {
+        if (ts == me)
+            continue;
+        const int status = atomic_load(&ts->status);
+        if (status != WT__TS_FREE)
             dump_ring(&s, ts, &c, end);
+        if (status == WT__TS_LIVE) /* a thread that exited ended its spans itself */
+            dump_open(&s, ts, &c, end);
+    }
     int rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);
     if (rc == WT_ENOSPC && s.flush(&s) == 0)
         rc = wt__enc_end(&s.enc, end, WT__END_SIGNAL, sig);
