@@ -367,7 +367,7 @@ static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t d
                      .category = k->category, .label = k->label, .seconds = sec };
     char b[WT_LEDGER_SECONDS_MAX];
     return add(a, WT_AN_UNCLOSED, "LEFT OPEN", &p,
-               "%s %s (%s) was still open at exit or crash (thread %llu), ended then",
+               "%s %s (%s) was still open at exit, crash or kill (thread %llu), ended then",
                k->category, k->label, AN_SECS(b, sec), (unsigned long long)ev->tid);
 }
 
@@ -642,6 +642,8 @@ static const char *sig_name(int s)
     case SIGILL: return " (SIGILL)";
     case SIGTERM: return " (SIGTERM)";
     case SIGINT: return " (SIGINT)";
+    case SIGHUP: return " (SIGHUP)";
+    case SIGQUIT: return " (SIGQUIT)";
     default: return "";
     }
 }
@@ -695,9 +697,13 @@ int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st)
         rc = add(a, WT_AN_NO_END, "NO END RECORD", &p,
                  "'%s' ends without its end record: the writer died or the file is cut; its "
                  "wall ends at its last event", a->path);
-    else if (st && st->end == WT_END_SIGNAL)
-        rc = add(a, WT_AN_NO_END, "CRASHED", &p, "'%s' ended by signal %d%s", a->path,
-                 st->end_signal, sig_name(st->end_signal));
+    else if (st && st->end == WT_END_SIGNAL) {
+        /* a kill (timeout, a scheduler, Ctrl-C) is not a crash of the program */
+        const int sig = st->end_signal;
+        const int killed = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
+        rc = add(a, WT_AN_NO_END, killed ? "KILLED" : "CRASHED", &p, "'%s' %s by signal %d%s",
+                 a->path, killed ? "killed" : "ended", sig, sig_name(sig));
+    }
     if (rc == 0 && a->dropped) {
         p.tid = a->dropped_tid;
         rc = add(a, WT_AN_DROPPED, "DROPPED", &p, "the recorder dropped %lld events in '%s'",

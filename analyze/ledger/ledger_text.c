@@ -287,8 +287,16 @@ static const char *signame(int signo)
     case SIGILL: return "SIGILL";
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
     default: return "signal";
     }
+}
+
+/* A signal that kills (timeout, a scheduler, Ctrl-C), as opposed to a crash of the program. */
+static int killed(int signo)
+{
+    return signo == SIGTERM || signo == SIGINT || signo == SIGHUP || signo == SIGQUIT;
 }
 
 static void section_rule(FILE *out)
@@ -604,8 +612,9 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
             fprintf(out, "warning: '%s' is damaged: this ledger covers only what was readable\n",
                     WT_TEXT_SAFE(s1, p->path));
         if (p->end == WT_END_SIGNAL)
-            fprintf(out, "note: '%s' ended by signal %d (%s): closed from the crash handler\n",
-                    WT_TEXT_SAFE(s1, p->path), p->end_signal, signame(p->end_signal));
+            fprintf(out, "note: '%s' %s by signal %d (%s): closed from the signal handler\n",
+                    WT_TEXT_SAFE(s1, p->path), killed(p->end_signal) ? "killed" : "ended",
+                    p->end_signal, signame(p->end_signal));
         else if (p->no_end)
             fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
                          "its wall ends at its last event\n", WT_TEXT_SAFE(s2, p->path));
@@ -614,7 +623,7 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
     size_t nf = 0;
     if (r->unclosed)
         facts[nf++] = (wt_ledger_fact){ "in flight at exit", r->unclosed_s, 1, r->unclosed,
-                                        "spans still open at exit or crash, ended then" };
+                                        "spans still open at exit, crash or kill, ended then" };
     if (r->dropped)
         facts[nf++] = (wt_ledger_fact){ "dropped events", 0, 0, r->dropped,
                                         "events the recorder dropped (buffers full)" };

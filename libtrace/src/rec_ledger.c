@@ -649,7 +649,8 @@ static void print_reconciled(const char *title, double wall)
     size_t nf = 0;
     if (unclosed) /* the analyzer's lines, word for word */
         facts[nf++] = (wt_ledger_fact){ "in flight at exit", (double)unclosed_ns * 1e-9, 1,
-                                        unclosed, "spans still open at exit or crash, ended then" };
+                                        unclosed,
+                                        "spans still open at exit, crash or kill, ended then" };
     if (dropped_events)
         facts[nf++] = (wt_ledger_fact){ "dropped events", 0, 0, dropped_events,
                                         "events the recorder dropped (buffers full)" };
