@@ -19,6 +19,9 @@ wt_add_test(test_exit_ledger SOURCES test_exit_ledger.c LABELS threads)
 wt_add_test(test_recorder_boundary SOURCES test_recorder_boundary.c)
 # Issue 10: the program's own signal handlers, and recording from a signal handler.
 wt_add_test(test_recorder_signals SOURCES test_recorder_signals.c LABELS threads)
+# Kills (SIGTERM, SIGINT, SIGHUP, SIGQUIT at their default): open spans and the signal in the
+# trace, the same wait status; the program's own handlers and SIG_IGN left alone.
+wt_add_test(test_recorder_term SOURCES test_recorder_term.c LABELS threads)
 # Issue 10: dlclose() of the shared library while a thread that recorded is alive.
 wt_add_test(test_recorder_dlclose SOURCES test_recorder_dlclose.c LABELS threads)
 target_compile_definitions(test_recorder_dlclose PRIVATE WT_SHARED_LIB="$<TARGET_FILE:walltime_shared>")

@@ -1,16 +1,19 @@
-/* Crash handlers: on SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT, write what the rings hold
- * (the crashing thread first, complete; the others best effort), every thread's open spans
- * as unclosed, and an END record with the signal; then put back the handler that was
- * there before and let the signal go on to it, so the process dies (or a sanitizer or
- * Python's faulthandler reports) as it would have without us.
+/* Crash and kill handlers. On SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (crashes), and on
+ * SIGTERM, SIGINT, SIGHUP and SIGQUIT (kills: a scheduler's or timeout's SIGTERM, a Ctrl-C)
+ * when their disposition is the default, write what the rings hold (the signalled thread
+ * first, complete; the others best effort), every thread's open spans as unclosed, and an
+ * END record with the signal; then put back the handler that was there before and let the
+ * signal go on to it, so the process dies (or a sanitizer or Python's faulthandler reports)
+ * as it would have without us. A kill signal the program handles (Python's SIGINT) or ignores
+ * is never touched.
  *
  * Everything here is async-signal-safe: buffers are allocated at install time, records are
  * made by the encoder (no allocation, no locks) into raw zstd frames (wt__frame_raw, no
  * compression), and each frame goes out with write(). The writer thread is kept out by the
  * io_busy flag, waited for at most 500 ms (it may be the crashing thread). Limits: a stack
  * overflow needs an alternate signal stack, which the program must provide (the handlers are
- * installed with SA_ONSTACK); events a thread was storing at the instant of the crash may be
- * missing. */
+ * installed with SA_ONSTACK); events and spans a thread was storing at the instant of the
+ * signal may be missing. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,9 +25,17 @@
 #include "rec_alloc.h"
 #include "rec_state.h"
 
-#define NSIGS 5
-static const int sigs[NSIGS] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+/* The crash signals first (NCRASH of them), then the kill signals, whose default ends the
+ * process and which a program that does not handle them dies of: a kill is the moment people
+ * ask where the run was stuck. Not SIGUSR1/SIGUSR2 (a program's own messages: dying of one is
+ * a missing handler, and libraries claim them), nor SIGPIPE, SIGALRM, SIGXCPU (docs/RECORDER.md,
+ * "Kills"). */
+#define NCRASH 5
+#define NSIGS 9
+static const int sigs[NSIGS] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+                                 SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 static struct sigaction saved[NSIGS];
+static unsigned char mine[NSIGS]; /* our handler was installed for sigs[i] at the last install */
 static int installed;
 
 /* The crash path's buffers, allocated once and kept for the life of the process. */
@@ -176,11 +187,16 @@ static void dump(int sig)
 }
 
 /* The dump, once per process: a second thread crashing meanwhile waits for the first one's. */
+/* This thread is writing the dump (a crash handler's mask lets a kill in meanwhile). */
+static __thread int dumping __attribute__((tls_model("initial-exec")));
+
 static void dump_once(int sig)
 {
     if (!atomic_exchange(&in_crash, 1)) {
+        dumping = 1;
         if (atomic_load(&wt__g.on) && cbuf)
             dump(sig);
+        dumping = 0;
         atomic_store(&dump_done, 1);
     } else {
         const int64_t give_up = now_ns() + 1000000000;
@@ -240,6 +256,8 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     int i = 0;
     while (i < NSIGS - 1 && sigs[i] != sig)
         i++;
+    if (i >= NCRASH && dumping)
+        return; /* a kill inside this thread's crash dump: the crash ends the process */
     if (sig != SIGABRT && is_function(&saved[i]) && !chaining) {
         chaining = 1;
         call_previous(&saved[i], sig, info, uctx);
@@ -260,10 +278,19 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     } else {
         sigaction(sig, &saved[i], NULL);
     }
-    /* a sent signal (abort, kill) is sent again; a fault happens again when we return */
-    if (info == NULL || info->si_code <= 0)
+    /* a sent signal (abort, kill) is sent again; a fault happens again when we return. A
+     * kill signal is always sent again: the terminal's SIGINT, SIGQUIT and SIGHUP come from
+     * the kernel (si_code SI_KERNEL, > 0) and would otherwise be lost. Blocked while we run,
+     * it is taken by the default action as we return. */
+    if (i >= NCRASH || info == NULL || info->si_code <= 0)
         raise(sig);
     errno = saved_errno;
+}
+
+/* A kill signal's disposition is the default: nobody handles or ignores it. */
+static int is_default(const struct sigaction *sa)
+{
+    return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
 }
 
 int wt__signals_install(void)
@@ -285,8 +312,32 @@ int wt__signals_install(void)
     sa.sa_sigaction = on_crash;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < NSIGS; i++)
+    for (int i = 0; i < NCRASH; i++) {
         sigaction(sigs[i], &sa, &saved[i]);
+        mine[i] = 1;
+    }
+    /* The kill signals: only over the default. A second kill arriving during the dump waits
+     * for it (the mask), so the process dies of the first, with the whole dump written. */
+    for (int i = NCRASH; i < NSIGS; i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (int i = NCRASH; i < NSIGS; i++) {
+        /* what on_crash() goes on to, even where ours is not installed: a program handler
+         * that saved ours at an earlier open and passes the signal to it gets the dump and
+         * the default, as the program asked */
+        memset(&saved[i], 0, sizeof saved[i]);
+        saved[i].sa_handler = SIG_DFL;
+        mine[i] = 0;
+        struct sigaction cur;
+        if (sigaction(sigs[i], NULL, &cur) != 0 || !is_default(&cur) ||
+            sigaction(sigs[i], &sa, &cur) != 0)
+            continue;
+        if (!is_default(&cur)) {
+            /* another thread installed one between the two calls: theirs stays */
+            sigaction(sigs[i], &cur, NULL);
+            continue;
+        }
+        mine[i] = 1;
+    }
     atomic_store(&in_crash, 0);
     atomic_store(&dump_done, 0);
     installed = 1;
@@ -300,9 +351,10 @@ void wt__signals_remove(void)
     for (int i = 0; i < NSIGS; i++) {
         struct sigaction cur;
         /* put the old handler back only if nobody installed theirs over ours since */
-        if (sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+        if (mine[i] && sigaction(sigs[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
             cur.sa_sigaction == on_crash)
             sigaction(sigs[i], &saved[i], NULL);
+        mine[i] = 0;
     }
     installed = 0;
 }

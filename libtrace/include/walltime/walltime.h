@@ -42,7 +42,11 @@
  *   SIGFPE and SIGABRT (unless WALLTIME_SIGNALS=0). A handler the program installed before
  *   walltime's first call runs first; a fault it repairs (mprotect, as JITs and garbage
  *   collectors do) leaves recording on and the trace unmarked. One installed later runs
- *   before walltime's anyway.
+ *   before walltime's anyway. SIGTERM, SIGINT, SIGHUP and SIGQUIT get a handler only where
+ *   their disposition is the default at the first call (a handler or SIG_IGN the program set
+ *   is never replaced; one it sets later replaces walltime's): on such a kill every thread's
+ *   open spans are written as unclosed with an END record naming the signal, then the
+ *   process dies by the signal as it would have (the same wait status).
  * - libwalltime.so is never unloaded: dlclose() leaves it mapped and recording (its writer
  *   thread and the threads that recorded run its code until they end).
  *
@@ -58,7 +62,7 @@
  *                                the latest run: a file already there is moved aside to
  *                                NAME.1.wtrace (the first free number), never overwritten.
  *   WALLTIME_SUMMARY=0           do not print the ledger and trace path to stderr at exit.
- *   WALLTIME_SIGNALS=0           install no crash handlers.
+ *   WALLTIME_SIGNALS=0           install no crash or kill handlers.
  *   WALLTIME_CLOCK=monotonic     time with clock_gettime(CLOCK_MONOTONIC) even where the
  *                                invariant TSC (the default, cheaper; =tsc) is available.
  *   WALLTIME_ZSTD_LEVEL=N        zstd level, -7..19 (tuning; default 1).
