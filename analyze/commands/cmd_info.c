@@ -14,6 +14,7 @@
 #include "source.h"
 #include "commands.h"
 #include "json.h"
+#include "signame.h"
 #include "spanstat.h"
 
 #define KINDS 10
@@ -298,7 +299,9 @@ static const char *end_text(const info_file *f, char *buf, size_t n)
     if (f->st.end == WT_END_CLEAN)
         snprintf(buf, n, "clean (end record)");
     else if (f->st.end == WT_END_SIGNAL)
-        snprintf(buf, n, "crashed: signal %d, closed from the crash handler", f->st.end_signal);
+        snprintf(buf, n, "%s by signal %d (%s), closed from the signal handler",
+                 wt_signal_is_kill(f->st.end_signal) ? "killed" : "crashed", f->st.end_signal,
+                 wt_signal_name(f->st.end_signal) ? wt_signal_name(f->st.end_signal) : "?");
     else
         snprintf(buf, n, "no end record: the writer died (kill -9) or the file is cut");
     return buf;
@@ -519,8 +522,8 @@ static void usage(FILE *out)
           "\n"
           "What each trace is and whether it is whole: its header (format, pid, host, command,\n"
           "recorder, clock, start), the run metadata (wt_meta pairs), events per kind,\n"
-          "threads, frames, damage, and how it ended (clean, crashed by a signal, or no end\n"
-          "record).\n"
+          "threads, frames, damage, and how it ended (clean, killed or crashed by a signal,\n"
+          "or no end record).\n"
           "\n"
           "options:\n"
           "  --json        the walltime-info/1 JSON object\n"

@@ -6,9 +6,9 @@
  * kept one by one (bounded list) because their avoidable cost needs the median HIT, known
  * only at the end. */
 #include "anomalies_int.h"
+#include "signame.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -632,22 +632,6 @@ void wt_anomalies_damage(wt_anomalies *a, int64_t offset, const char *message)
         message && *message ? message : a->path);
 }
 
-static const char *sig_name(int s)
-{
-    switch (s) {
-    case SIGSEGV: return " (SIGSEGV)";
-    case SIGABRT: return " (SIGABRT)";
-    case SIGBUS: return " (SIGBUS)";
-    case SIGFPE: return " (SIGFPE)";
-    case SIGILL: return " (SIGILL)";
-    case SIGTERM: return " (SIGTERM)";
-    case SIGINT: return " (SIGINT)";
-    case SIGHUP: return " (SIGHUP)";
-    case SIGQUIT: return " (SIGQUIT)";
-    default: return "";
-    }
-}
-
 static int cmp_i64(const void *x, const void *y)
 {
     const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -700,9 +684,11 @@ int wt_anomalies_file_end(wt_anomalies *a, const wt_reader_stats *st)
     else if (st && st->end == WT_END_SIGNAL) {
         /* a kill (timeout, a scheduler, Ctrl-C) is not a crash of the program */
         const int sig = st->end_signal;
-        const int killed = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
-        rc = add(a, WT_AN_NO_END, killed ? "KILLED" : "CRASHED", &p, "'%s' %s by signal %d%s",
-                 a->path, killed ? "killed" : "ended", sig, sig_name(sig));
+        const int killed = wt_signal_is_kill(sig);
+        const char *name = wt_signal_name(sig);
+        rc = add(a, WT_AN_NO_END, killed ? "KILLED" : "CRASHED", &p, "'%s' %s by signal %d%s%s%s",
+                 a->path, killed ? "killed" : "ended", sig, name ? " (" : "", name ? name : "",
+                 name ? ")" : "");
     }
     if (rc == 0 && a->dropped) {
         p.tid = a->dropped_tid;

@@ -2,9 +2,9 @@
  * breakdowns) and rendering as text (through libwalltime's wt_ledger_render, so the table
  * layout exists once) and as the "walltime-ledger/1" JSON object. */
 #include "ledger_int.h"
+#include "signame.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,28 +276,6 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
 }
 
 /* ---- text ---- */
-
-static const char *signame(int signo)
-{
-    switch (signo) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    default: return "signal";
-    }
-}
-
-/* A signal that kills (timeout, a scheduler, Ctrl-C), as opposed to a crash of the program. */
-static int killed(int signo)
-{
-    return signo == SIGTERM || signo == SIGINT || signo == SIGHUP || signo == SIGQUIT;
-}
 
 static void section_rule(FILE *out)
 {
@@ -613,8 +591,9 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
                     WT_TEXT_SAFE(s1, p->path));
         if (p->end == WT_END_SIGNAL)
             fprintf(out, "note: '%s' %s by signal %d (%s): closed from the signal handler\n",
-                    WT_TEXT_SAFE(s1, p->path), killed(p->end_signal) ? "killed" : "ended",
-                    p->end_signal, signame(p->end_signal));
+                    WT_TEXT_SAFE(s1, p->path),
+                    wt_signal_is_kill(p->end_signal) ? "killed" : "ended", p->end_signal,
+                    wt_signal_name(p->end_signal) ? wt_signal_name(p->end_signal) : "signal");
         else if (p->no_end)
             fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
                          "its wall ends at its last event\n", WT_TEXT_SAFE(s2, p->path));
