@@ -407,6 +407,39 @@ static void test_term_close_puts_the_default_back(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* wt_close_signalled(): for a runtime that kills itself by a signal after its shutdown
+ * (Python's uncaught KeyboardInterrupt), the end record says the signal; a signal number out
+ * of range closes nothing. */
+static int child_close_signalled(void *arg)
+{
+    (void)arg;
+    setenv("WALLTIME_SUMMARY", "0", 1);
+    if (wt_open(path) != 0)
+        return 10;
+    const wt_span s = wt_begin("load", "weights");
+    wt_end(s, WT_CACHED_UNKNOWN, 0, NULL);
+    if (wt_close_signalled(0) != WT_EINVAL || wt_close_signalled(65) != WT_EINVAL ||
+        !wt_enabled())
+        return 11;
+    if (wt_close_signalled(SIGINT) != 0 || wt_enabled())
+        return 12;
+    return wt_close_signalled(SIGINT) == WT_ESTATE ? 0 : 13;
+}
+
+static void test_term_close_signalled_says_the_signal(void **state)
+{
+    (void)state;
+    const int st = rt_run(child_close_signalled, NULL, NULL, NULL);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    rt_trace *t = rt_read(path);
+    assert_int_equal(t->open_rc, 0);
+    assert_true(rt_find(t, WT_EV_SPAN, "weights", 0) >= 0);
+    assert_int_equal(t->stats.end, WT_END_SIGNAL);
+    assert_int_equal(t->stats.end_signal, SIGINT);
+    rt_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +451,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_term_program_handler_after_walltime_wins, setup_term, teardown_term),
         cmocka_unit_test_setup_teardown(test_term_ignored_signal_stays_ignored, setup_term, teardown_term),
         cmocka_unit_test_setup_teardown(test_term_close_puts_the_default_back, setup_term, teardown_term),
+        cmocka_unit_test_setup_teardown(test_term_close_signalled_says_the_signal, setup_term, teardown_term),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

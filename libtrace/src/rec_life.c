@@ -296,6 +296,22 @@ int wt_close(void)
     return rc;
 }
 
+int wt_close_signalled(int signo)
+{
+    if (signo < 1 || signo > 64)
+        return WT_EINVAL;
+    if (wt__busy || in_life)
+        return WT_ESTATE;
+    wt__busy_on();
+    life_lock();
+    atomic_store(&wt__g.end_signal, signo); /* the writer's end record (rec_writer.c) */
+    const int rc = close_locked();
+    atomic_store(&wt__g.end_signal, 0);
+    life_unlock();
+    wt__busy_off();
+    return rc;
+}
+
 /* wt_close() with the life lock held. */
 static int close_locked(void)
 {

@@ -127,6 +127,7 @@ enum { WT__ST_UNINIT = 0, WT__ST_OPEN, WT__ST_CLOSED, WT__ST_DISABLED, WT__ST_FA
 typedef struct wt__rec {
     atomic_int on;    /* the hot path's one check: 1 while recording */
     atomic_int state; /* WT__ST_* */
+    atomic_int end_signal; /* wt_close_signalled()'s signal for the end record, else 0 */
     /* configuration, from the environment at the first call */
     int summary, signals, force_monotonic, zstd_level; /* summary: 0, 1, WT__SUMMARY_FLAT */
     int compress_pct; /* WALLTIME_COMPRESS_CPU: zstd's share of one core (rec_zbudget.h) */

@@ -336,7 +336,8 @@ static int write_end(void)
 {
     const int64_t now = wt__mono_ns();
     wt__agg_end(now); /* the exit ledger's wall ends where the trace's does */
-    TRY(wt__enc_end(&W.sink.enc, now, WT__END_CLEAN, 0));
+    const int sig = atomic_load(&wt__g.end_signal); /* wt_close_signalled() */
+    TRY(wt__enc_end(&W.sink.enc, now, sig ? WT__END_SIGNAL : WT__END_CLEAN, sig));
     return wflush(&W.sink);
 }
 

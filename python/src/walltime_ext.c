@@ -298,6 +298,18 @@ static PyObject *m_close(PyObject *m, PyObject *unused)
     return PyLong_FromLong(rc);
 }
 
+static PyObject *m_close_signalled(PyObject *m, PyObject *arg)
+{
+    const long signo = PyLong_AsLong(arg);
+    if (signo == -1 && PyErr_Occurred())
+        return NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = wt_close_signalled((int)signo);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(rc);
+}
+
 static PyObject *m_open(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs > 1)
@@ -369,6 +381,8 @@ static PyMethodDef methods[] = {
       "pagecache_probe(path, name=None): resident bytes, or None" },
     { "flush", (PyCFunction)m_flush, METH_NOARGS, "flush(): 0 or a negative code" },
     { "close", (PyCFunction)m_close, METH_NOARGS, "close(): 0 or a negative code" },
+    { "_close_signalled", (PyCFunction)m_close_signalled, METH_O,
+      "_close_signalled(signo): close(), the end record saying the process ends by signo" },
     { "open", FAST(m_open), METH_FASTCALL, "open(path=None): 0 or a negative code" },
     { "trace_path", (PyCFunction)m_trace_path, METH_NOARGS, "the trace file's path, or None" },
     { "enabled", (PyCFunction)m_enabled, METH_NOARGS, "whether this process records" },

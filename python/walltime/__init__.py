@@ -20,6 +20,8 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import signal as _signal
+import sys
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -228,3 +230,19 @@ def _atexit() -> None:
 
 
 atexit.register(_atexit)
+
+
+def _excepthook(tp, value, tb):  # noqa: ANN001 - sys.excepthook's signature
+    # An uncaught KeyboardInterrupt (Ctrl-C): after its shutdown Python ends the process by
+    # SIGINT, which runs no C exit handler, so the trace would have no end record and read as
+    # a writer that died. Closed here, after the traceback, it says the process was killed by
+    # SIGINT (the span the interrupt ended carries "KeyboardInterrupt").
+    try:
+        _previous_excepthook(tp, value, tb)
+    finally:
+        if isinstance(tp, type) and issubclass(tp, KeyboardInterrupt):
+            _ext._close_signalled(_signal.SIGINT)
+
+
+_previous_excepthook = sys.excepthook
+sys.excepthook = _excepthook

@@ -192,6 +192,13 @@ WT_API int wt_flush(void);
  * not call it. */
 WT_API int wt_close(void);
 
+/* wt_close(), its end record saying that the process ends by signal `signo` (1..64; else
+ * WT_EINVAL and nothing closes): for a runtime that finishes its shutdown and then kills
+ * itself by a signal, as Python does after an uncaught KeyboardInterrupt (SIGINT), where no
+ * exit handler runs and the trace would have no end record. The analyzer then says the
+ * process was killed by that signal. */
+WT_API int wt_close_signalled(int signo);
+
 /* 1 when calls are being recorded, 0 when not (disabled, closed, or turned off by an error). */
 WT_API int wt_enabled(void);
 
