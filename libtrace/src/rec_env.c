@@ -307,15 +307,14 @@ int wt__path_expand(const char *tmpl, char *out, size_t cap)
 
 /* `base` numbered i before its extension, into out: "load.wtrace" -> "load.1.wtrace" (so a
  * directory scan for *.wtrace still finds it), "trace" and ".hidden" -> "trace.1", ".hidden.1". */
-static void numbered(const char *base, unsigned i, char *out, size_t cap)
+static int numbered(const char *base, unsigned i, char *out, size_t cap)
 {
     const char *slash = strrchr(base, '/');
     const char *name = slash ? slash + 1 : base;
     const char *dot = strrchr(name, '.');
-    if (!dot || dot == name)
-        snprintf(out, cap, "%s.%u", base, i);
-    else
-        snprintf(out, cap, "%.*s.%u%s", (int)(dot - base), base, i, dot);
+    const int n = !dot || dot == name ? snprintf(out, cap, "%s.%u", base, i)
+                                      : snprintf(out, cap, "%.*s.%u%s", (int)(dot - base), base, i, dot);
+    return n >= 0 && (size_t)n < cap ? 0 : -1; /* -1: too long (cap leaves room for 5 digits) */
 }
 
 /* Moves the regular file at `path` to its first free numbered name (numbered()), never
@@ -325,7 +324,10 @@ static int move_aside(const char *path)
 {
     char to[4096 + 16];
     for (unsigned i = 1; i <= 10000; i++) {
-        numbered(path, i, to, sizeof to);
+        if (numbered(path, i, to, sizeof to)) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
         int rc = renameat2(AT_FDCWD, path, AT_FDCWD, to, RENAME_NOREPLACE);
         if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
             rc = link(path, to);
@@ -391,7 +393,11 @@ int wt__file_open(const char *tmpl, int keep_existing, char **path_out, int *fd_
         rc = open_new(path, fd_out);
     }
     for (unsigned i = 1; rc == 1 && i <= 10000; i++) {
-        numbered(base, i, path, sizeof path);
+        if (numbered(base, i, path, sizeof path)) {
+            errno = ENAMETOOLONG;
+            rc = -1;
+            break;
+        }
         rc = open_new(path, fd_out);
     }
     if (rc == 0) {
