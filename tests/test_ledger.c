@@ -1198,6 +1198,25 @@ static void test_ledger_busy_is_the_union_of_a_threads_spans(void **state)
         free(text);
         wt_ledger_calc_free(lc);
     }
+    /* two files of one process (closed and opened again), the later recording given first:
+     * 40 spans of 0.01 s in each, their sum, whatever the order of the files */
+    wt_event late[41], early[41];
+    for (int i = 0; i < 40; i++) {
+        late[i] = span(1, 1, 2.0 + 0.02 * i, 2.0 + 0.02 * i + 0.01, 0, "late", "x",
+                       WT_CACHED_UNKNOWN);
+        early[i] = span(1, 1, 0.02 * i, 0.02 * i + 0.01, 0, "early", "x", WT_CACHED_UNKNOWN);
+    }
+    late[40] = end_ev(1, 3.0);
+    early[40] = end_ev(1, 1.0);
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "late.wtrace", 1, 0.0, late, 41);
+    feed(lc, "early.wtrace", 1, 0.0, early, 41);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_int_equal(r->n_threads, 1);
+    assert_float_equal(r->threads[0].busy, 0.8, 1e-6);
+    wt_ledger_calc_free(lc);
 }
 
 /* 20 threads, thread t (1..20) busy t ms in one top-level span: past 16 threads the text lists

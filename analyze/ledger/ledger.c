@@ -1108,6 +1108,10 @@ int wt_ledger_calc_file_end(wt_ledger_calc *lc, const wt_reader_stats *st)
             t->env_end = ee;
         }
         wt_ledger_nest_flush(&t->nest, add_inclusive, lc);
+        /* the union is of one file's spans, which come in the order they ended: files of one
+         * process (a close and an open again) may be given in any order, and their spans do
+         * not overlap */
+        memset(&t->busy, 0, sizeof t->busy);
         if (t->child_sum) /* NULL for a thread seen without spans (only its name) */
             memset(t->child_sum, 0, t->cap_depth * sizeof *t->child_sum);
     }

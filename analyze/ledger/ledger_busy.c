@@ -8,8 +8,12 @@
  * came out of one thread. The union needs past intervals: the ring of the latest
  * LC_BUSY_RING keeps it exact for a span that reaches back over up to that many, and for one
  * that encloses all that came before (the folded ones whole); one starting among the folded
- * ones gets their measure in proportion to the part of their extent it covers. */
+ * ones gets their measure in proportion to the part of their extent it covers. The union is
+ * of one file's spans, which arrive in the order they ended; it starts again at each file
+ * (ledger.c), as files of one process (closed and opened again) may be given in any order. */
 #include "ledger_int.h"
+
+#include <string.h>
 
 /* The measure of the folded intervals inside [s, e), exact when it holds all or none of their
  * extent, else in proportion. */
@@ -64,6 +68,7 @@ int64_t wt__busy_add_slow(lc_busy *b, int64_t s, int64_t e)
             last = kept[i].e > last ? kept[i].e : last;
         fold(b, lo, last, wt__sat_add_i64(ring_ns, fresh));
         b->head = b->n = 0;
+        b->ring_ns = 0;
         return fresh;
     }
     /* the merged interval [lo, hi) is solid (each part overlaps [s, e)) and meets none of the
@@ -82,8 +87,11 @@ int64_t wt__busy_add_slow(lc_busy *b, int64_t s, int64_t e)
     }
     b->head = 0;
     b->n = (uint32_t)(n - first);
-    for (size_t i = first; i < n; i++)
+    b->ring_ns = 0;
+    for (size_t i = first; i < n; i++) {
         b->iv[i - first] = kept[i];
+        b->ring_ns = wt__sat_add_i64(b->ring_ns, kept[i].e - kept[i].s);
+    }
     return fresh;
 }
 
@@ -96,19 +104,18 @@ void wt__busy_add_run(lc_busy *b, const wt_ledger_iv *iv, size_t k, int64_t sum)
             (void)wt__busy_add(b, iv[i].s, iv[i].e);
         return;
     }
-    /* the ring and all but the run's last LC_BUSY_RING fold; those become the ring */
-    for (uint32_t i = 0; i < b->n; i++) {
-        const wt_ledger_iv x = b->iv[(b->head + i) % LC_BUSY_RING];
-        fold(b, x.s, x.e, x.e - x.s);
-    }
+    /* the ring and all but the run's last LC_BUSY_RING fold, in one step each (they lie in
+     * order after the folded ones); those last become the ring */
+    if (b->n)
+        fold(b, b->iv[b->head].s, b->iv[(b->head + b->n - 1) % LC_BUSY_RING].e, b->ring_ns);
     const size_t keep_from = k - LC_BUSY_RING;
     int64_t tail = 0;
-    for (size_t i = keep_from; i < k; i++) {
-        b->iv[i - keep_from] = iv[i];
-        tail += iv[i].e - iv[i].s;
-    }
+    for (size_t i = keep_from; i < k; i++)
+        tail += iv[i].e - iv[i].s; /* disjoint, in order, below 2^62: no overflow */
+    memcpy(b->iv, iv + keep_from, sizeof b->iv);
     if (keep_from > 0)
         fold(b, iv[0].s, iv[keep_from - 1].e, sum - tail);
     b->head = 0;
     b->n = LC_BUSY_RING;
+    b->ring_ns = tail;
 }

@@ -52,6 +52,7 @@ typedef struct lc_pend {
 typedef struct lc_busy {
     wt_ledger_iv iv[LC_BUSY_RING]; /* iv[(head + i) % LC_BUSY_RING], i < n, the newest last */
     uint32_t head, n;
+    int64_t ring_ns;              /* the measure of the ring's intervals */
     int64_t old_ns, old_s, old_e; /* old_ns > 0: the folded intervals' measure, [old_s, old_e) */
 } lc_busy;
 
@@ -100,12 +101,14 @@ static inline int64_t wt__busy_add(lc_busy *b, int64_t s, int64_t e)
         if (b->old_ns == 0)
             b->old_s = o.s;
         b->old_ns = wt__sat_add_i64(b->old_ns, o.e - o.s);
+        b->ring_ns -= o.e - o.s;
         b->old_e = o.e;
         b->head = (b->head + 1) % LC_BUSY_RING;
         b->n--;
     }
     b->iv[(b->head + b->n) % LC_BUSY_RING] = (wt_ledger_iv){ s, e };
     b->n++;
+    b->ring_ns = wt__sat_add_i64(b->ring_ns, e - s);
     return e - s;
 }
 
