@@ -366,6 +366,52 @@ static void test_export_to_dev_null_or_fifo_keeps_the_device(void **state)
     assert_int_equal(after.st_ino, before.st_ino);
 }
 
+/* Processes that record their rank are named as the ledger names them, "rank R (pid P)", by a
+ * process_name after the first (the rank comes with the file's events), and sorted by rank;
+ * one without a rank keeps its program's name. */
+static void test_export_chrome_names_ranked_processes_as_the_ledger(void **state)
+{
+    (void)state;
+    const uint64_t pids[3] = { 200, 201, 202 };
+    const char *const ranks[3] = { "1", "0", NULL };
+    char *paths[3];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%d.wtrace", k);
+        paths[k] = strdup(path_in(name));
+        tb *b = tb_create(paths[k], pids[k], 1000 * MS, 1000 * MS);
+        tb_set_cmdline(b, "/opt/bin/model_load --layers 2");
+        tb_span(b, pids[k], 1100 * MS, 1200 * MS, 0, "load", "w");
+        if (ranks[k])
+            tb_meta(b, pids[k], 1200 * MS, "rank", ranks[k]);
+        tb_close(b, TB_END_CLEAN, 1300 * MS, 0);
+    }
+    wt_export_opts o = { .format = WT_EXPORT_CHROME, .no_analysis = 1 };
+    wt_export_report rep;
+    assert_int_equal(wt_export_to_path(paths, 3, &o, path_in("r.json"), &rep), 0);
+    int n;
+    ev *v = parse_json(path_in("r.json"), &n);
+    if (!v) {
+        printf("skipped: python3 (the JSON parser of this test) is not installed\n");
+        for (int k = 0; k < 3; k++)
+            free(paths[k]);
+        skip();
+    }
+    const char *want[3] = { "rank 1 (pid 200)", "rank 0 (pid 201)", "model_load" };
+    for (int k = 0; k < 3; k++) {
+        const ev *last = NULL;
+        for (int i = 0; i < n; i++)
+            if (v[i].ph == 'M' && !strcmp(v[i].name, "process_name") &&
+                v[i].pid == (int64_t)pids[k])
+                last = &v[i];
+        assert_non_null(last);
+        assert_string_equal(last->cat, want[k]); /* the script puts args.name there */
+    }
+    free(v);
+    for (int k = 0; k < 3; k++)
+        free(paths[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_cli_statuses_and_messages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_anomaly_options_match_anomalies_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_to_dev_null_or_fifo_keeps_the_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_chrome_names_ranked_processes_as_the_ledger, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "export.h"
 #include "json.h"
+#include "procname.h"
 
 #define PSEUDO_TID 1000000000ll
 #define MAX_PSEUDO 64 /* round configurations per file; more share the last one */
@@ -27,7 +28,8 @@ typedef struct pseudo {
 typedef struct ch {
     wt_json j;
     FILE *out;
-    uint64_t *pids; /* per file */
+    uint64_t *pids;   /* per file */
+    wt_procname *who; /* per file: its rank, if it records one */
     size_t n_files;
     pseudo *ps;
     size_t n_ps;
@@ -98,9 +100,14 @@ static int ch_file_begin(void *self, int fi, const char *path, const wt_trace_in
         if (!np)
             return WT_ENOMEM;
         c->pids = np;
+        wt_procname *nw = realloc(c->who, (size_t)(fi + 1) * sizeof *nw);
+        if (!nw)
+            return WT_ENOMEM;
+        c->who = nw;
         c->n_files = (size_t)fi + 1;
     }
     c->pids[fi] = info->pid;
+    wt_procname_init(&c->who[fi], info->pid);
     /* the process is named after the program of its command line */
     const char *cmd = info->cmdline && *info->cmdline ? info->cmdline : path;
     size_t len = strcspn(cmd, " ");
@@ -124,6 +131,8 @@ static int ch_event(void *self, int fi, const wt_event *ev)
     ch *c = self;
     wt_json *j = &c->j;
     int64_t tid;
+    if (ev->kind == WT_EV_META)
+        wt_procname_event(&c->who[fi], ev);
     switch (ev->kind) {
     case WT_EV_SPAN:
         head(c, "X", ev->label ? ev->label : "(none)", ev->category ? ev->category : "(none)", fi,
@@ -258,6 +267,19 @@ static int ch_proc_end(void *self, const wt_export_proc *pe)
 static int ch_finish(void *self)
 {
     ch *c = self;
+    /* a process that recorded its rank: named as the ledger names it, and sorted by rank (a
+     * later process_name replaces the first; the rank is known only once its file is read) */
+    for (size_t fi = 0; fi < c->n_files; fi++) {
+        if (!c->who[fi].has_rank)
+            continue;
+        char who[WT_PROCNAME_MAX];
+        meta_name(c, "process_name", (int)fi, -1, wt_procname_format(&c->who[fi], who, sizeof who));
+        head(c, "M", "process_sort_index", NULL, (int)fi, -1);
+        wt_json_object_begin(&c->j, "args");
+        wt_json_int(&c->j, "sort_index", c->who[fi].rank < INT32_MAX ? c->who[fi].rank : INT32_MAX);
+        wt_json_object_end(&c->j);
+        wt_json_object_end(&c->j);
+    }
     wt_json_array_end(&c->j);
     wt_json_object_end(&c->j);
     wt_json_finish(&c->j);
@@ -275,6 +297,7 @@ static void ch_free(void *self)
         free(c->ps[i].name);
     free(c->ps);
     free(c->pids);
+    free(c->who);
     free(c);
 }
 
