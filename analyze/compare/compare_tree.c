@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "spanstat.h"
 
 /* ---- pass 2: spans into cells, parent links ---------------------------------------- */
 
@@ -95,23 +96,30 @@ static uint32_t row_under(wt_compare *c, uint32_t base, uint32_t p)
     return s < 0 ? base : (uint32_t)s;
 }
 
-/* A span of a rolled-up row has its enclosing row p: its counts, start and label go to the row
- * it lands in, and its time to level `into` (carried up to p's span), or straight into the
- * round's cell when NULL. */
+/* A span's (or rolled-up spans') HIT and MISS counts and its start `first`, in row s of round
+ * r: the row has data. */
+static void count_in(wt_compare *c, wt_cmp_round *r, uint32_t s, int64_t first, uint32_t hits,
+                     uint32_t misses)
+{
+    wt_cmp_stage *st = &c->stages[s];
+    if (s < r->n_stage_cap) {
+        r->hits[s] += hits;
+        r->misses[s] += misses;
+    }
+    st->has_data = 1;
+    if (first - r->ts < st->first_offset)
+        st->first_offset = first - r->ts;
+}
+
 /* A rolled-up span's counts and start, in row s of its round. */
 static void count_keyed(wt_compare *c, long round, const wt_cmp_keyed *e, uint32_t s)
 {
-    wt_cmp_round *r = &c->rounds[round];
-    wt_cmp_stage *st = &c->stages[s];
-    if (s < r->n_stage_cap) {
-        r->hits[s] += e->hits;
-        r->misses[s] += e->misses;
-    }
-    st->has_data = 1;
-    if (e->first - r->ts < st->first_offset)
-        st->first_offset = e->first - r->ts;
+    count_in(c, &c->rounds[round], s, e->first, e->hits, e->misses);
 }
 
+/* A span of a rolled-up row has its enclosing row p: its counts, start and label go to the row
+ * it lands in, and its time to level `into` (carried up to p's span), or straight into the
+ * round's cell when NULL. */
 static int land(wt_compare *c, long round, const wt_cmp_keyed *e, uint32_t p, wt_cmp_level *into)
 {
     const uint32_t s = row_under(c, (uint32_t)c->census.key_stage[e->key], p);
@@ -183,14 +191,10 @@ static int pend_keyed(wt_compare *c, wt_cmp_level *lv, long round, long key, con
         c->spans_flat++;
         return 0;
     }
-    if (lv->nk == lv->kcap) {
-        const size_t cap = lv->kcap ? 2 * lv->kcap : 8;
-        wt_cmp_keyed *k = realloc(lv->k, cap * sizeof *k);
-        if (!k)
-            return WT_ENOMEM;
-        lv->k = k;
-        lv->kcap = cap;
-    }
+    wt_cmp_keyed *k = wt__grow_array(lv->k, &lv->kcap, lv->nk + 1, sizeof *k);
+    if (!k)
+        return WT_ENOMEM;
+    lv->k = k;
     lv->k[lv->nk++] = e;
     c->n_pending++;
     return 0;
@@ -249,14 +253,9 @@ int wt__cmp_place_span(wt_compare *c, const wt_event *ev)
                       d < WT_CMP_MAX_DEPTH && c->stages[s].kind == WT_CMP_STAGE_ROLLUP;
     if (r && s >= 0 && (size_t)s < r->n_stage_cap) {
         c->spans_in_rounds++;
-        wt_cmp_stage *st = &c->stages[s];
-        if (!keyed) {
-            st->has_data = 1;
-            if (ev->ts - r->ts < st->first_offset)
-                st->first_offset = ev->ts - r->ts;
-            r->hits[s] += ev->cached == WT_CACHED_HIT;
-            r->misses[s] += ev->cached == WT_CACHED_MISS;
-        }
+        if (!keyed) /* a rolled-up span counts where it lands (land()) */
+            count_in(c, r, (uint32_t)s, ev->ts, ev->cached == WT_CACHED_HIT,
+                     ev->cached == WT_CACHED_MISS);
     } else if (r) {
         c->dropped_stages++;
     } else {
