@@ -284,24 +284,11 @@ int wt_flush(void)
 
 static int close_locked(void);
 
-int wt_close(void)
+/* wt_close(), its end record saying signal `signo` (0: a clean end). */
+static int close_as(int signo)
 {
     if (wt__busy || in_life)
         return WT_ESTATE; /* called from a signal handler inside a walltime call */
-    wt__busy_on();
-    life_lock();
-    const int rc = close_locked();
-    life_unlock();
-    wt__busy_off();
-    return rc;
-}
-
-int wt_close_signalled(int signo)
-{
-    if (signo < 1 || signo > 64)
-        return WT_EINVAL;
-    if (wt__busy || in_life)
-        return WT_ESTATE;
     wt__busy_on();
     life_lock();
     atomic_store(&wt__g.end_signal, signo); /* the writer's end record (rec_writer.c) */
@@ -310,6 +297,13 @@ int wt_close_signalled(int signo)
     life_unlock();
     wt__busy_off();
     return rc;
+}
+
+int wt_close(void) { return close_as(0); }
+
+int wt_close_signalled(int signo)
+{
+    return signo < 1 || signo > 64 ? WT_EINVAL : close_as(signo);
 }
 
 /* wt_close() with the life lock held. */
