@@ -50,13 +50,14 @@ static void test_forks_children_take_their_wall_first(void **state)
     write_file(2, 102, 100, "h", 13, c2, 1, "convert", 91);
     write_file(3, 101, 100, "elsewhere", 0, other, 1, "remote", 9);
     char *given[4] = { paths[0], paths[3], paths[1], paths[2] };
-    char *ordered[4];
-    wt_fork_order(given, 4, ordered);
+    char **ordered = wt_fork_order(given, 4);
+    assert_non_null(ordered);
     /* children (depth 1) first in the order given, then the others in the order given */
     assert_string_equal(ordered[0], paths[1]);
     assert_string_equal(ordered[1], paths[2]);
     assert_string_equal(ordered[2], paths[0]);
     assert_string_equal(ordered[3], paths[3]);
+    free(ordered);
 
     wt_analysis a;
     assert_int_equal(wt_analysis_run(given, 4, NULL, &a), 0);
@@ -80,17 +81,21 @@ static void test_forks_grandchildren_first_and_cycles_end(void **state)
     write_file(0, 10, 0, "h", 0, sp, 1, "a", 3);  /* root */
     write_file(1, 11, 10, "h", 0, sp, 1, "b", 3); /* child of 10 */
     write_file(2, 12, 11, "h", 0, sp, 1, "c", 3); /* grandchild */
-    char *given[3] = { paths[0], paths[1], paths[2] }, *ordered[3];
-    wt_fork_order(given, 3, ordered);
+    char *given[3] = { paths[0], paths[1], paths[2] };
+    char **ordered = wt_fork_order(given, 3);
+    assert_non_null(ordered);
     assert_string_equal(ordered[0], paths[2]);
     assert_string_equal(ordered[1], paths[1]);
     assert_string_equal(ordered[2], paths[0]);
+    free(ordered);
     write_file(0, 20, 21, "h", 0, sp, 1, "a", 3);
     write_file(1, 21, 20, "h", 0, sp, 1, "b", 3);
-    char *pair[2] = { paths[0], paths[1] }, *out[2];
-    wt_fork_order(pair, 2, out);
+    char *pair[2] = { paths[0], paths[1] };
+    char **out = wt_fork_order(pair, 2);
+    assert_non_null(out);
     assert_true((out[0] == paths[0] && out[1] == paths[1]) ||
                 (out[0] == paths[1] && out[1] == paths[0]));
+    free(out);
     for (int k = 0; k < 3; k++)
         unlink(paths[k]);
 }

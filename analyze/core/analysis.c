@@ -472,10 +472,9 @@ int wt_analysis_run(char *const *paths, int n, const wt_analysis_opts *o, wt_ana
         (rc = wt_anomalies_create(o->anomalies, &a->an)) < 0)
         return rc;
     wt_analysis_pair pair = { a->lc, a->an, o->also, o->also_ctx, NULL };
-    char **ordered = malloc((n > 0 ? (size_t)n : 1) * sizeof *ordered);
+    char **ordered = wt_fork_order(paths, n); /* forked children first, as threads' spans */
     if (!ordered)
         return WT_ENOMEM;
-    wt_fork_order(paths, n, ordered); /* forked children first, as threads' spans come */
     rc = wt_source_run_counters(ordered, n, wt_analysis_pair_ops(), &pair, &a->res);
     free(ordered);
     wt_analysis_pair_release(&pair);

@@ -25,13 +25,16 @@ static int same_machine(const fo_file *a, const fo_file *b)
     return !a->boot_id || !b->boot_id || !strcmp(a->boot_id, b->boot_id);
 }
 
-void wt_fork_order(char *const *paths, int n, char **out)
+char **wt_fork_order(char *const *paths, int n)
 {
+    char **out = malloc((n > 0 ? (size_t)n : 1) * sizeof *out);
+    if (!out)
+        return NULL;
     for (int i = 0; i < n; i++)
         out[i] = paths[i];
     fo_file *f = n > 1 ? calloc((size_t)n, sizeof *f) : NULL;
     if (!f)
-        return; /* one file, or no memory: the order given */
+        return out; /* one file, or no memory for the headers: the order given */
     for (int i = 0; i < n; i++) {
         wt_reader *r = NULL;
         if (wt_reader_open(paths[i], &r) == 0) {
@@ -70,4 +73,5 @@ void wt_fork_order(char *const *paths, int n, char **out)
         free(f[i].boot_id);
     }
     free(f);
+    return out;
 }

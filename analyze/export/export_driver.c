@@ -371,12 +371,11 @@ int wt_export_stream(char *const *paths, int n, const wt_export_opts *o, FILE *o
     /* with the analyses, they see every event first (one key lookup per span, analysis.h)
      * and the export's callbacks come after them on the same pass */
     wt_analysis_pair pair = { x.lc, x.an, &ops, &x, NULL };
-    char **ordered = malloc((n > 0 ? (size_t)n : 1) * sizeof *ordered);
+    char **ordered = wt_fork_order(paths, n); /* as the ledger reads them: children first */
     if (!ordered) {
         rc = WT_ENOMEM;
         goto out;
     }
-    wt_fork_order(paths, n, ordered); /* as the ledger reads them: forked children first */
     const int src_rc = x.lc ? wt_source_run(ordered, n, wt_analysis_pair_ops(), &pair, &rep->src)
                             : wt_source_run(ordered, n, &ops, &x, &rep->src);
     free(ordered);
