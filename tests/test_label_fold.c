@@ -220,8 +220,8 @@ static void write_trace(const char *path, int f)
 }
 
 /* Both files through wt_analysis_run(): every key's span count in the ledger's --by label
- * rows, its folded count, and the label each listed MISS names in the anomalies, as the
- * model says. */
+ * rows, its folded count, as the model says, and the label each listed MISS names in the
+ * anomalies: the span's own. */
 static void test_labels_past_the_bound_fold_as_the_model_says(void **state)
 {
     (void)state;
@@ -229,12 +229,15 @@ static void test_labels_past_the_bound_fold_as_the_model_says(void **state)
     char *paths[2] = { tb_path_in("f0.wtrace"), tb_path_in("f1.wtrace") };
     memset(&want, 0, sizeof want);
     int want_miss[2 * NSPAN / 13 + 8], n_miss = 0;
+    static const char *miss_label[2 * NSPAN / 13 + 8];
     for (int f = 0; f < 2; f++) {
         n_spans[f] = make_spans(f, spans[f]);
         for (int i = 0; i < n_spans[f]; i++) {
             const int k = model_span(&want, spans[f][i].cat, spans[f][i].lab);
-            if (spans[f][i].miss)
+            if (spans[f][i].miss) {
+                miss_label[n_miss] = spans[f][i].lab;
                 want_miss[n_miss++] = k;
+            }
         }
         write_trace(paths[f], f);
     }
@@ -265,7 +268,8 @@ static void test_labels_past_the_bound_fold_as_the_model_says(void **state)
             continue;
         assert_true(seen < n_miss);
         assert_string_equal(v[i].category, want.cat[want_miss[seen]]);
-        assert_string_equal(v[i].label, want.lab[want_miss[seen]]);
+        /* a folded MISS names its own label, not its key's */
+        assert_string_equal(v[i].label, miss_label[seen]);
         seen++;
     }
     assert_int_equal(seen, n_miss);
@@ -287,12 +291,130 @@ static void test_labels_past_the_bound_fold_as_the_model_says(void **state)
     assert_int_equal(tb_tmpdir_leave(), 0);
 }
 
+/* ---- what the anomalies find among folded labels ---- */
+
+#define MS 1000000LL
+
+static void span_at(tb *b, int64_t start, int64_t dur, const char *label, wt_cached c)
+{
+    const tb_span_desc d = { .tid = 1, .start = start, .end = start + dur, .category = "w",
+                             .label = label, .cached = c };
+    tb_span_ex(b, &d);
+}
+
+/* File f of one program: the bound's 16,384 labels "k.N" first (file 0 only), then rounds of
+ * folded labels, 1 ms each, "g.N" HITs around them. Round 1: f.a MISS, f.b HIT; round 2: f.b
+ * MISS (a repeat of a HIT: not seen among folded labels), f.c MISS (its first load); round 3:
+ * f.a MISS (a repeat of round 1's MISS), g.slow a 400 ms span, g.slowhit a 300 ms HIT. File 1,
+ * a later run: f.c MISS (a repeat of file 0's), f.d MISS (its first load). */
+static void write_fold_run(const char *path, int f)
+{
+    const int64_t t0 = f == 0 ? 0 : 100000 * MS;
+    tb *b = tb_create(path, 10 + (uint64_t)f, t0, t0);
+    tb_set_cmdline(b, "load.py --model moe");
+    char lab[32];
+    int64_t t = t0 + MS;
+    if (f == 0)
+        for (int i = 0; i < WT_MAX_LABEL_KEYS; i++, t += 2 * MS) {
+            snprintf(lab, sizeof lab, "k.%d", i);
+            span_at(b, t, MS, lab, WT_CACHED_HIT);
+        }
+    static const char *const miss[2][3][2] = { { { "f.a", NULL }, { "f.b", "f.c" }, { "f.a", NULL } },
+                                               { { "f.c", "f.d" }, { NULL, NULL }, { NULL, NULL } } };
+    int g = 0;
+    for (int r = 0; r < 3; r++) {
+        const int64_t rs = t;
+        for (int i = 0; i < 100; i++, t += 2 * MS) {
+            snprintf(lab, sizeof lab, "g.%d", g++);
+            span_at(b, t, MS, lab, WT_CACHED_HIT);
+        }
+        for (int m = 0; m < 2; m++, t += 2 * MS)
+            if (miss[f][r][m])
+                span_at(b, t, MS, miss[f][r][m], WT_CACHED_MISS);
+        if (f == 0 && r == 0) {
+            span_at(b, t, MS, "f.b", WT_CACHED_HIT);
+            t += 2 * MS;
+        }
+        if (f == 0 && r == 2) {
+            span_at(b, t, 400 * MS, "g.slow", WT_CACHED_UNKNOWN);
+            t += 401 * MS;
+            span_at(b, t, 300 * MS, "g.slowhit", WT_CACHED_HIT);
+            t += 301 * MS;
+        }
+        tb_round(b, 1, rs, t, "keep", r);
+        t += MS;
+    }
+    tb_close(b, TB_END_CLEAN, t + MS, 0);
+}
+
+static int found(const wt_anomaly *v, size_t n, wt_anomaly_kind k, const char *label)
+{
+    int c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += v[i].kind == k && !strcmp(v[i].label, label);
+    return c;
+}
+
+/* A fold key holds the spans of many labels: its findings name each span's own label, a
+ * repeat is one label's MISS after an earlier MISS of the same label (never another label's
+ * load), and the medians are said to be the folded labels'. */
+static void test_findings_among_folded_labels_name_their_own_label(void **state)
+{
+    (void)state;
+    assert_int_equal(tb_tmpdir_enter("label_fold_rules"), 0);
+    char *paths[2] = { tb_path_in("r0.wtrace"), tb_path_in("r1.wtrace") };
+    for (int f = 0; f < 2; f++)
+        write_fold_run(paths[f], f);
+    wt_ledger_opts lo = { 0 };
+    wt_anomaly_opts ao;
+    wt_anomaly_opts_init(&ao);
+    ao.min_cost_s = 0.05; /* the two runs' wall is 100 s: its 1 % would hide both slow spans */
+    wt_analysis_opts o = { .ledger = &lo, .anomalies = &ao };
+    wt_analysis a;
+    assert_int_equal(wt_analysis_run(paths, 2, &o, &a), 0);
+    assert_true(wt_ledger_calc_result(a.lc)->folded_labels >= 300);
+    size_t n;
+    const wt_anomaly *v = wt_anomalies_list(a.an, &n);
+    /* f.a again in round 3 of file 0, f.c again in the later run; f.b (its earlier load a
+     * HIT) and the first MISSes of f.c and f.d are not found */
+    assert_int_equal(wt_anomalies_count(a.an, WT_AN_REPEAT_MISS), 2);
+    assert_int_equal(found(v, n, WT_AN_REPEAT_MISS, "f.a"), 1);
+    assert_int_equal(found(v, n, WT_AN_REPEAT_MISS, "f.c"), 1);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].kind == WT_AN_REPEAT_MISS && !strcmp(v[i].label, "f.a"))
+            assert_non_null(strstr(v[i].text, "w f.a missed again in a later round"));
+        if (v[i].kind == WT_AN_REPEAT_MISS && !strcmp(v[i].label, "f.c"))
+            assert_non_null(strstr(v[i].text, "w f.c missed again in a later run"));
+        if (v[i].kind == WT_AN_MISS)
+            assert_non_null(strstr(v[i].text, "(median HIT of the folded labels 1.00 ms)"));
+    }
+    /* the five MISSes, each by its label */
+    assert_int_equal(found(v, n, WT_AN_MISS, "f.a"), 2);
+    assert_int_equal(found(v, n, WT_AN_MISS, "f.b"), 1);
+    assert_int_equal(found(v, n, WT_AN_MISS, "f.c"), 2);
+    assert_int_equal(found(v, n, WT_AN_MISS, "f.d"), 1);
+    assert_int_equal(found(v, n, WT_AN_OUTLIER, "g.slow"), 1);
+    assert_int_equal(found(v, n, WT_AN_SLOW_HIT, "g.slowhit"), 1);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_not_equal(v[i].label ? v[i].label : "", WT_OTHER_LABELS);
+        if (v[i].kind == WT_AN_OUTLIER && !strcmp(v[i].label, "g.slow"))
+            assert_non_null(strstr(v[i].text, "w g.slow took 400 ms, 400.0x the median 1.00 ms "
+                                              "of the folded labels'"));
+        if (v[i].kind == WT_AN_SLOW_HIT)
+            assert_non_null(strstr(v[i].text, "w g.slowhit HIT took 300 ms, slower than the "
+                                              "folded labels' median MISS 1.00 ms"));
+    }
+    wt_analysis_release(&a);
+    assert_int_equal(tb_tmpdir_leave(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_textset_never_says_absent_for_what_it_holds),
         cmocka_unit_test(test_textset_says_absent_for_most_others),
         cmocka_unit_test(test_labels_past_the_bound_fold_as_the_model_says),
+        cmocka_unit_test(test_findings_among_folded_labels_name_their_own_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,6 +254,8 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
                     break; /* "maybe" to all: the look-ups decide, as before */
     }
     if (folds) {
+        if (!a->keys[idx].fold && !(a->keys[idx].fold = calloc(1, sizeof(an_fold))))
+            return NULL;
         a->fold_cat = cat;
         a->fold_key = idx;
         a->fold_ok = 1;
@@ -303,20 +305,23 @@ static uint8_t shortest(const an_at *v, uint8_t n)
 
 /* Keeps s in v (unordered), a span over *thr (the shortest kept once v is full, -1 before):
  * appends it, or replaces the shortest; then *thr is the new threshold, so the common case
- * (a span that is not among the slowest) costs one comparison. */
-static void keep_slowest(an_at *v, uint8_t *n, uint8_t *lo, int64_t *thr, an_at s)
+ * (a span that is not among the slowest) costs one comparison. Returns the slot it took. */
+static uint8_t keep_slowest(an_at *v, uint8_t *n, uint8_t *lo, int64_t *thr, an_at s)
 {
     if (*n < WT_ANOMALY_KEEP_SLOWEST) {
-        v[(*n)++] = s;
+        const uint8_t at = (*n)++;
+        v[at] = s;
         if (*n == WT_ANOMALY_KEEP_SLOWEST) {
             *lo = shortest(v, *n);
             *thr = v[*lo].dur;
         }
-        return;
+        return at;
     }
-    v[*lo] = s;
+    const uint8_t at = *lo;
+    v[at] = s;
     *lo = shortest(v, *n);
     *thr = v[*lo].dur;
+    return at;
 }
 
 static inline an_at at_of(const wt_event *ev, int64_t dur)
@@ -330,8 +335,10 @@ static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, 
     if (wt__reservoir_add_ns(&k->misses, dur) < 0)
         return WT_ENOMEM;
     if (a->n_misses < WT_ANOMALY_MAX_LIST) {
-        an_span m = { ev->pid, ev->tid, ev->ts, dur, NULL, (uint32_t)(k - a->keys),
-                      (uint32_t)(a->n_files - 1), 0 };
+        an_span m = { ev->pid, ev->tid, ev->ts, dur, NULL, NULL, (uint32_t)(k - a->keys),
+                      (uint32_t)(a->n_files - 1), 0, 0 };
+        if (k->fold && !(m.label = wt__an_intern(a, ev->label ? ev->label : "")))
+            return WT_ENOMEM;
         /* the detail only of a listed miss: details past the list would grow the strings */
         if (ev->detail && *ev->detail && !(m.detail = wt__an_intern(a, ev->detail)))
             return WT_ENOMEM;
@@ -363,12 +370,17 @@ static void on_load(wt_anomalies *a, an_key *k, const wt_event *ev)
 
 static int on_unclosed(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, double sec)
 {
+    const char *label = k->label;
+    /* a fold key's span by its own label: interned only while the rule lists (bounded) */
+    if (k->fold && a->kinds[WT_AN_UNCLOSED].n < WT_ANOMALY_MAX_LIST &&
+        !(label = wt__an_intern(a, ev->label ? ev->label : "")))
+        return WT_ENOMEM;
     wt_anomaly p = { .pid = ev->pid, .tid = ev->tid, .ts = ev->ts, .dur = dur,
-                     .category = k->category, .label = k->label, .seconds = sec };
+                     .category = k->category, .label = label, .seconds = sec };
     char b[WT_LEDGER_SECONDS_MAX];
     return add(a, WT_AN_UNCLOSED, "LEFT OPEN", &p,
                "%s %s (%s) was still open at exit, crash or kill (thread %llu), ended then",
-               k->category, k->label, AN_SECS(b, sec), (unsigned long long)ev->tid);
+               k->category, label, AN_SECS(b, sec), (unsigned long long)ev->tid);
 }
 
 /* One span of key k: the per-span path (tens of millions of calls). Of the HIT and other
@@ -384,8 +396,12 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
     if (ev->cached != WT_CACHED_HIT && ev->cached != WT_CACHED_MISS &&
         WT_UNLIKELY(wt__reservoir_sample_ns(&k->others, dur) < 0))
         return WT_ENOMEM;
-    if (WT_UNLIKELY(dur > k->floor_slow))
-        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, at_of(ev, dur));
+    if (WT_UNLIKELY(dur > k->floor_slow)) {
+        const uint8_t at = keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow,
+                                        at_of(ev, dur));
+        if (k->fold && wt__an_fold_keep(&k->fold->slow[at], ev->label) < 0)
+            return WT_ENOMEM;
+    }
     if (ev->cached != WT_CACHED_UNKNOWN)
         on_load(a, k, ev);
     if (ev->cached == WT_CACHED_HIT) {
@@ -393,9 +409,12 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
         if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
                         wt__reservoir_sample_ns(ch, dur) < 0))
             return WT_ENOMEM;
-        if (WT_UNLIKELY(dur > k->floor_slow_hits))
-            keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, &k->floor_slow_hits,
-                         at_of(ev, dur));
+        if (WT_UNLIKELY(dur > k->floor_slow_hits)) {
+            const uint8_t at = keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits,
+                                            &k->floor_slow_hits, at_of(ev, dur));
+            if (k->fold && wt__an_fold_keep(&k->fold->slow_hits[at], ev->label) < 0)
+                return WT_ENOMEM;
+        }
     } else if (ev->cached == WT_CACHED_MISS) {
         int rc = on_miss(a, k, ev, dur, (double)dur * NS);
         if (rc < 0)
@@ -662,8 +681,10 @@ static void mark_round_repeats(wt_anomalies *a, const an_file *f)
     for (size_t i = f->miss_begin; i < a->n_misses; i++) {
         an_span *m = &a->misses[i];
         const an_key *k = &a->keys[m->key];
-        if (round_at(a->rounds, a->n_rounds, m->ts) >
-            round_at(a->rounds, a->n_rounds, k->load_ts_file))
+        if (m->label) /* a fold key's: against its label's earlier MISSes, at finish */
+            m->round = (int)round_at(a->rounds, a->n_rounds, m->ts);
+        else if (round_at(a->rounds, a->n_rounds, m->ts) >
+                 round_at(a->rounds, a->n_rounds, k->load_ts_file))
             m->repeat = 1;
     }
 }
@@ -732,12 +753,14 @@ static int number_runs(wt_anomalies *a)
 }
 
 /* The MISSes in a later run of the same program than their label's first load, then every
- * repeat counted into its key. */
+ * repeat counted into its key; a fold key's are its labels' (anomalies_fold.c). */
 static void count_repeats(wt_anomalies *a)
 {
     for (size_t i = 0; i < a->n_misses; i++) {
         an_span *m = &a->misses[i];
         an_key *k = &a->keys[m->key];
+        if (m->label)
+            continue;
         if (!m->repeat && k->load_ts != INT64_MAX && k->load_file < a->n_files) {
             const an_file *first = &a->files[k->load_file], *here = &a->files[m->file];
             m->repeat = first->run < here->run && first->program == here->program ? 2 : 0;
@@ -753,12 +776,12 @@ static void count_repeats(wt_anomalies *a)
 }
 
 /* The median HIT a MISS of k is held against (its label's, else its category's) and what it
- * is of; NULL when there is no HIT at all. */
+ * is of; NULL when there is no HIT at all. A fold key's HITs are those of its labels. */
 static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
 {
     if (k->hits.n) {
         *med = wt__reservoir_median(&k->hits);
-        return "label";
+        return k->fold ? "folded labels" : "label";
     }
     wt__reservoir *ch = &a->cat_hits[k->cat];
     if (ch->n) {
@@ -780,20 +803,20 @@ static int finish_misses(wt_anomalies *a)
         double cost = of ? (sec > med ? sec - med : 0.0) : sec;
         a->avoidable += cost;
         wt_anomaly p = { .pid = m->pid, .tid = m->tid, .ts = m->ts, .dur = m->dur,
-                         .category = k->category, .label = k->label, .detail = m->detail,
-                         .seconds = sec, .cost = cost };
+                         .category = k->category, .label = m->label ? m->label : k->label,
+                         .detail = m->detail, .seconds = sec, .cost = cost };
         const char *detail = m->detail ? m->detail : WT_LEDGER_MISS_DEFAULT;
         char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
         int rc;
         if (of)
             rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
                      "%s %s (%s) \xe2\x80\x94 %s; avoidable %s (median HIT of the %s %s)",
-                     k->category, k->label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost), of,
+                     k->category, p.label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost), of,
                      AN_SECS(b3, med));
         else
             rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
                      "%s %s (%s) \xe2\x80\x94 %s; avoidable up to %s (no HIT to compare)",
-                     k->category, k->label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost));
+                     k->category, p.label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost));
         if (rc < 0)
             return rc;
     }
@@ -832,6 +855,23 @@ static int costs_enough(wt_anomalies *a, wt_anomaly_kind k, double cost)
     return 0;
 }
 
+int wt__an_report_repeat(wt_anomalies *a, const an_key *k, const char *label, int64_t rep_n,
+                         int64_t rep_runs, double rep_s, const an_at *f)
+{
+    char b1[WT_LEDGER_SECONDS_MAX];
+    wt_anomaly p = { .pid = f->pid, .tid = f->tid, .ts = f->ts, .dur = f->dur,
+                     .category = k->category, .label = label, .seconds = rep_s, .cost = rep_s };
+    const char *where = rep_runs == 0 ? "rounds" : rep_runs == rep_n ? "runs" : "rounds or runs";
+    if (rep_n == 1)
+        return add(a, WT_AN_REPEAT_MISS, "REPEATED MISS", &p,
+                   "%s %s missed again in a later %s than its first load (%s): a cache that "
+                   "never warms", k->category, label, rep_runs ? "run" : "round",
+                   AN_SECS(b1, rep_s));
+    return add(a, WT_AN_REPEAT_MISS, "REPEATED MISS", &p,
+               "%s %s missed %lld times in later %s than its first load (%s): a cache that "
+               "never warms", k->category, label, (long long)rep_n, where, AN_SECS(b1, rep_s));
+}
+
 static int finish_keys(wt_anomalies *a)
 {
     const wt_anomaly_opts *o = &a->opts;
@@ -841,25 +881,9 @@ static int finish_keys(wt_anomalies *a)
         an_key *k = &a->keys[i];
         /* not held to the min cost: each repeat is small, but a cache that never warms is
          * what the rule is for */
-        if (o->repeat_miss > 0 && k->rep_n >= o->repeat_miss) {
-            const an_at *f = &k->first_rep;
-            wt_anomaly p = { .pid = f->pid, .tid = f->tid, .ts = f->ts, .dur = f->dur,
-                             .category = k->category, .label = k->label, .seconds = k->rep_s,
-                             .cost = k->rep_s };
-            const char *where = k->rep_runs == 0          ? "rounds"
-                                : k->rep_runs == k->rep_n ? "runs"
-                                                          : "rounds or runs";
-            if (k->rep_n == 1)
-                rc = add(a, WT_AN_REPEAT_MISS, "REPEATED MISS", &p,
-                         "%s %s missed again in a later %s than its first load (%s): a cache "
-                         "that never warms", k->category, k->label, k->rep_runs ? "run" : "round",
-                         AN_SECS(b1, k->rep_s));
-            else
-                rc = add(a, WT_AN_REPEAT_MISS, "REPEATED MISS", &p,
-                         "%s %s missed %lld times in later %s than its first load (%s): a "
-                         "cache that never warms", k->category, k->label, (long long)k->rep_n,
-                         where, AN_SECS(b1, k->rep_s));
-        }
+        if (o->repeat_miss > 0 && k->rep_n >= o->repeat_miss)
+            rc = wt__an_report_repeat(a, k, k->label, k->rep_n, k->rep_runs, k->rep_s,
+                                      &k->first_rep);
         if (rc == 0 && k->misses.n && k->n_slow_hits) {
             double mm = wt__reservoir_median(&k->misses);
             for (size_t j = 0; j < k->n_slow_hits && rc == 0; j++) {
@@ -867,12 +891,14 @@ static int finish_keys(wt_anomalies *a)
                 double sec = (double)h->dur * NS;
                 if (sec <= mm || !costs_enough(a, WT_AN_SLOW_HIT, sec - mm))
                     continue;
+                const char *label = k->fold ? k->fold->slow_hits[j] : k->label;
                 wt_anomaly p = { .pid = h->pid, .tid = h->tid, .ts = h->ts, .dur = h->dur,
-                                 .category = k->category, .label = k->label, .seconds = sec,
+                                 .category = k->category, .label = label, .seconds = sec,
                                  .cost = sec - mm };
                 rc = add(a, WT_AN_SLOW_HIT, "SLOW HIT", &p,
-                         "%s %s HIT took %s, slower than its median MISS %s: a cache that does "
-                         "not help", k->category, k->label, AN_SECS(b1, sec), AN_SECS(b2, mm));
+                         "%s %s HIT took %s, slower than %s median MISS %s: a cache that does "
+                         "not help", k->category, label, AN_SECS(b1, sec),
+                         k->fold ? "the folded labels'" : "its", AN_SECS(b2, mm));
             }
         }
         const int64_t spans = wt__an_key_spans(k);
@@ -885,13 +911,14 @@ static int finish_keys(wt_anomalies *a)
                 if (!(med > 0) || sec <= o->outlier_factor * med ||
                     !costs_enough(a, WT_AN_OUTLIER, sec - med))
                     continue;
+                const char *label = k->fold ? k->fold->slow[j] : k->label;
                 wt_anomaly p = { .pid = s->pid, .tid = s->tid, .ts = s->ts, .dur = s->dur,
-                                 .category = k->category, .label = k->label, .seconds = sec,
+                                 .category = k->category, .label = label, .seconds = sec,
                                  .cost = sec - med };
                 rc = add(a, WT_AN_OUTLIER, "SLOW SPAN", &p,
-                         "%s %s took %s, %.1fx the median %s of its %lld siblings", k->category,
-                         k->label, AN_SECS(b1, sec), sec / med, AN_SECS(b2, med),
-                         (long long)spans);
+                         "%s %s took %s, %.1fx the median %s of %s %lld siblings", k->category,
+                         label, AN_SECS(b1, sec), sec / med, AN_SECS(b2, med),
+                         k->fold ? "the folded labels'" : "its", (long long)spans);
             }
         }
     }
@@ -976,6 +1003,9 @@ int wt_anomalies_finish(wt_anomalies *a, const wt_ledger_result *ledger,
     int rc = number_runs(a);
     if (rc == 0) {
         count_repeats(a);
+        rc = wt__an_fold_repeats(a);
+    }
+    if (rc == 0) {
         rc = finish_misses(a);
     }
     if (rc == 0)
@@ -1027,6 +1057,7 @@ void wt_anomalies_free(wt_anomalies *a)
         wt__reservoir_release(&a->keys[i].hits);
         wt__reservoir_release(&a->keys[i].misses);
         wt__reservoir_release(&a->keys[i].others);
+        wt__an_fold_release(a->keys[i].fold);
     }
     for (size_t i = 0; i < a->n_cats; i++)
         wt__reservoir_release(&a->cat_hits[i]);

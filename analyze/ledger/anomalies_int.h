@@ -15,11 +15,19 @@ typedef struct an_span {
     uint64_t pid, tid;
     int64_t ts, dur;
     const char *detail;
+    const char *label; /* its own label, interned, when its key folds labels; else NULL */
     uint32_t key;  /* index in keys */
     uint32_t file; /* index in files */
     int repeat;    /* a MISS where a warm cache was expected (anomalies.h, repeat-miss): 1 in a
                       later round of its file, 2 in a later run */
+    int round;     /* of a fold key's MISS: its round in its file, set at the file's end */
 } an_span;
+
+/* The labels of what a fold key (the spans of labels past the bound, spanstat.h) keeps of its
+ * slowest spans, one owned copy each: a finding names the span's own label. */
+typedef struct an_fold {
+    char *slow[WT_ANOMALY_KEEP_SLOWEST], *slow_hits[WT_ANOMALY_KEEP_SLOWEST];
+} an_fold;
 
 /* Where a span of a known key was: what the slowest-span lists keep (the key has the names). */
 typedef struct an_at {
@@ -54,6 +62,9 @@ typedef struct an_key {
     int64_t rep_n, rep_runs; /* repeats, of which in a later run */
     double rep_s;
     an_at first_rep;
+    /* non-NULL once labels past the bound fold into the key: its spans are of many labels, so
+     * the label rules (repeats, medians) speak of them as such */
+    an_fold *fold;
 } an_key;
 
 /* One file (process) of the run. */
@@ -143,6 +154,16 @@ static inline int64_t wt__an_key_spans(const an_key *k)
 
 /* The string interned in a (NULL for NULL or out of memory). */
 const char *wt__an_intern(wt_anomalies *a, const char *s);
+
+/* A REPEATED MISS of key k's label (anomalies.c): rep_n repeats, rep_runs of them in a later
+ * run, rep_s seconds, the earliest at f. */
+int wt__an_report_repeat(wt_anomalies *a, const an_key *k, const char *label, int64_t rep_n,
+                         int64_t rep_runs, double rep_s, const an_at *f);
+
+/* anomalies_fold.c: a fold key's label copies; its labels' repeats, found and reported. */
+int wt__an_fold_keep(char **slot, const char *label);
+void wt__an_fold_release(an_fold *f);
+int wt__an_fold_repeats(wt_anomalies *a);
 
 /* Counts n anomalies of total cost `cost` into the group of (title, category), made on first
  * sight (title static, category interned in a or NULL); returns the group's index, or -1 out
