@@ -816,7 +816,7 @@ static size_t lone_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
  * the sums and extremes in locals as in lone_run(): the four sums of a leaf's duration (the
  * child time at d, the pending self time of its category and of the tree, the level's item)
  * share one, as no child time at d + 1 makes self = dur. A main thread's children (d 1) are
- * remembered one by one, as wt__ledger_wait_remember() does, while the array has room.
+ * remembered while the array has room, as the array's lazy tail (ledger_int.h tops_lazy).
  * Returns how many it took (0: the first is not such a span, for span_common()). */
 static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
                        const uint32_t *ci, size_t n)
@@ -864,24 +864,24 @@ static size_t leaf_run(wt_ledger_calc *lc, lc_thread *t, const wt_span_rec *s,
     if (k == 0)
         return 0;
     if (remember) {
-        /* the k taken, in a loop of their own: in the one above, the array's state left too
-         * few registers for its sums (spills to the stack on every span) */
+        /* the k taken, in a loop of their own (in the one above, the array's state left too
+         * few registers for its sums), and only their start and end: a main thread's tree
+         * mostly drops them unread when its top-level span comes (wt__ledger_wait_top()'s
+         * quick case), and whatever else reads the array first completes them */
         const uint32_t ti = (uint32_t)(t - lc->threads);
-        const uint64_t pid = t->pid; /* a store into tops may alias t->pid for the compiler */
-        lc_top *const tops = lc->tops;
-        size_t nt = lc->n_tops, sorted = lc->n_sorted;
-        int64_t last_s = nt ? tops[nt - 1].s : 0;
+        if (lc->tops_lazy && lc->tops_lazy_of != ti)
+            wt__ledger_wait_fill(lc);
         /* what the per-span update leaves: set at the first span, kept by the others */
-        lc->tops_kids_of = nt == 0 || lc->tops_kids_of == ti ? ti : UINT32_MAX;
+        lc->tops_kids_of = lc->n_tops == 0 || lc->tops_kids_of == ti ? ti : UINT32_MAX;
+        lc_top *const tops = lc->tops + lc->n_tops;
         for (size_t j = 0; j < k; j++) {
-            const int64_t ts = s[j].ts, end = ts + (s[j].dur > 0 ? s[j].dur : 0);
-            if (sorted == nt && (nt == 0 || last_s <= ts))
-                sorted++;
-            tops[nt++] = (lc_top){ ts, end, pid, ti, 1 };
-            last_s = ts;
+            const int64_t ts = s[j].ts;
+            tops[j].s = ts;
+            tops[j].e = ts + (s[j].dur > 0 ? s[j].dur : 0);
         }
-        lc->n_tops = nt;
-        lc->n_sorted = sorted;
+        lc->n_tops += k;
+        lc->tops_lazy += k;
+        lc->tops_lazy_of = ti;
         t->kids += k;
     }
     acc_flush(&a, lc, p, c, t, k);

@@ -155,6 +155,9 @@ struct wt_ledger_calc {
     size_t n_tops, cap_tops, n_sorted;
     uint32_t tops_kids_of; /* the thread whose children every remembered span is, when they
                               all are one main thread's (UINT32_MAX: not so) */
+    size_t tops_lazy;      /* its last tops_lazy spans are thread tops_lazy_of's children with
+                              only s and e written (leaf_run()): wt__ledger_wait_fill() */
+    uint32_t tops_lazy_of;
     lc_top *tops_tmp;      /* scratch of the same capacity, for sorting the tail */
     wt_ledger_cover wait_others, wait_kids; /* scratch of ledger_wait.c */
     int64_t forced_folds, late_spans;
@@ -198,6 +201,9 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e);
 /* ledger_wait.c: room for one more remembered span (the oldest half forgotten at the bound,
  * the arrays grown): 0 or WT_ENOMEM. */
 int wt__ledger_wait_room(wt_ledger_calc *lc);
+/* ledger_wait.c: completes the lazy tail of tops (its pid, thread and kid, and the sorted
+ * prefix over it), as wt__ledger_wait_remember() would have left it. */
+void wt__ledger_wait_fill(wt_ledger_calc *lc);
 /* Remembers [s, e) of thread t for the rule (only what a main thread's span can ask for: other
  * threads' tops, its own children). Inline: the nested shape remembers 9 spans in 10. */
 static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, lc_thread *t, int64_t s,
@@ -205,6 +211,8 @@ static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, lc_thread *t, int
 {
     if ((t->tid == t->pid) != (kid != 0))
         return 0;
+    if (WT_UNLIKELY(lc->tops_lazy))
+        wt__ledger_wait_fill(lc);
     if (WT_UNLIKELY(lc->n_tops == WT_LEDGER_MAX_TOPS || lc->n_tops == lc->cap_tops) &&
         wt__ledger_wait_room(lc) < 0)
         return WT_ENOMEM;

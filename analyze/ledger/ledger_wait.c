@@ -156,8 +156,27 @@ static void forget_half(wt_ledger_calc *lc)
     lc->n_sorted = h;
 }
 
+void wt__ledger_wait_fill(wt_ledger_calc *lc)
+{
+    const size_t n = lc->n_tops;
+    const uint32_t ti = lc->tops_lazy_of;
+    const uint64_t pid = lc->threads[ti].pid;
+    size_t sorted = lc->n_sorted;
+    for (size_t j = n - lc->tops_lazy; j < n; j++) {
+        lc->tops[j].pid = pid;
+        lc->tops[j].thread = ti;
+        lc->tops[j].kid = 1;
+        if (sorted == j && (j == 0 || lc->tops[j - 1].s <= lc->tops[j].s))
+            sorted++;
+    }
+    lc->n_sorted = sorted;
+    lc->tops_lazy = 0;
+}
+
 int wt__ledger_wait_room(wt_ledger_calc *lc)
 {
+    if (lc->tops_lazy)
+        wt__ledger_wait_fill(lc);
     if (lc->n_tops == WT_LEDGER_MAX_TOPS)
         forget_half(lc);
     if (lc->n_tops == lc->cap_tops) {
@@ -229,9 +248,12 @@ int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e)
          * work inside, so nothing waited (what follows would add 0), and all of them leave */
         lc->n_tops = 0;
         lc->n_sorted = 0;
+        lc->tops_lazy = 0;
         t->kids = 0;
         return 0;
     }
+    if (lc->tops_lazy)
+        wt__ledger_wait_fill(lc);
     wt_ledger_cover *u = &lc->wait_others, *k = &lc->wait_kids;
     wt_ledger_cover_clear(u); /* their memory is kept for the next span */
     wt_ledger_cover_clear(k);
