@@ -198,8 +198,8 @@ struct wt_ledger_calc {
  * t spent in its self time while other threads' work inside it ran, and remembers it. A
  * depth-1 span is remembered with kid 1 (its parent's self time excludes it). 0 or WT_ENOMEM. */
 int wt__ledger_wait_top(wt_ledger_calc *lc, lc_thread *t, int64_t s, int64_t e);
-/* ledger_wait.c: room for one more remembered span (the oldest half forgotten at the bound,
- * the arrays grown): 0 or WT_ENOMEM. */
+/* ledger_wait.c: room for one more remembered span (a lazy tail completed, the oldest half
+ * forgotten at the bound, the arrays grown): 0 or WT_ENOMEM. */
 int wt__ledger_wait_room(wt_ledger_calc *lc);
 /* ledger_wait.c: completes the lazy tail of tops (its pid, thread and kid, and the sorted
  * prefix over it), as wt__ledger_wait_remember() would have left it. */
@@ -211,9 +211,9 @@ static inline int wt__ledger_wait_remember(wt_ledger_calc *lc, lc_thread *t, int
 {
     if ((t->tid == t->pid) != (kid != 0))
         return 0;
-    if (WT_UNLIKELY(lc->tops_lazy))
-        wt__ledger_wait_fill(lc);
-    if (WT_UNLIKELY(lc->n_tops == WT_LEDGER_MAX_TOPS || lc->n_tops == lc->cap_tops) &&
+    /* wt__ledger_wait_room() completes a lazy tail first */
+    if (WT_UNLIKELY(lc->n_tops == WT_LEDGER_MAX_TOPS || lc->n_tops == lc->cap_tops ||
+                    lc->tops_lazy) &&
         wt__ledger_wait_room(lc) < 0)
         return WT_ENOMEM;
     /* spans arrive at their end: by start they are mostly in order, so mostly an append to
