@@ -357,7 +357,8 @@ static int found(const wt_anomaly *v, size_t n, wt_anomaly_kind k, const char *l
 
 /* A fold key holds the spans of many labels: its findings name each span's own label, a
  * repeat is one label's MISS after an earlier MISS of the same label (never another label's
- * load), and the medians are said to be the folded labels'. */
+ * load), a MISS's median is said to be the folded labels', and no span is held against other
+ * labels' spans as its siblings. */
 static void test_findings_among_folded_labels_name_their_own_label(void **state)
 {
     (void)state;
@@ -368,7 +369,7 @@ static void test_findings_among_folded_labels_name_their_own_label(void **state)
     wt_ledger_opts lo = { 0 };
     wt_anomaly_opts ao;
     wt_anomaly_opts_init(&ao);
-    ao.min_cost_s = 0.05; /* the two runs' wall is 100 s: its 1 % would hide both slow spans */
+    ao.min_cost_s = 0.05; /* 100 s of wall: its 1 % would hide both slow spans */
     wt_analysis_opts o = { .ledger = &lo, .anomalies = &ao };
     wt_analysis a;
     assert_int_equal(wt_analysis_run(paths, 2, &o, &a), 0);
@@ -393,17 +394,12 @@ static void test_findings_among_folded_labels_name_their_own_label(void **state)
     assert_int_equal(found(v, n, WT_AN_MISS, "f.b"), 1);
     assert_int_equal(found(v, n, WT_AN_MISS, "f.c"), 2);
     assert_int_equal(found(v, n, WT_AN_MISS, "f.d"), 1);
-    assert_int_equal(found(v, n, WT_AN_OUTLIER, "g.slow"), 1);
-    assert_int_equal(found(v, n, WT_AN_SLOW_HIT, "g.slowhit"), 1);
-    for (size_t i = 0; i < n; i++) {
+    /* g.slow and g.slowhit are slow against other labels only: a label of its own with one
+     * span has no siblings either, so neither rule fires on folded labels */
+    assert_int_equal(wt_anomalies_count(a.an, WT_AN_OUTLIER), 0);
+    assert_int_equal(wt_anomalies_count(a.an, WT_AN_SLOW_HIT), 0);
+    for (size_t i = 0; i < n; i++)
         assert_string_not_equal(v[i].label ? v[i].label : "", WT_OTHER_LABELS);
-        if (v[i].kind == WT_AN_OUTLIER && !strcmp(v[i].label, "g.slow"))
-            assert_non_null(strstr(v[i].text, "w g.slow took 400 ms, 400.0x the median 1.00 ms "
-                                              "of the folded labels'"));
-        if (v[i].kind == WT_AN_SLOW_HIT)
-            assert_non_null(strstr(v[i].text, "w g.slowhit HIT took 300 ms, slower than the "
-                                              "folded labels' median MISS 1.00 ms"));
-    }
     wt_analysis_release(&a);
     assert_int_equal(tb_tmpdir_leave(), 0);
 }

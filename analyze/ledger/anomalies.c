@@ -254,8 +254,7 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
                     break; /* "maybe" to all: the look-ups decide, as before */
     }
     if (folds) {
-        if (!a->keys[idx].fold && !(a->keys[idx].fold = calloc(1, sizeof(an_fold))))
-            return NULL;
+        a->keys[idx].fold = 1;
         a->fold_cat = cat;
         a->fold_key = idx;
         a->fold_ok = 1;
@@ -305,23 +304,20 @@ static uint8_t shortest(const an_at *v, uint8_t n)
 
 /* Keeps s in v (unordered), a span over *thr (the shortest kept once v is full, -1 before):
  * appends it, or replaces the shortest; then *thr is the new threshold, so the common case
- * (a span that is not among the slowest) costs one comparison. Returns the slot it took. */
-static uint8_t keep_slowest(an_at *v, uint8_t *n, uint8_t *lo, int64_t *thr, an_at s)
+ * (a span that is not among the slowest) costs one comparison. */
+static void keep_slowest(an_at *v, uint8_t *n, uint8_t *lo, int64_t *thr, an_at s)
 {
     if (*n < WT_ANOMALY_KEEP_SLOWEST) {
-        const uint8_t at = (*n)++;
-        v[at] = s;
+        v[(*n)++] = s;
         if (*n == WT_ANOMALY_KEEP_SLOWEST) {
             *lo = shortest(v, *n);
             *thr = v[*lo].dur;
         }
-        return at;
+        return;
     }
-    const uint8_t at = *lo;
-    v[at] = s;
+    v[*lo] = s;
     *lo = shortest(v, *n);
     *thr = v[*lo].dur;
-    return at;
 }
 
 static inline an_at at_of(const wt_event *ev, int64_t dur)
@@ -396,12 +392,8 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
     if (ev->cached != WT_CACHED_HIT && ev->cached != WT_CACHED_MISS &&
         WT_UNLIKELY(wt__reservoir_sample_ns(&k->others, dur) < 0))
         return WT_ENOMEM;
-    if (WT_UNLIKELY(dur > k->floor_slow)) {
-        const uint8_t at = keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow,
-                                        at_of(ev, dur));
-        if (k->fold && wt__an_fold_keep(&k->fold->slow[at], ev->label) < 0)
-            return WT_ENOMEM;
-    }
+    if (WT_UNLIKELY(dur > k->floor_slow))
+        keep_slowest(k->slow, &k->n_slow, &k->lo_slow, &k->floor_slow, at_of(ev, dur));
     if (ev->cached != WT_CACHED_UNKNOWN)
         on_load(a, k, ev);
     if (ev->cached == WT_CACHED_HIT) {
@@ -409,12 +401,9 @@ static inline int key_span(wt_anomalies *a, an_key *k, const wt_event *ev)
         if (WT_UNLIKELY(wt__reservoir_sample_ns(&k->hits, dur) < 0 ||
                         wt__reservoir_sample_ns(ch, dur) < 0))
             return WT_ENOMEM;
-        if (WT_UNLIKELY(dur > k->floor_slow_hits)) {
-            const uint8_t at = keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits,
-                                            &k->floor_slow_hits, at_of(ev, dur));
-            if (k->fold && wt__an_fold_keep(&k->fold->slow_hits[at], ev->label) < 0)
-                return WT_ENOMEM;
-        }
+        if (WT_UNLIKELY(dur > k->floor_slow_hits))
+            keep_slowest(k->slow_hits, &k->n_slow_hits, &k->lo_slow_hits, &k->floor_slow_hits,
+                         at_of(ev, dur));
     } else if (ev->cached == WT_CACHED_MISS) {
         int rc = on_miss(a, k, ev, dur, (double)dur * NS);
         if (rc < 0)
@@ -884,25 +873,24 @@ static int finish_keys(wt_anomalies *a)
         if (o->repeat_miss > 0 && k->rep_n >= o->repeat_miss)
             rc = wt__an_report_repeat(a, k, k->label, k->rep_n, k->rep_runs, k->rep_s,
                                       &k->first_rep);
-        if (rc == 0 && k->misses.n && k->n_slow_hits) {
+        /* a fold key's spans are of many labels: no label's siblings (anomalies_fold.c) */
+        if (rc == 0 && !k->fold && k->misses.n && k->n_slow_hits) {
             double mm = wt__reservoir_median(&k->misses);
             for (size_t j = 0; j < k->n_slow_hits && rc == 0; j++) {
                 const an_at *h = &k->slow_hits[j];
                 double sec = (double)h->dur * NS;
                 if (sec <= mm || !costs_enough(a, WT_AN_SLOW_HIT, sec - mm))
                     continue;
-                const char *label = k->fold ? k->fold->slow_hits[j] : k->label;
                 wt_anomaly p = { .pid = h->pid, .tid = h->tid, .ts = h->ts, .dur = h->dur,
-                                 .category = k->category, .label = label, .seconds = sec,
+                                 .category = k->category, .label = k->label, .seconds = sec,
                                  .cost = sec - mm };
                 rc = add(a, WT_AN_SLOW_HIT, "SLOW HIT", &p,
-                         "%s %s HIT took %s, slower than %s median MISS %s: a cache that does "
-                         "not help", k->category, label, AN_SECS(b1, sec),
-                         k->fold ? "the folded labels'" : "its", AN_SECS(b2, mm));
+                         "%s %s HIT took %s, slower than its median MISS %s: a cache that does "
+                         "not help", k->category, k->label, AN_SECS(b1, sec), AN_SECS(b2, mm));
             }
         }
         const int64_t spans = wt__an_key_spans(k);
-        if (rc == 0 && spans >= 3 && o->outlier_factor > 0) {
+        if (rc == 0 && !k->fold && spans >= 3 && o->outlier_factor > 0) {
             wt__reservoir *const classes[] = { &k->hits, &k->misses, &k->others };
             double med = wt__reservoir_median_union(classes, 3);
             for (size_t j = 0; j < k->n_slow && rc == 0; j++) {
@@ -911,14 +899,13 @@ static int finish_keys(wt_anomalies *a)
                 if (!(med > 0) || sec <= o->outlier_factor * med ||
                     !costs_enough(a, WT_AN_OUTLIER, sec - med))
                     continue;
-                const char *label = k->fold ? k->fold->slow[j] : k->label;
                 wt_anomaly p = { .pid = s->pid, .tid = s->tid, .ts = s->ts, .dur = s->dur,
-                                 .category = k->category, .label = label, .seconds = sec,
+                                 .category = k->category, .label = k->label, .seconds = sec,
                                  .cost = sec - med };
                 rc = add(a, WT_AN_OUTLIER, "SLOW SPAN", &p,
-                         "%s %s took %s, %.1fx the median %s of %s %lld siblings", k->category,
-                         label, AN_SECS(b1, sec), sec / med, AN_SECS(b2, med),
-                         k->fold ? "the folded labels'" : "its", (long long)spans);
+                         "%s %s took %s, %.1fx the median %s of its %lld siblings", k->category,
+                         k->label, AN_SECS(b1, sec), sec / med, AN_SECS(b2, med),
+                         (long long)spans);
             }
         }
     }
@@ -1057,7 +1044,6 @@ void wt_anomalies_free(wt_anomalies *a)
         wt__reservoir_release(&a->keys[i].hits);
         wt__reservoir_release(&a->keys[i].misses);
         wt__reservoir_release(&a->keys[i].others);
-        wt__an_fold_release(a->keys[i].fold);
     }
     for (size_t i = 0; i < a->n_cats; i++)
         wt__reservoir_release(&a->cat_hits[i]);

@@ -21,8 +21,9 @@
  * Keys are bounded as in the ledger (spanstat.h): at most WT_MAX_CATEGORIES categories and
  * WT_MAX_LABEL_KEYS (category, label) keys; past them, spans of new ones are taken as of
  * category WT_OTHER_CATEGORIES, label WT_OTHER_LABELS (the ledger counts the spans folded).
- * A finding about one span of a fold key still names the span's own label, and a repeat there
- * is a MISS after an earlier listed MISS of that label (anomalies_fold.c). A key is about 0.9 KB plus its samples: worst
+ * A MISS or open span of a fold key still names the span's own label, a repeat there is a
+ * MISS after an earlier listed MISS of that label, and slow-hit and outlier skip fold keys
+ * (anomalies_fold.c). A key is about 0.9 KB plus its samples: worst
  * case, every reservoir full, about 7 KB, some 140 MB for the 20481 keys at most.
  *
  * The rules, each with its option (docs/ANALYZE.md):

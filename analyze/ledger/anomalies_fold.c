@@ -1,7 +1,10 @@
 /* The findings of a fold key: one key per category holds the spans of every label past the
  * bound (spanstat.h), so what it finds must name each span's own label, and a label rule
  * must not take two labels for one. A real load reaches the bound: one label per tensor of a
- * model of 256 experts in 61 layers is 46,848 labels.
+ * model of 256 experts in 61 layers is 46,848 labels. A MISS or a span left open names its
+ * own label (anomalies.c); slow-hit and outlier, which hold a span against its label's other
+ * spans, skip a fold key: its "siblings" would be other tensors (one of 4 KiB against one of
+ * 1 GiB), and a label with a key of its own and one span has none.
  *
  * Repeats. A key's repeat is a MISS after the key's first load (HIT or MISS) in an earlier
  * round or run; a fold key's first load is that of any of its labels, so a MISS of one label
@@ -12,28 +15,6 @@
 #include "anomalies_int.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-int wt__an_fold_keep(char **slot, const char *label)
-{
-    char *c = strdup(label ? label : "");
-    if (!c)
-        return WT_ENOMEM;
-    free(*slot);
-    *slot = c;
-    return 0;
-}
-
-void wt__an_fold_release(an_fold *f)
-{
-    if (!f)
-        return;
-    for (size_t i = 0; i < WT_ANOMALY_KEEP_SLOWEST; i++) {
-        free(f->slow[i]);
-        free(f->slow_hits[i]);
-    }
-    free(f);
-}
 
 /* A fold key's listed MISS with what orders it: by key and label (interned: one pointer a
  * text), program (interned too), run, file, round, time. */

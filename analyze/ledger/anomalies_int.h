@@ -23,11 +23,6 @@ typedef struct an_span {
     int round;     /* of a fold key's MISS: its round in its file, set at the file's end */
 } an_span;
 
-/* The labels of what a fold key (the spans of labels past the bound, spanstat.h) keeps of its
- * slowest spans, one owned copy each: a finding names the span's own label. */
-typedef struct an_fold {
-    char *slow[WT_ANOMALY_KEEP_SLOWEST], *slow_hits[WT_ANOMALY_KEEP_SLOWEST];
-} an_fold;
 
 /* Where a span of a known key was: what the slowest-span lists keep (the key has the names). */
 typedef struct an_at {
@@ -62,9 +57,10 @@ typedef struct an_key {
     int64_t rep_n, rep_runs; /* repeats, of which in a later run */
     double rep_s;
     an_at first_rep;
-    /* non-NULL once labels past the bound fold into the key: its spans are of many labels, so
-     * the label rules (repeats, medians) speak of them as such */
-    an_fold *fold;
+    /* 1 once labels past the bound fold into the key: its spans are of many labels, so the
+     * rules that hold a span against its label's others (slow-hit, outlier) skip it, a MISS
+     * names its own label, and repeats are its labels' (anomalies_fold.c) */
+    uint8_t fold;
 } an_key;
 
 /* One file (process) of the run. */
@@ -160,9 +156,7 @@ const char *wt__an_intern(wt_anomalies *a, const char *s);
 int wt__an_report_repeat(wt_anomalies *a, const an_key *k, const char *label, int64_t rep_n,
                          int64_t rep_runs, double rep_s, const an_at *f);
 
-/* anomalies_fold.c: a fold key's label copies; its labels' repeats, found and reported. */
-int wt__an_fold_keep(char **slot, const char *label);
-void wt__an_fold_release(an_fold *f);
+/* anomalies_fold.c: the repeats of a fold key's labels, found and reported. */
 int wt__an_fold_repeats(wt_anomalies *a);
 
 /* Counts n anomalies of total cost `cost` into the group of (title, category), made on first
