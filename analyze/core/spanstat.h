@@ -34,7 +34,7 @@ static inline int64_t wt__sat_add_i64(int64_t a, int64_t b)
  * Each distinct (category, label) pair costs the analyses about 2 KB (reservoirs, slowest
  * spans, label tables), so a hostile trace of millions of pairs would need gigabytes. Per run,
  * at most WT_MAX_CATEGORIES categories and WT_MAX_LABEL_KEYS (category, label) pairs get keys
- * of their own, first come first served; past them, a span of a new category counts in
+ * of their own, first come first served (with a reserve for small categories, below); past them, a span of a new category counts in
  * WT_OTHER_CATEGORIES, and a span of a new label in WT_OTHER_LABELS of its category (one more
  * key per category at most). The ledger counts such spans (wt_ledger_result.folded_*). Both
  * analyses see the same events in the same order, so they fold the same spans. */
@@ -42,6 +42,20 @@ static inline int64_t wt__sat_add_i64(int64_t a, int64_t b)
 #define WT_MAX_LABEL_KEYS 16384
 #define WT_OTHER_CATEGORIES "(other categories)"
 #define WT_OTHER_LABELS "(other labels)"
+/* Of those keys the last WT_LABEL_KEY_RESERVE are for small categories: past
+ * WT_MAX_LABEL_KEYS - WT_LABEL_KEY_RESERVE keys, a new label gets a key only in a category of
+ * fewer than WT_SMALL_CATEGORY_KEYS keys. A load with one label per tensor fills the keys with
+ * its tensors (46,848 of a model of 256 experts in 61 layers), and the stages recorded after
+ * it (`generate decode`, `warmup compile`) then kept no names of their own. */
+#define WT_LABEL_KEY_RESERVE 256
+#define WT_SMALL_CATEGORY_KEYS 32
+/* Whether a new label of a category with cat_keys keys folds, with n_keys keys in the run (the
+ * bytes' bound aside): the one rule of the ledger and the anomalies. */
+static inline int wt__label_keys_full(size_t n_keys, size_t cat_keys)
+{
+    return n_keys >= WT_MAX_LABEL_KEYS ||
+           (n_keys >= WT_MAX_LABEL_KEYS - WT_LABEL_KEY_RESERVE && cat_keys >= WT_SMALL_CATEGORY_KEYS);
+}
 /* The labels of those pairs may hold at most this many bytes in all (16384 labels of the
  * format's 4096 bytes would be 64 MiB per copy): past it a new pair folds likewise. */
 #define WT_MAX_LABEL_KEY_BYTES (8u << 20)

@@ -205,7 +205,8 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
 static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
 {
     const char *l = label ? label : "";
-    if (a->key_map.n >= WT_MAX_LABEL_KEYS && a->fold_ok && cat == a->fold_cat &&
+    if (a->fold_ok && cat == a->fold_cat &&
+        wt__label_keys_full(a->key_map.n, a->cat_keys[a->fold_ci]) &&
         !wt__textset_maybe(&a->kept_labels, l, strlen(l)))
         return &a->keys[a->fold_key]; /* a label of no key: it folds as the last one did */
     return key_make(a, cat, label);
@@ -221,9 +222,12 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
     if (WT_UNLIKELY(a->cat_map.n >= WT_MAX_CATEGORIES) &&
         !wt__strmap_get(&a->cat_map, c, strlen(c), &idx))
         c = WT_OTHER_CATEGORIES;
+    uint32_t ci;
+    if (!cat_hits_of(a, c, &ci))
+        return NULL;
     size_t n = key_text(buf, sizeof buf, c, l);
     int folds = 0;
-    if (WT_UNLIKELY(a->key_map.n >= WT_MAX_LABEL_KEYS ||
+    if (WT_UNLIKELY(wt__label_keys_full(a->key_map.n, a->cat_keys[ci]) ||
                     a->label_key_bytes + strlen(l) > WT_MAX_LABEL_KEY_BYTES) &&
         !wt__strmap_get(&a->key_map, buf, n, &idx)) {
         l = WT_OTHER_LABELS;
@@ -243,11 +247,13 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
         k->load_ts_file = k->load_ts = INT64_MAX;
         k->category = wt__an_intern(a, c);
         k->label = wt__an_intern(a, l);
-        if (!k->category || !k->label || !cat_hits_of(a, c, &k->cat))
+        k->cat = ci;
+        a->cat_keys[ci]++;
+        if (!k->category || !k->label)
             return NULL;
         if (a->kept_labels.bits || a->kept_labels.broken)
             (void)wt__textset_add(&a->kept_labels, l, strlen(l));
-        else if (a->key_map.n >= WT_MAX_LABEL_KEYS)
+        else if (a->key_map.n >= WT_MAX_LABEL_KEYS - WT_LABEL_KEY_RESERVE)
             for (size_t i = 0; i < a->n_keys; i++) /* the set is whole from here on */
                 if (wt__textset_add(&a->kept_labels, a->keys[i].label,
                                     strlen(a->keys[i].label)) < 0)
@@ -255,6 +261,7 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
     }
     if (folds) {
         a->keys[idx].fold = 1;
+        a->fold_ci = ci;
         a->fold_cat = cat;
         a->fold_key = idx;
         a->fold_ok = 1;
@@ -286,6 +293,11 @@ static wt__reservoir *cat_hits_of(wt_anomalies *a, const char *cat, uint32_t *id
         if (!nr)
             return NULL;
         a->cat_hits = nr;
+        uint32_t *nk = wt__grow_array(a->cat_keys, &a->cap_cat_keys, a->n_cats + 1, sizeof *nk);
+        if (!nk)
+            return NULL;
+        a->cat_keys = nk;
+        a->cat_keys[a->n_cats] = 0;
         a->n_cats++;
     }
     if (idx_out)
@@ -1048,6 +1060,7 @@ void wt_anomalies_free(wt_anomalies *a)
     for (size_t i = 0; i < a->n_cats; i++)
         wt__reservoir_release(&a->cat_hits[i]);
     free(a->cat_hits);
+    free(a->cat_keys);
     free(a->keys);
     free(a->misses);
     free(a->out);

@@ -98,11 +98,13 @@ struct wt_anomalies {
     /* the category pointer of the last span folded into WT_OTHER_LABELS, and that key's index
      * (valid in the current file, as the pointer cache) */
     const char *fold_cat;
-    uint32_t fold_key;
+    uint32_t fold_key, fold_ci; /* and the index of its category */
     int fold_ok;
     wt__strmap cat_map;       /* category -> index in cat_hits */
     wt__reservoir *cat_hits;
     size_t n_cats, cap_cats;
+    uint32_t *cat_keys; /* how many keys each category has (the bound's reserve, spanstat.h) */
+    size_t cap_cat_keys;
     an_span *misses;
     size_t n_misses, cap_misses;
     an_list kinds[WT_AN_KIND_COUNT];

@@ -78,8 +78,8 @@ static int cat_index(wt_ledger_calc *lc, const char *name, uint32_t *out, int *f
     return rc;
 }
 
-/* Every label with a key of its own into lc->kept_labels, once the keys reach their bound:
- * from then on their set only gains WT_OTHER_LABELS keys (label_index() adds those too). */
+/* Every label with a key of its own into lc->kept_labels, once the keys reach the reserve's
+ * start (spanstat.h), where folding can begin: from then on label_index() adds each new key. */
 static void keep_label_set(wt_ledger_calc *lc)
 {
     for (size_t i = 0; i < lc->n_cats; i++)
@@ -90,13 +90,13 @@ static void keep_label_set(wt_ledger_calc *lc)
         }
 }
 
-/* The index of label `name` in category c, made on first sight; past WT_MAX_LABEL_KEYS
- * (category, label) pairs in the run a new one is WT_OTHER_LABELS of c and *folded is set. */
+/* The index of label `name` in category c, made on first sight; past the key bound
+ * (wt__label_keys_full(), spanstat.h) a new one is WT_OTHER_LABELS of c and *folded is set. */
 static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t *out,
                        int *folded)
 {
     const size_t len = name ? strlen(name) : 0;
-    if (lc->n_label_keys >= WT_MAX_LABEL_KEYS && c->other_li1 &&
+    if (wt__label_keys_full(lc->n_label_keys, c->n_labs) && c->other_li1 &&
         !wt__textset_maybe(&lc->kept_labels, name ? name : "", len)) {
         /* in no category's map, so not in c's: it folds, into the key c has for that */
         *folded = 1;
@@ -105,7 +105,7 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
     }
     int to_other = 0;
     const char *key = kept_key(&c->label_map,
-                               lc->n_label_keys >= WT_MAX_LABEL_KEYS ||
+                               wt__label_keys_full(lc->n_label_keys, c->n_labs) ||
                                    lc->label_key_bytes + len > WT_MAX_LABEL_KEY_BYTES,
                                name, WT_OTHER_LABELS, &to_other);
     *folded |= to_other;
@@ -126,7 +126,7 @@ static int label_index(wt_ledger_calc *lc, lc_cat *c, const char *name, uint32_t
         lc->label_key_bytes += strlen(key);
         if (lc->kept_labels.bits || lc->kept_labels.broken)
             (void)wt__textset_add(&lc->kept_labels, key, strlen(key));
-        else if (lc->n_label_keys >= WT_MAX_LABEL_KEYS)
+        else if (lc->n_label_keys >= WT_MAX_LABEL_KEYS - WT_LABEL_KEY_RESERVE)
             keep_label_set(lc);
     }
     if (to_other)
