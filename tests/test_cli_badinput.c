@@ -214,7 +214,7 @@ static void test_cli_fail_on_gates_at_their_thresholds(void **state)
         { "avoidable>15", 0 },         { "avoidable>15s", 0 },
         { "avoidable>14999ms", 3 },    { "avoidable>15000ms", 0 },
         { "untracked>33.3333%", 3 },   { "untracked>33.3334%", 0 },
-        { "untracked>9.99", 3 },       { "untracked>10s", 0 },
+        { "untracked>9.99s", 3 },      { "untracked>10s", 0 },
         { "repeat-miss", 0 },          { "budget", 0 },
         { "miss>5,untracked>30%", 3 }, { "miss>5,avoidable>20", 0 },
         { "miss>5,avoidable>10", 3 },  { "untracked>50%,budget,miss>3", 0 },
@@ -263,6 +263,15 @@ static void test_cli_fail_on_malformed_is_a_usage_error(void **state)
         release(&r);
     }
     expect("anomalies --min-cost 5q bad_good.wtrace", 2, "anomalies: --min-cost: '5q' is not a duration");
+    /* a bare number of untracked seconds read as 20 s where 20 % was meant: refused */
+    expect("anomalies '--fail-on=untracked>20' bad_good.wtrace", 2,
+           "'untracked>20' needs a unit: untracked>20% (of wall) or untracked>20s");
+    expect("anomalies '--fail-on=miss,untracked>.5' bad_good.wtrace", 2, "'untracked>.5' needs a unit");
+    /* a mistyped kind gets the nearest one */
+    expect("anomalies '--fail-on=slowhit' bad_good.wtrace", 2,
+           "'slowhit' is not a gate (did you mean 'slow-hit'?)");
+    expect("anomalies '--fail-on=mis>3' bad_good.wtrace", 2,
+           "'mis>3' is not a gate (did you mean 'miss'?)");
 }
 
 /* A first word that is no command: a file-like word runs the ledger, which says the file does

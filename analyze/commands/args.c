@@ -134,6 +134,48 @@ int wt_args_seconds(const char *opt, const char *s, double *out)
     return -1;
 }
 
+/* The edit distance between a and b (optimal string alignment: a swap of two neighbours is
+ * one edit, "legder" -> "ledger"), for words of up to 31 characters; longer: a large number. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 31 || m > 31)
+        return 100;
+    size_t d[32][32];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+const char *wt_args_nearest(const char *word, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = 3, len = strlen(word);
+    for (size_t i = 0; i < n; i++) {
+        size_t d = distance(word, names[i]);
+        if (d < best_d && d < len) {
+            best = names[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
 /* KIND or KIND>N: the anomaly kind (anomaly: any) and the count it must exceed. */
 static int gate_count(const char *name, size_t n, const char *limit, wt_gate *g)
 {
@@ -160,7 +202,8 @@ static int gate_count(const char *name, size_t n, const char *limit, wt_gate *g)
     return 0;
 }
 
-/* One gate of the --fail-on list (anomalies.h: wt_gate), `term` of length n. 0 or -1. */
+/* One gate of the --fail-on list (anomalies.h: wt_gate), `term` of length n. 0, -1, or -2
+ * for untracked>N without a unit. */
 static int gate_parse(const char *term, size_t n, wt_gate *g)
 {
     char buf[128];
@@ -181,6 +224,8 @@ static int gate_parse(const char *term, size_t n, wt_gate *g)
     if (limit && name_n == 9 && !strncmp(buf, "untracked", 9)) {
         size_t ln = strlen(limit);
         g->kind = -1;
+        if ((limit[ln - 1] >= '0' && limit[ln - 1] <= '9') || limit[ln - 1] == '.')
+            return -2; /* 20 of what: a bare number passed a gate meant as 20 % */
         if (limit[ln - 1] != '%') {
             g->measure = WT_GATE_UNTRACKED_S;
             return seconds(limit, &g->limit);
@@ -204,9 +249,25 @@ int wt_args_fail_on(const char *s, wt_anomaly_config *c)
             wt_usage_error("--fail-on: at most %d gates", WT_MAX_GATES);
             return -1;
         }
-        if (gate_parse(p, n, &c->gates[c->n_gates]) < 0) {
-            wt_usage_error("--fail-on: '%.*s' is not a gate: KIND, KIND>N, avoidable>SECONDS or "
-                         "untracked>PERCENT%% (KIND: anomaly, miss, budget, ...)", (int)n, p);
+        const int rc = gate_parse(p, n, &c->gates[c->n_gates]);
+        if (rc == -2) {
+            const char *v = memchr(p, '>', n) + 1;
+            const int vn = (int)(n - (size_t)(v - p));
+            wt_usage_error("--fail-on: '%.*s' needs a unit: untracked>%.*s%% (of wall) or "
+                           "untracked>%.*ss", (int)n, p, vn, v, vn, v);
+            return -1;
+        }
+        if (rc < 0) {
+            const char *names[WT_AN_KIND_COUNT + 3] = { "anomaly", "avoidable", "untracked" };
+            for (int k = 0; k < WT_AN_KIND_COUNT; k++)
+                names[3 + k] = wt_anomaly_kind_name((wt_anomaly_kind)k);
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)strcspn(p, ",>"), p);
+            const char *near = wt_args_nearest(word, names, sizeof names / sizeof names[0]);
+            wt_usage_error("--fail-on: '%.*s' is not a gate%s%s%s; a gate is KIND, KIND>N, "
+                           "avoidable>SECONDS or untracked>PERCENT%% (KIND: anomaly, miss, budget, "
+                           "...)", (int)n, p, near ? " (did you mean '" : "", near ? near : "",
+                           near ? "'?)" : "");
             return -1;
         }
         snprintf(c->gate_text[c->n_gates++], sizeof c->gate_text[0], "%.*s", (int)n, p);
@@ -289,7 +350,8 @@ const char wt_anomaly_args_help[] =
     "  --fail-on=GATE[,GATE]    exit 3 when a gate matches; GATE is KIND (any of it: miss,\n"
     "                           budget, repeat-miss, ..., anomaly for any kind), KIND>N\n"
     "                           (more than N), avoidable>S (the misses' avoidable seconds),\n"
-    "                           untracked>P% or untracked>S; quote it: --fail-on='miss>10'\n";
+    "                           untracked>P% or untracked>S with its unit (20s, 500ms);\n"
+    "                           quote it: --fail-on='miss>10'\n";
 
 void wt_args_no_file(const char *cmd)
 {

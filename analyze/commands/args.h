@@ -34,6 +34,11 @@ int wt_args_seconds(const char *opt, const char *s, double *out);
  * Appends to c->gates (each gate's text points into s); 0, or -1 after reporting. */
 int wt_args_fail_on(const char *s, wt_anomaly_config *c);
 
+/* Of names[0..n), the one nearest to a mistyped word: within 2 edits (a swap of two
+ * neighbours is one: "legder" -> "ledger") and fewer edits than the word has letters (so "ab"
+ * suggests nothing); NULL when none is. */
+const char *wt_args_nearest(const char *word, const char *const *names, size_t n);
+
 /* The anomaly options, as getopt_long(3) entries for a subcommand's table (their codes are
  * above any character), and what one of them sets in c: 0, or -1 after reporting a usage
  * error. The values' grammars (budgets, gates, durations) are ours. */

@@ -48,48 +48,13 @@ static int run(int (*fn)(int, char **), int argc, char **argv)
     return status;
 }
 
-/* The edit distance between a and b (optimal string alignment: a swap of two neighbours is
- * one edit, "legder" -> "ledger"), for words of up to 31 characters; longer: a large number. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 31 || m > 31)
-        return 100;
-    size_t d[32][32];
-    for (size_t i = 0; i <= n; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= m; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        for (size_t j = 1; j <= m; j++) {
-            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[n][m];
-}
-
-/* The command nearest to a mistyped word: within 2 edits, and fewer edits than the word has
- * letters (so that "ab" suggests nothing); NULL when none is. */
+/* The command nearest to a mistyped word (wt_args_nearest()); NULL when none is. */
 static const char *nearest(const char *word)
 {
-    const char *best = NULL;
-    size_t best_d = 3, len = strlen(word);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        size_t d = distance(word, commands[i].name);
-        if (d < best_d && d < len) {
-            best = commands[i].name;
-            best_d = d;
-        }
-    }
-    return best;
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        names[i] = commands[i].name;
+    return wt_args_nearest(word, names, sizeof names / sizeof names[0]);
 }
 
 /* A word that names a file rather than a command: it has a dot or a slash, or a file of that
