@@ -206,7 +206,7 @@ static an_key *key_of(wt_anomalies *a, const char *cat, const char *label)
 {
     const char *l = label ? label : "";
     if (a->fold_ok && cat == a->fold_cat &&
-        wt__label_keys_full(a->key_map.n, a->cat_keys[a->fold_ci]) &&
+        wt__label_keys_full(a->key_map.n, a->cat_keys[a->keys[a->fold_key].cat]) &&
         !wt__textset_maybe(&a->kept_labels, l, strlen(l)))
         return &a->keys[a->fold_key]; /* a label of no key: it folds as the last one did */
     return key_make(a, cat, label);
@@ -261,7 +261,6 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
     }
     if (folds) {
         a->keys[idx].fold = 1;
-        a->fold_ci = ci;
         a->fold_cat = cat;
         a->fold_key = idx;
         a->fold_ok = 1;

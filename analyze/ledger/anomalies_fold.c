@@ -87,7 +87,7 @@ int wt__an_fold_repeats(wt_anomalies *a)
             rep_runs += m->repeat == 2;
             rep_s += (double)m->dur * NS;
         }
-        if (rep_n && a->opts.repeat_miss > 0 && rep_n >= a->opts.repeat_miss)
+        if (a->opts.repeat_miss > 0 && rep_n >= a->opts.repeat_miss)
             rc = wt__an_report_repeat(a, &a->keys[first->key], (const char *)first->label, rep_n,
                                       rep_runs, rep_s, &at);
         i = j;

@@ -23,7 +23,6 @@ typedef struct an_span {
     int round;     /* of a fold key's MISS: its round in its file, set at the file's end */
 } an_span;
 
-
 /* Where a span of a known key was: what the slowest-span lists keep (the key has the names). */
 typedef struct an_at {
     uint64_t pid, tid;
@@ -98,7 +97,7 @@ struct wt_anomalies {
     /* the category pointer of the last span folded into WT_OTHER_LABELS, and that key's index
      * (valid in the current file, as the pointer cache) */
     const char *fold_cat;
-    uint32_t fold_key, fold_ci; /* and the index of its category */
+    uint32_t fold_key;
     int fold_ok;
     wt__strmap cat_map;       /* category -> index in cat_hits */
     wt__reservoir *cat_hits;
