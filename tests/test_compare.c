@@ -1081,6 +1081,18 @@ static char *run_cli(const char *args, const char *path, const char *dir)
     return text;
 }
 
+/* Fails unless every row appears in text, in this order. */
+static void rows_in_order(const char *text, const char *const *rows, size_t n)
+{
+    const char *at = text;
+    for (size_t i = 0; i < n; i++) {
+        const char *hit = strstr(at, rows[i]);
+        if (!hit)
+            fail_msg("row %zu '%s' not found in order in:\n%s", i, rows[i], text);
+        at = hit + 1;
+    }
+}
+
 static void test_compare_cli_realistic_load_reads_as_stages(void **state)
 {
     char dir[] = "/tmp/wt_cmpreal_XXXXXX";
@@ -1095,13 +1107,7 @@ static void test_compare_cli_realistic_load_reads_as_stages(void **state)
                            "\n    load/head_build ", "\n      compile/" LONG_STAGE "\n",
                            "\n  weight_load/* (600 labels) keep     6      48.00      48.00      168.0  3000/600",
                            "\n    convert/* (600 labels) ", "\n    upload/* (600 labels) " };
-    const char *at = text;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const char *hit = strstr(at, rows[i]);
-        if (!hit)
-            fail_msg("row %zu '%s' not found in order in:\n%s", i, rows[i], text);
-        at = hit + 1;
-    }
+    rows_in_order(text, rows, sizeof rows / sizeof rows[0]);
     assert_non_null(strstr(text, "skip     6      32.00      32.00      32.00    2400/0"));
     /* d = 136, 16 x 5: the interval [16, 136] is above 0 */
     assert_non_null(strstr(text, "  weight_load/* (600 labels)      48.00      32.00      16.00   33.3%  16.00 [16.00, 136.0]"));
@@ -1116,6 +1122,53 @@ static void test_compare_cli_realistic_load_reads_as_stages(void **state)
     assert_non_null(strstr(text, "\"from_pretrained/keep\": {\n      \"metric\": \"ms\",\n      \"value\": 98,"));
     assert_non_null(strstr(text, "\"weight_load/skip\""));
     assert_non_null(strstr(text, "\"device_mb_saved\": 200,"));
+    free(text);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A load of more tensors than the census holds (20,000 labels > WT_CMP_MAX_KEYS): each round's
+ * from_pretrained ends after its tensors, and the stages after the load come last; they keep
+ * their rows, and the tensors' row counts all of their labels, not only the census's. */
+static void test_compare_cli_past_the_census_keeps_stages_and_counts_labels(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt_cmpcensus_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], cmd[160];
+    snprintf(path, sizeof path, "%s/big.wtrace", dir);
+    tb *b = tb_create(path, 7, 0, 0);
+    int64_t t = MS;
+    for (int r = 0; r < 4; r++) {
+        const int skip = r % 2;
+        const int64_t r0 = t;
+        t += MS;
+        for (int i = 0; i < 20000; i++, t += 2000) {
+            char name[64];
+            snprintf(name, sizeof name, "model.layers.%d.experts.%d.w1", i / 64, i % 64);
+            tb_span(b, 7, t, t + 1000, 1, "convert", name);
+            if (i % 1000 == 999)
+                tb_frame(b);
+        }
+        tb_span(b, 7, t, t + MS, 1, "load", "head_build"); /* a small category's, at depth 1 */
+        t += MS;
+        tb_span(b, 7, r0 + MS, t, 0, "load", "from_pretrained");
+        tb_span(b, 7, t, t + (skip ? 5 : 9) * MS, 0, "warmup", "compile kernels");
+        t += 10 * MS;
+        tb_round(b, 7, r0, t, skip ? "skip" : "keep", r / 2);
+        tb_frame(b);
+        t += MS;
+    }
+    tb_close(b, TB_END_CLEAN, t, 0);
+    char *text = run_cli("", path, dir);
+    const char *rows[] = { "\n(round) ", "\n  load/from_pretrained ", "\n    convert/* (20000 labels) ",
+                           "\n    load/head_build ", "\n  warmup/compile kernels " };
+    rows_in_order(text, rows, sizeof rows / sizeof rows[0]);
+    assert_null(strstr(text, "load/*"));
+    assert_null(strstr(text, "warmup/*"));
+    free(text);
+    text = run_cli("--json", path, dir);
+    assert_non_null(strstr(text, "\"labels\": 20000"));
     free(text);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -1181,6 +1234,7 @@ int main(void)
         cmocka_unit_test(test_compare_gr00t_json_matches_the_seed_layout_by_hand),
         cmocka_unit_test(test_compare_cli_reads_a_built_trace),
         cmocka_unit_test(test_compare_cli_realistic_load_reads_as_stages),
+        cmocka_unit_test(test_compare_cli_past_the_census_keeps_stages_and_counts_labels),
         cmocka_unit_test(test_compare_pagecache_probe_resident_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

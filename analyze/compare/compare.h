@@ -41,6 +41,13 @@
 #define WT_CMP_MAX_KEYS 16384      /* distinct (category, label) counted in pass 1 */
 #define WT_CMP_MAX_CATEGORIES 1024 /* distinct categories counted in pass 1 */
 #define WT_CMP_CENSUS_BYTES (4u << 20) /* and at most this many bytes of their names */
+/* The last of those bytes are kept, as the analyses keep their last keys (spanstat.h,
+ * wt__label_keys_full), for names that must keep rows: the stages that end after a load's
+ * thousands of tensors (compare_census.c). */
+#define WT_CMP_CENSUS_RESERVE_BYTES (1u << 20)
+/* Labels past the census are counted, not kept: a set of their 64-bit hashes, up to this many
+ * (8 MiB of slots at most); past it a category's count is a lower bound. */
+#define WT_CMP_MAX_PAST_LABELS (1u << 19)
 #define WT_CMP_MAX_DEPTH 32        /* nesting levels followed per thread; deeper spans count flat */
 #define WT_CMP_MAX_THREADS 4096    /* threads followed per file; others count flat */
 #define WT_CMP_MAX_PENDING 262144  /* span sums waiting for their parent, all threads */
@@ -100,6 +107,10 @@ typedef struct wt_cmp_census {
     wt_cmp_names cats;
     size_t *cat_labels;     /* [WT_CMP_MAX_CATEGORIES] distinct labels counted */
     uint64_t *cat_overflow; /* spans of labels past the key limit */
+    size_t *cat_past;       /* distinct labels past the key limit */
+    unsigned char *cat_past_more; /* more past labels than cat_past: the hash set was full */
+    uint64_t *past;         /* the hashes of the "category\x1flabel" names past the census */
+    size_t n_past, past_slots;
     long *cat_stage;        /* its category row, -1 none */
     int *cat_fold;          /* 0 not folded, 1 auto, 2 limit, 3 --by category */
     uint64_t keys_overflow, cats_overflow;
@@ -161,6 +172,8 @@ typedef struct wt_cmp_stage {
     char *display;                /* "category/label", "category" or "category/..." (rolled up) */
     int kind;                     /* WT_CMP_STAGE_* */
     size_t n_labels;              /* category rows: the distinct labels in it */
+    size_t n_labels_past;         /* of them, labels past the census (they land in this row) */
+    int labels_more;              /* n_labels is a lower bound (WT_CMP_MAX_PAST_LABELS) */
     long parent;                  /* the enclosing stage (the round: 0); -1 not yet seen */
     uint32_t depth;               /* in the stage tree: the round 0, its children 1, ... */
     int64_t first_offset;         /* least start - round start: orders siblings */

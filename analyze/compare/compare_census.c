@@ -8,12 +8,20 @@
  * row. When the rows would pass WT_CMP_MAX_STAGES, the categories with the most labels are
  * folded first; top-level stages and the round never are (they get their rows first), and the
  * warning names what was folded. Nothing is dropped: past every limit a span still counts, in
- * "(other stages)". The census is capped (WT_CMP_MAX_KEYS names, WT_CMP_MAX_CATEGORIES). */
+ * "(other stages)". The census is capped (WT_CMP_MAX_KEYS names, WT_CMP_MAX_CATEGORIES), and
+ * as the analyses do (spanstat.h), it keeps its last 256 names and last bytes for the names of
+ * small categories and for the main thread's top-level spans: a load's tensors fill it first,
+ * and the stages (load/from_pretrained, warmup/compile) end after them. A name past the census
+ * is not kept, but counted: its category row says how many labels it holds. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "spanstat.h"
+#include "strhash.h"
+
+_Static_assert(WT_CMP_MAX_KEYS == WT_MAX_LABEL_KEYS, "the census reserves keys by the analyses' rule");
 
 /* ---- census (pass 1) ---------------------------------------------------------------- */
 
@@ -31,8 +39,11 @@ int wt__cmp_census_init(wt_cmp_census *k)
     k->cat_overflow = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_overflow);
     k->cat_stage = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_stage);
     k->cat_fold = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_fold);
+    k->cat_past = calloc(WT_CMP_MAX_CATEGORIES, sizeof *k->cat_past);
+    k->cat_past_more = calloc(WT_CMP_MAX_CATEGORIES, 1);
     return (k->key_cat && k->key_top_tid && k->key_top && k->key_stage && k->cat_labels &&
-            k->cat_overflow && k->cat_stage && k->cat_fold) ? 0 : WT_ENOMEM;
+            k->cat_overflow && k->cat_stage && k->cat_fold && k->cat_past && k->cat_past_more)
+               ? 0 : WT_ENOMEM;
 }
 
 void wt__cmp_census_release(wt_cmp_census *k)
@@ -47,6 +58,9 @@ void wt__cmp_census_release(wt_cmp_census *k)
     free(k->cat_overflow);
     free(k->cat_stage);
     free(k->cat_fold);
+    free(k->cat_past);
+    free(k->cat_past_more);
+    free(k->past);
 }
 
 char *wt__cmp_key_of(char *buf, size_t n, const wt_event *ev)
@@ -72,6 +86,73 @@ void wt__cmp_census_round_tid(wt_compare *c, uint64_t tid)
         k->round_tid[k->n_round_tid++] = tid;
 }
 
+/* The hash that stands for a name past the census (0 marks a free slot). */
+static uint64_t past_hash(const char *key)
+{
+    const uint64_t h = wt__str_hash(key, strlen(key));
+    return h + !h;
+}
+
+/* Whether a name of hash h was counted past the census. Two names of one 64-bit hash count
+ * once: at the set's 2^19 names, about one chance in 10^8. */
+static int past_has(const wt_cmp_census *k, uint64_t h)
+{
+    if (!k->past_slots)
+        return 0;
+    const size_t m = k->past_slots - 1;
+    for (size_t i = h & m; k->past[i]; i = (i + 1) & m)
+        if (k->past[i] == h)
+            return 1;
+    return 0;
+}
+
+/* Counts a name past the census: 1, or -1 when the set is full (or out of memory), so that
+ * the name may be one counted already. */
+static int past_add(wt_cmp_census *k, uint64_t h)
+{
+    if (k->n_past >= WT_CMP_MAX_PAST_LABELS)
+        return -1;
+    if (2 * (k->n_past + 1) > k->past_slots) { /* at most half full */
+        const size_t ns = k->past_slots ? 2 * k->past_slots : 1024, m = ns - 1;
+        uint64_t *t = calloc(ns, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t j = 0; j < k->past_slots; j++)
+            if (k->past[j]) {
+                size_t i = k->past[j] & m;
+                while (t[i])
+                    i = (i + 1) & m;
+                t[i] = k->past[j];
+            }
+        free(k->past);
+        k->past = t;
+        k->past_slots = ns;
+    }
+    const size_t m = k->past_slots - 1;
+    size_t i = h & m;
+    while (k->past[i])
+        i = (i + 1) & m;
+    k->past[i] = h;
+    k->n_past++;
+    return 1;
+}
+
+/* Whether a new name may take one of the census's last keys and bytes: a main thread's
+ * top-level span (a stage such as load/from_pretrained), or a label of a category with few
+ * labels, by the analyses' rule. */
+static int census_room(const wt_cmp_census *k, const wt_event *ev, long cat, size_t len)
+{
+    const size_t cat_keys = cat >= 0 ? k->cat_labels[cat] : SIZE_MAX;
+    const int reserved = ev->depth == 0 && ev->tid == ev->pid;
+    if (k->key_bytes + len > WT_CMP_CENSUS_BYTES)
+        return 0;
+    if (reserved)
+        return k->keys.n < WT_CMP_MAX_KEYS;
+    return !wt__label_keys_full(k->keys.n, cat_keys) &&
+           (k->key_bytes + len <= WT_CMP_CENSUS_BYTES - WT_CMP_CENSUS_RESERVE_BYTES ||
+            cat_keys < WT_SMALL_CATEGORY_KEYS);
+}
+
 int wt__cmp_census_span(wt_compare *c, const wt_event *ev)
 {
     wt_cmp_census *k = &c->census;
@@ -83,9 +164,18 @@ int wt__cmp_census_span(wt_compare *c, const wt_event *ev)
         return WT_ENOMEM;
     const size_t before = k->keys.n, len = strlen(key) + 1;
     long i = wt__cmp_names_find(&k->keys, key, 0);
-    if (i == -1 && k->key_bytes + len <= WT_CMP_CENSUS_BYTES) {
-        i = wt__cmp_names_find(&k->keys, key, 1);
-        k->key_bytes += i >= 0 ? len : 0;
+    int fresh = 0; /* past the census: a new name (1), one counted (0), maybe new (-1) */
+    if (i == -1) {
+        /* a name counted past the census stays there (it is counted once): only a main
+         * thread's top-level span could find room later, and only while the set was full */
+        const uint64_t h = past_hash(key);
+        const int counted = past_has(k, h);
+        if (!counted && census_room(k, ev, cat, len)) {
+            i = wt__cmp_names_find(&k->keys, key, 1);
+            k->key_bytes += i >= 0 ? len : 0;
+        } else if (!counted) {
+            fresh = past_add(k, h);
+        }
     }
     if (key != buf)
         free(key);
@@ -93,8 +183,11 @@ int wt__cmp_census_span(wt_compare *c, const wt_event *ev)
         return WT_ENOMEM;
     if (i < 0) { /* past the key limit: its category (or "other") takes it */
         k->keys_overflow++;
-        if (cat >= 0)
+        if (cat >= 0) {
             k->cat_overflow[cat]++;
+            k->cat_past[cat] += fresh == 1;
+            k->cat_past_more[cat] |= fresh == -1;
+        }
         return 0;
     }
     if ((size_t)i >= before) {
@@ -232,8 +325,12 @@ static long category_stage(wt_compare *c, long cat)
         k->n_to_other++;
         s = other_stage(c);
     }
-    if (s >= 0)
-        c->stages[s].n_labels = k->cat_labels[cat] + (k->cat_overflow[cat] ? 1 : 0);
+    if (s >= 0 && s != k->other_stage) {
+        wt_cmp_stage *st = &c->stages[s];
+        st->n_labels = k->cat_labels[cat] + k->cat_past[cat];
+        st->n_labels_past = k->cat_past[cat];
+        st->labels_more = k->cat_past_more[cat];
+    }
     k->cat_stage[cat] = s;
     return s;
 }

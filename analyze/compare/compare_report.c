@@ -71,7 +71,8 @@ static const char *row_name(char *buf, size_t n, const wt_cmp_stage *st)
     char safe[WT_TEXT_SAFE_MAX];
     const char *d = wt_text_safe(st->display, safe, sizeof safe);
     if (st->kind == WT_CMP_STAGE_ROLLUP || st->kind == WT_CMP_STAGE_CATEGORY)
-        snprintf(buf, n, "%s (%zu label%s)", d, st->n_labels, st->n_labels == 1 ? "" : "s");
+        snprintf(buf, n, "%s (%zu%s label%s)", d, st->n_labels, st->labels_more ? "+" : "",
+                 st->n_labels == 1 && !st->labels_more ? "" : "s");
     else
         snprintf(buf, n, "%s", d);
     return buf;
@@ -330,8 +331,11 @@ static void json_stages(wt_json *j, const wt_compare *c)
         wt_json_string(j, "label", st->is_round ? NULL : st->label);
         wt_json_bool(j, "whole_round", st->is_round);
         wt_json_string(j, "kind", kinds[st->kind]);
-        if (st->kind == WT_CMP_STAGE_ROLLUP || st->kind == WT_CMP_STAGE_CATEGORY)
+        if (st->kind == WT_CMP_STAGE_ROLLUP || st->kind == WT_CMP_STAGE_CATEGORY) {
             wt_json_uint(j, "labels", st->n_labels);
+            if (st->labels_more) /* past WT_CMP_MAX_PAST_LABELS: there are more */
+                wt_json_bool(j, "labels_lower_bound", 1);
+        }
         if (st->is_round)
             wt_json_null(j, "parent");
         else

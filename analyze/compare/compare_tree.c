@@ -342,7 +342,7 @@ int wt__cmp_tree_order(wt_compare *c)
             size_t n = 0;
             for (size_t b = 0; b < WT_CMP_MAX_KEYS / 8; b++)
                 n += (size_t)__builtin_popcount(st[s].seen[b]);
-            st[s].n_labels = n;
+            st[s].n_labels = n + st[s].n_labels_past; /* past the census: they land here */
         }
     }
     /* depth first from the round; children pushed in reverse start order */

@@ -66,7 +66,7 @@ static void warn_folded(wt_compare *c)
             continue;
         if (++count <= 6 && used < sizeof list) {
             int w = snprintf(list + used, sizeof list - used, "%s'%s' (%zu%s labels)", count > 1 ? ", " : "",
-                             k->cats.s[g], k->cat_labels[g], k->cat_overflow[g] ? "+" : "");
+                             k->cats.s[g], k->cat_labels[g] + k->cat_past[g], k->cat_past_more[g] ? "+" : "");
             used += w > 0 ? (size_t)w : 0;
         }
     }

@@ -298,7 +298,7 @@ int wt_svg_write_ex(const wt_compare *c, const wt_svg_opts *opts, FILE *out)
             /* dx, not a leading space: renderers collapse it */
             fputs("<tspan class=\"parent\" dx=\"8\">", out);
             if (labels)
-                fprintf(out, "%zu labels%s", st->n_labels, in ? ", " : "");
+                fprintf(out, "%zu%s labels%s", st->n_labels, st->labels_more ? "+" : "", in ? ", " : "");
             if (in) {
                 fputs("in ", out);
                 xml_text(out, c->stages[st->parent].display);
