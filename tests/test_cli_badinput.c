@@ -149,6 +149,9 @@ static void test_cli_badinput_truncated_still_gives_a_ledger(void **state)
     release(&r);
     expect("anomalies bad_trunc.wtrace", 4, "bad_trunc.wtrace");
     expect("anomalies --fail-on=anomaly bad_trunc.wtrace", 3, "bad_trunc.wtrace");
+    /* the heading NO END RECORD is the no-end gate; nothing was left open, so no left-open */
+    expect("anomalies --fail-on=no-end-record bad_trunc.wtrace", 3, "'no-end-record' matched: 1 found");
+    expect("anomalies --fail-on=left-open,slow-span bad_trunc.wtrace", 4, "bad_trunc.wtrace");
     expect("info bad_trunc.wtrace", 4, "bad_trunc.wtrace");
     expect("dump bad_trunc.wtrace", 4, "bad_trunc.wtrace");
 }
@@ -218,6 +221,9 @@ static void test_cli_fail_on_gates_at_their_thresholds(void **state)
         { "repeat-miss", 0 },          { "budget", 0 },
         { "miss>5,untracked>30%", 3 }, { "miss>5,avoidable>20", 0 },
         { "miss>5,avoidable>10", 3 },  { "untracked>50%,budget,miss>3", 0 },
+        /* the headings' words, as the output shows them: CACHE MISS is miss */
+        { "cache-miss>2", 3 },         { "CACHE_MISS>3", 0 },
+        { "Cache Miss>2", 3 },         { "repeated-miss", 0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int c = 0; c < 2; c++) {
@@ -272,6 +278,12 @@ static void test_cli_fail_on_malformed_is_a_usage_error(void **state)
            "'slowhit' is not a gate (did you mean 'slow-hit'?)");
     expect("anomalies '--fail-on=mis>3' bad_good.wtrace", 2,
            "'mis>3' is not a gate (did you mean 'miss'?)");
+    expect("anomalies '--fail-on=slowspan' bad_good.wtrace", 2,
+           "'slowspan' is not a gate (did you mean 'slow-span'?)");
+    /* every kind is named, not "..." */
+    expect("anomalies '--fail-on=bogus' bad_good.wtrace", 2,
+           "(KIND: anomaly, miss, untracked, repeat-miss, slow-hit, outlier, unclosed, no-end, "
+           "dropped, damaged, budget, baseline; or the heading's words");
 }
 
 /* A first word that is no command: a file-like word runs the ledger, which says the file does

@@ -176,18 +176,48 @@ const char *wt_args_nearest(const char *word, const char *const *names, size_t n
     return best;
 }
 
+/* The headings' words for the gate kinds: a user who reads "SLOW SPAN" in the output writes
+ * --fail-on slow-span (any case; a space or '_' for the '-'). */
+static const struct {
+    const char *word;
+    wt_anomaly_kind kind;
+} gate_aliases[] = {
+    { "cache-miss", WT_AN_MISS },       { "repeated-miss", WT_AN_REPEAT_MISS },
+    { "slow-span", WT_AN_OUTLIER },     { "left-open", WT_AN_UNCLOSED },
+    { "no-end-record", WT_AN_NO_END },  { "killed", WT_AN_NO_END },
+    { "crashed", WT_AN_NO_END },        { "regression", WT_AN_BASELINE },
+};
+
+/* A gate word's character as the kinds are written: lower case, '-' between words. */
+static char gate_fold(char c)
+{
+    return c == ' ' || c == '_' ? '-' : c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether name[0..n) is word, case aside and with ' ' or '_' for '-'. */
+static int gate_word_is(const char *name, size_t n, const char *word)
+{
+    if (strlen(word) != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (gate_fold(name[i]) != word[i])
+            return 0;
+    return 1;
+}
+
 /* KIND or KIND>N: the anomaly kind (anomaly: any) and the count it must exceed. */
 static int gate_count(const char *name, size_t n, const char *limit, wt_gate *g)
 {
     g->measure = WT_GATE_COUNT;
     g->kind = -2;
-    if (n == 7 && !strncmp(name, "anomaly", 7))
+    if (gate_word_is(name, n, "anomaly"))
         g->kind = -1;
-    for (int k = 0; k < WT_AN_KIND_COUNT && g->kind == -2; k++) {
-        const char *kn = wt_anomaly_kind_name((wt_anomaly_kind)k);
-        if (strlen(kn) == n && !strncmp(name, kn, n))
+    for (int k = 0; k < WT_AN_KIND_COUNT && g->kind == -2; k++)
+        if (gate_word_is(name, n, wt_anomaly_kind_name((wt_anomaly_kind)k)))
             g->kind = k;
-    }
+    for (size_t i = 0; i < sizeof gate_aliases / sizeof gate_aliases[0] && g->kind == -2; i++)
+        if (gate_word_is(name, n, gate_aliases[i].word))
+            g->kind = (int)gate_aliases[i].kind;
     if (g->kind == -2)
         return -1;
     g->limit = 0;
@@ -258,16 +288,27 @@ int wt_args_fail_on(const char *s, wt_anomaly_config *c)
             return -1;
         }
         if (rc < 0) {
-            const char *names[WT_AN_KIND_COUNT + 3] = { "anomaly", "avoidable", "untracked" };
-            for (int k = 0; k < WT_AN_KIND_COUNT; k++)
+            enum { N_ALIASES = sizeof gate_aliases / sizeof gate_aliases[0] };
+            const char *names[WT_AN_KIND_COUNT + 3 + N_ALIASES] = { "anomaly", "avoidable",
+                                                                   "untracked" };
+            char kinds[256] = "anomaly";
+            for (int k = 0; k < WT_AN_KIND_COUNT; k++) {
                 names[3 + k] = wt_anomaly_kind_name((wt_anomaly_kind)k);
+                size_t used = strlen(kinds);
+                snprintf(kinds + used, sizeof kinds - used, ", %s", names[3 + k]);
+            }
+            for (size_t i = 0; i < N_ALIASES; i++)
+                names[3 + WT_AN_KIND_COUNT + i] = gate_aliases[i].word;
             char word[64];
             snprintf(word, sizeof word, "%.*s", (int)strcspn(p, ",>"), p);
+            for (char *w = word; *w; w++) /* Slow_Span: compared as the kinds are written */
+                *w = gate_fold(*w);
             const char *near = wt_args_nearest(word, names, sizeof names / sizeof names[0]);
             wt_usage_error("--fail-on: '%.*s' is not a gate%s%s%s; a gate is KIND, KIND>N, "
-                           "avoidable>SECONDS or untracked>PERCENT%% (KIND: anomaly, miss, budget, "
-                           "...)", (int)n, p, near ? " (did you mean '" : "", near ? near : "",
-                           near ? "'?)" : "");
+                           "avoidable>SECONDS or untracked>PERCENT%% or SECONDS (KIND: %s; or "
+                           "the heading's words: cache-miss, slow-span, left-open, ...)", (int)n,
+                           p, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+                           kinds);
             return -1;
         }
         snprintf(c->gate_text[c->n_gates++], sizeof c->gate_text[0], "%.*s", (int)n, p);
