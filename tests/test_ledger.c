@@ -828,11 +828,46 @@ static void test_ledger_orphan_children_of_a_cut_file_stay_within_wall(void **st
     feed(lc, "a", 1, 0.0, evs, 2);
     assert_int_equal(wt_ledger_calc_finish(lc), 0);
     const wt_ledger_result *r = wt_ledger_calc_result(lc);
-    /* wall 0-4; the orphan tree's share is its envelope's new coverage, 1-4 = 3 s, all C's */
+    /* wall 0-4; the envelope 1-4 is covered (the thread was busy in the lost parent), but C
+     * has its own 2 s only: the gap 2-3 was the parent's, of no category known, so untracked
+     * holds it (0-1 and 2-3), told apart as one lost tree of 1 s */
     assert_float_equal(r->wall, 4.0, EPS);
-    assert_float_equal(r->tracked, 3.0, EPS);
-    assert_true(r->tracked <= r->wall + EPS);
+    assert_float_equal(cat(r, "C")->seconds, 2.0, EPS);
+    assert_float_equal(r->tracked, 2.0, EPS);
+    assert_float_equal(r->untracked, 2.0, EPS);
+    assert_float_equal(r->covered, 3.0, EPS);
+    assert_int_equal(r->lost_trees, 1);
+    assert_float_equal(r->lost_s, 1.0, EPS);
+    char *text = render(lc);
+    assert_non_null(strstr(text, "inside lost spans"));
+    free(text);
+    wt_ledger_calc_free(lc);
+}
+
+static void test_ledger_children_of_a_parent_open_at_kill_keep_their_own_time(void **state)
+{
+    /* a review's kill -9: "load" open from 0.1 s, its convert children 4 x 33 ms spread
+     * over 1.01 s, then killed (no end record, no load span). convert was booked 1.01 s of
+     * self time against 132 ms inclusive; it has 132 ms, the rest of 0.1-1.11 is lost */
+    const wt_event evs[] = { span(1, 1, 0.100, 0.133, 1, "convert", "a", 0),
+                             span(1, 1, 0.400, 0.433, 1, "convert", "b", 0),
+                             span(1, 1, 0.700, 0.733, 1, "convert", "c", 0),
+                             span(1, 1, 1.077, 1.110, 1, "convert", "d", 0),
+                             span(1, 2, 0.200, 0.300, 0, "io", "x", 0) };
+    wt_ledger_calc *lc;
+    assert_int_equal(wt_ledger_calc_create(NULL, &lc), 0);
+    feed(lc, "a", 1, 0.0, evs, 5);
+    assert_int_equal(wt_ledger_calc_finish(lc), 0);
+    const wt_ledger_result *r = wt_ledger_calc_result(lc);
+    assert_true(r->no_end);
+    assert_float_equal(cat(r, "convert")->seconds, 0.132, EPS);
+    assert_float_equal(cat(r, "convert")->inclusive, 0.132, EPS);
+    /* io on another thread, 0.2-0.3, inside the envelope: its own 0.1 s, covered first */
+    assert_float_equal(cat(r, "io")->seconds, 0.1, EPS);
     assert_float_equal(r->tracked + r->untracked, r->wall, EPS);
+    /* the envelope 0.1-1.11 = 1.01 s; io covered 0.1 of it before the tree was flushed */
+    assert_int_equal(r->lost_trees, 1);
+    assert_float_equal(r->lost_s, 1.01 - 0.1 - 0.132, EPS);
     wt_ledger_calc_free(lc);
 }
 
@@ -1376,6 +1411,7 @@ int main(void)
         cmocka_unit_test(test_ledger_unclosed_span_and_no_end_record),
         cmocka_unit_test(test_ledger_truncated_trace_counts_what_was_readable),
         cmocka_unit_test(test_ledger_orphan_children_of_a_cut_file_stay_within_wall),
+        cmocka_unit_test(test_ledger_children_of_a_parent_open_at_kill_keep_their_own_time),
         cmocka_unit_test(test_ledger_late_events_are_counted_not_fatal),
         cmocka_unit_test(test_ledger_hostile_depth_and_negative_duration_do_not_crash),
         cmocka_unit_test(test_ledger_bandwidth_and_by_label_top_n),

@@ -940,10 +940,17 @@ static int finish_totals(wt_anomalies *a, const wt_ledger_result *l, const wt_le
     int rc = 0;
     if (wall > 0 && 100.0 * l->untracked / wall > o->untracked_pct) {
         p.seconds = l->untracked;
-        rc = add(a, WT_AN_UNTRACKED, "UNTRACKED", &p,
-                 "%s of %s wall (%.1f%%) is in no span (threshold %g%%)",
-                 AN_SECS(b1, l->untracked), AN_SECS(b2, wall), 100.0 * l->untracked / wall,
-                 o->untracked_pct);
+        if (l->lost_trees) /* not "in no span": some was in spans the file does not hold */
+            rc = add(a, WT_AN_UNTRACKED, "UNTRACKED", &p,
+                     "%s of %s wall (%.1f%%) is in no span the file holds, %s of it inside "
+                     "spans open at a kill -9 or cut off (threshold %g%%)",
+                     AN_SECS(b1, l->untracked), AN_SECS(b2, wall), 100.0 * l->untracked / wall,
+                     AN_SECS(b3, l->lost_s), o->untracked_pct);
+        else
+            rc = add(a, WT_AN_UNTRACKED, "UNTRACKED", &p,
+                     "%s of %s wall (%.1f%%) is in no span (threshold %g%%)",
+                     AN_SECS(b1, l->untracked), AN_SECS(b2, wall), 100.0 * l->untracked / wall,
+                     o->untracked_pct);
     }
     for (size_t i = 0; i < o->n_budgets && rc == 0; i++) {
         const wt_budget *b = &o->budgets[i];

@@ -138,6 +138,11 @@ typedef struct wt_ledger_result {
     int64_t unclosed;      /* spans in flight at exit (WT_EVF_UNCLOSED) */
     double unclosed_s;
     int64_t late;          /* events behind a SYNC watermark (tolerated, counted) */
+    /* trees whose top-level span the file never held (kill -9 with it open, a cut file):
+     * the wall inside them that none of their spans covers is no category's, so it stays in
+     * untracked, and is told apart here (the fact "inside lost spans") */
+    int64_t lost_trees;
+    double lost_s;
     int64_t misses;
     /* spans past the key bounds (spanstat.h): of a category past WT_MAX_CATEGORIES, counted
      * in the row WT_OTHER_CATEGORIES; of a (category, label) pair past WT_MAX_LABEL_KEYS,

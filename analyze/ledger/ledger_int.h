@@ -161,6 +161,7 @@ struct wt_ledger_calc {
     lc_top *tops_tmp;      /* scratch of the same capacity, for sorting the tail */
     wt_ledger_cover wait_others, wait_kids; /* scratch of ledger_wait.c */
     int64_t forced_folds, late_spans;
+    int64_t lost_trees, lost_ns; /* wt_ledger_result's lost_trees and lost_s */
 
     wt_ledger_miss *misses;
     size_t n_misses, cap_misses;

@@ -261,6 +261,8 @@ int wt_ledger_calc_finish(wt_ledger_calc *lc)
     r->unclosed = lc->unclosed;
     r->unclosed_s = (double)lc->unclosed_ns * NS;
     r->late = lc->late + lc->late_spans;
+    r->lost_trees = lc->lost_trees;
+    r->lost_s = (double)lc->lost_ns * NS;
     r->misses = lc->n_misses_total;
     r->folded_categories = lc->folded_cat_spans;
     r->folded_labels = lc->folded_label_spans;
@@ -598,11 +600,15 @@ int wt_ledger_calc_render_text(const wt_ledger_calc *lc, FILE *out, const char *
             fprintf(out, "note: '%s' has no end record (the writer died or the file is cut): "
                          "its wall ends at its last event\n", WT_TEXT_SAFE(s2, p->path));
     }
-    wt_ledger_fact facts[6];
+    wt_ledger_fact facts[7];
     size_t nf = 0;
     if (r->unclosed)
         facts[nf++] = (wt_ledger_fact){ "in flight at exit", r->unclosed_s, 1, r->unclosed,
                                         "spans still open at exit, crash or kill, ended then" };
+    if (r->lost_trees)
+        facts[nf++] = (wt_ledger_fact){ "inside lost spans", r->lost_s, 1, r->lost_trees,
+                                        "spans open at a kill -9 or cut off: of no category "
+                                        "known, in untracked" };
     if (r->dropped)
         facts[nf++] = (wt_ledger_fact){ "dropped events", 0, 0, r->dropped,
                                         "events the recorder dropped (buffers full)" };
@@ -750,6 +756,10 @@ void wt_ledger_calc_render_json_members(const wt_ledger_calc *lc, wt_json *j)
     wt_json_int(j, "unclosed", r->unclosed);
     json_s(j, "unclosed_s", r->unclosed_s);
     wt_json_int(j, "late", r->late);
+    if (r->lost_trees) { /* as the folds: only when some were lost */
+        wt_json_int(j, "lost_trees", r->lost_trees);
+        json_s(j, "lost_s", r->lost_s);
+    }
     /* only when a bound was reached, so that the usual output stays as it was */
     if (r->folded_categories)
         wt_json_int(j, "folded_categories", r->folded_categories);
