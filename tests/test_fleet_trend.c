@@ -287,21 +287,29 @@ static void test_trend_many_threads_fold_as_the_ledger(void **state)
     free(out);
 }
 
+/* n runs, one file each (run0000.wtrace ...), run i started at 100 + i s with the metadata
+ * rank ranks[i] and one 0.9 s `load` span. */
+static void write_rank_runs(const int *ranks, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char name[32], rank[8];
+        snprintf(name, sizeof name, "run%04d.wtrace", i);
+        snprintf(rank, sizeof rank, "%d", ranks[i]);
+        tb *b = tb_create(tb_path_in(name), 100 + (uint64_t)i, S(100 + i), S(100 + i));
+        tb_meta(b, 1, S(100 + i), "rank", rank);
+        tb_span(b, 1, S(100.1 + i), S(101 + i), 0, "load", "weights");
+        tb_close(b, TB_END_CLEAN, S(101.1 + i), 0);
+    }
+}
+
 /* Three launches of 2 ranks: 6 files carrying `rank`. Without --group rank the command says
  * that 6 runs share series across ranks (exit status unchanged); grouped by rank it does not.
  * Writing to a full device still says that the output could not be written. */
 static void test_trend_notes_ranks_sharing_a_series(void **state)
 {
     (void)state;
-    for (int i = 0; i < 6; i++) {
-        char name[32], rank[8];
-        snprintf(name, sizeof name, "run%04d.wtrace", i);
-        snprintf(rank, sizeof rank, "%d", i % 2);
-        tb *b = tb_create(tb_path_in(name), 100 + (uint64_t)i, S(100 + i), S(100 + i));
-        tb_meta(b, 1, S(100 + i), "rank", rank);
-        tb_span(b, 1, S(100.1 + i), S(101 + i), 0, "load", "weights");
-        tb_close(b, TB_END_CLEAN, S(101.1 + i), 0);
-    }
+    const int ranks[] = { 0, 1, 0, 1, 0, 1 };
+    write_rank_runs(ranks, 6);
     assert_int_equal(trend(""), 0);
     char *err = cli_slurp(abs_in("err.txt"));
     assert_non_null(strstr(err, "trend: note: 6 run(s) are one rank of a launch"));
@@ -321,6 +329,47 @@ static void test_trend_notes_ranks_sharing_a_series(void **state)
     assert_non_null(strstr(err, "trend: note: 6 run(s)"));
     assert_non_null(strstr(err, "trend: cannot write the output"));
     free(err);
+}
+
+/* One launch whose ranks started in the order 0, 1, 3, 2, 10, 9: the series are listed by rank
+ * as numbers (0 1 2 3 9 10), not in start order nor as strings (10 before 2); with 6 runs,
+ * one per series, the header says why nothing could be a change. */
+static void test_trend_groups_in_natural_order_and_short_series_said(void **state)
+{
+    (void)state;
+    const int ranks[] = { 0, 1, 3, 2, 10, 9 };
+    write_rank_runs(ranks, 6);
+    assert_int_equal(trend("--group rank"), 0);
+    char *out = cli_slurp(abs_in("out.txt"));
+    const char *want[] = { "rank=0 ", "rank=1 ", "rank=2 ", "rank=3 ", "rank=9 ", "rank=10 " };
+    const char *at = out;
+    for (size_t k = 0; k < 6; k++) {
+        const char *f = strstr(at, want[k]);
+        if (!f)
+            fail_msg("'%s' not after the rows before it in:\n%s", want[k], out);
+        at = f + 1;
+    }
+    assert_non_null(strstr(out, "0 change(s); 6 of 6 series too short to judge (fewer than 13 "
+                                "runs: --min-runs 10 before a change, --persist 3 from it)"));
+    free(out);
+    assert_int_equal(trend("--group rank --json"), 0);
+    out = cli_slurp(abs_in("out.txt"));
+    assert_non_null(strstr(out, "\"series_too_short\": 6"));
+    /* the series in the same order (the runs list, before them, stays in start order) */
+    const char *series = strstr(out, "\"series\"");
+    assert_non_null(series);
+    const char *r2 = strstr(series, "\"group\": \"rank=2\""),
+               *r10 = strstr(series, "\"group\": \"rank=10\""),
+               *r9 = strstr(series, "\"group\": \"rank=9\"");
+    assert_non_null(r2);
+    assert_non_null(r10);
+    assert_true(r2 < r9 && r9 < r10);
+    free(out);
+    /* enough runs (one series of 6, judged from 2): nothing said */
+    assert_int_equal(trend("--min-runs 1 --persist 1"), 0);
+    out = cli_slurp(abs_in("out.txt"));
+    assert_null(strstr(out, "too short"));
+    free(out);
 }
 
 /* trend over the fleet's files (by name: run0000 .. run0999) through the library, the runs
@@ -484,6 +533,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trend_inclusive_nesting_by_hand, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_many_threads_fold_as_the_ledger, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_notes_ranks_sharing_a_series, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trend_groups_in_natural_order_and_short_series_said,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_order_through_sorted_chunks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trend_temporary_file_that_cannot_grow, setup,
                                         teardown),

@@ -1,6 +1,7 @@
 /* Trends over many runs: see trend.h. */
 #include "trend.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -763,12 +764,91 @@ static int run_all(wt_trend *t, wt_inputs *in)
 
 /* ---- output ---- */
 
+/* Names in natural order: runs of digits compare as numbers, so rank=2 comes before rank=10
+ * (a launch's ranks were listed in the order their runs started: 0, 1, 3, 2). */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            size_t na = 0, nb = 0;
+            while (isdigit((unsigned char)a[na]))
+                na++;
+            while (isdigit((unsigned char)b[nb]))
+                nb++;
+            if (na != nb)
+                return na < nb ? -1 : 1;
+            int c = memcmp(a, b, na);
+            if (c)
+                return c;
+            a += na;
+            b += nb;
+        } else {
+            if (*a != *b)
+                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+typedef struct {
+    const char *name;
+    size_t idx;
+} named_idx;
+
+static int by_group_name(const void *x, const void *y)
+{
+    const named_idx *a = x, *b = y;
+    int c = natural_cmp(a->name, b->name);
+    return c ? c : a->idx < b->idx ? -1 : a->idx > b->idx; /* "rank=02", "rank=2": as seen */
+}
+
+/* The groups' indices in natural order of their names, for the series' lists (NULL when out of
+ * memory: then in the order seen). */
+static size_t *group_order(const wt_trend *t)
+{
+    const size_t n = t->n_groups ? t->n_groups : 1;
+    named_idx *v = malloc(n * sizeof *v);
+    size_t *ord = malloc(n * sizeof *ord);
+    if (!v || !ord) {
+        free(v);
+        free(ord);
+        return NULL;
+    }
+    for (size_t g = 0; g < t->n_groups; g++)
+        v[g] = (named_idx){ t->groups[g].name, g };
+    qsort(v, t->n_groups, sizeof *v, by_group_name);
+    for (size_t g = 0; g < t->n_groups; g++)
+        ord[g] = v[g].idx;
+    free(v);
+    return ord;
+}
+
+/* Series with too few runs for the change rule: M before a run and P from it. */
+static size_t series_too_short(const wt_trend *t)
+{
+    const int64_t need = (int64_t)t->o->cp.min_runs + t->o->cp.persist;
+    size_t n = 0;
+    for (size_t g = 0; g < t->n_groups; g++)
+        for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++)
+            if (t->groups[g].by_cat[c] && t->groups[g].by_cat[c]->runs < need)
+                n++;
+    return n;
+}
+
 static void write_json_tail(wt_trend *t)
 {
     wt_json *j = &t->j;
     wt_json_array_end(j); /* runs */
     wt_json_array_begin(j, "series");
-    for (size_t g = 0; g < t->n_groups; g++)
+    size_t *ord = group_order(t);
+    for (size_t k = 0; k < t->n_groups; k++) {
+        const size_t g = ord ? ord[k] : k;
         for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++) {
             const series *s = t->groups[g].by_cat[c];
             if (!s)
@@ -784,6 +864,8 @@ static void write_json_tail(wt_trend *t)
             wt_json_int(j, "changes", s->changes);
             wt_json_object_end(j);
         }
+    }
+    free(ord);
     wt_json_array_end(j);
     wt_json_array_begin(j, "changes");
     for (size_t i = 0; i < t->res.n_changes; i++) {
@@ -807,6 +889,7 @@ static void write_json_tail(wt_trend *t)
     }
     wt_json_array_end(j);
     wt_json_int(j, "runs_in_series", t->res.runs);
+    wt_json_int(j, "series_too_short", (int64_t)series_too_short(t));
     wt_json_int(j, "files_damaged", t->res.src.files_damaged);
     wt_json_int(j, "files_failed", t->res.src.files_failed);
     wt_json_int(j, "changes_dropped", t->res.changes_dropped);
@@ -818,11 +901,26 @@ static void write_json_tail(wt_trend *t)
 static void write_text(wt_trend *t)
 {
     FILE *o = t->out;
-    fprintf(o, "trend: %lld runs in %zu group(s), %zu categories; %zu change(s)\n\n",
+    fprintf(o, "trend: %lld runs in %zu group(s), %zu categories; %zu change(s)",
             (long long)t->res.runs, t->n_groups, t->n_cats, t->res.n_changes);
-    fprintf(o, "%-32s %-20s %6s %12s %12s %12s %8s\n", "GROUP", "CATEGORY", "RUNS", "MEAN INCL s",
-            "MEAN SELF s", "NOW INCL s", "CHANGES");
+    const size_t short_ = series_too_short(t);
+    size_t n_series = 0;
     for (size_t g = 0; g < t->n_groups; g++)
+        for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++)
+            n_series += t->groups[g].by_cat[c] != NULL;
+    /* "0 change(s)" from 12 runs said nothing of why: a series is judged from M + P runs */
+    if (short_)
+        fprintf(o, "; %zu of %zu series too short to judge (fewer than %d runs: --min-runs %d "
+                   "before a change, --persist %d from it)",
+                short_, n_series, t->o->cp.min_runs + t->o->cp.persist, t->o->cp.min_runs,
+                t->o->cp.persist);
+    fprintf(o, "\n\n");
+    /* LEVEL: the median inclusive seconds since the series' last change (JSON level_...) */
+    fprintf(o, "%-32s %-20s %6s %12s %12s %12s %8s\n", "GROUP", "CATEGORY", "RUNS", "MEAN INCL s",
+            "MEAN SELF s", "LEVEL INCL s", "CHANGES");
+    size_t *ord = group_order(t);
+    for (size_t k = 0; k < t->n_groups; k++) {
+        const size_t g = ord ? ord[k] : k;
         for (size_t c = 0; c < t->groups[g].cap && c < t->n_cats; c++) {
             const series *s = t->groups[g].by_cat[c];
             if (s)
@@ -830,6 +928,8 @@ static void write_text(wt_trend *t)
                         t->cat_names[c], (long long)s->runs, s->sum_incl / (double)s->runs,
                         s->sum_self / (double)s->runs, wt_cp_level(&s->cp), (long long)s->changes);
         }
+    }
+    free(ord);
     if (t->res.n_changes)
         fprintf(o, "\nCHANGES (inclusive seconds per run against the median of the runs before)\n");
     for (size_t i = 0; i < t->res.n_changes; i++) {
