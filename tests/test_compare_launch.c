@@ -174,6 +174,11 @@ static void test_compare_ranks_of_different_launches_stay_apart(void **state)
         procs += c->rounds[c->configs[0].rounds[i]].n_procs;
     assert_int_equal(procs, 3 * 2 + 3 * 2 + 3);
     wt_compare_free(c);
+    /* the two launches as sides: each launch's line says its side (it read twice alike) */
+    char *text = cli_stdout("--a a0.wtrace a1.wtrace --b b0.wtrace b1.wtrace");
+    assert_non_null(strstr(text, "  a: one launch of 2 processes (ranks 0, 1)"));
+    assert_non_null(strstr(text, "  b: one launch of 2 processes (ranks 0, 1)"));
+    free(text);
     for (int i = 0; i < 5; i++)
         free(paths[i]);
 }

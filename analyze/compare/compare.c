@@ -238,12 +238,17 @@ int wt_compare_file_begin(wt_compare *c, int side, const char *path, const wt_tr
     return c->cur_file;
 }
 
+const char *wt_compare_side_name(const wt_compare *c, int side)
+{
+    return c->opt.side[side] ? c->opt.side[side] : side ? "b" : "a";
+}
+
 /* The configuration called `name` on `side`, added when new; -1 when full or no memory. */
 static int config_of(wt_compare *c, int side, const char *name)
 {
     char key[256];
     if (c->opt.runs) {
-        const char *sn = c->opt.side[side] ? c->opt.side[side] : (side ? "b" : "a");
+        const char *sn = wt_compare_side_name(c, side);
         if (name)
             snprintf(key, sizeof key, "%s:%s", sn, name);
         else

@@ -276,6 +276,8 @@ int wt_compare_finish(wt_compare *c);
 const wt_cmp_cell *wt_compare_cell(const wt_compare *c, size_t config, size_t stage);
 /* The stage whose display name is `display`, or -1. */
 long wt_compare_find_stage(const wt_compare *c, const char *display);
+/* Runs mode: side 0 or 1's name (after its file, for BASE NEW), else "a" or "b". */
+const char *wt_compare_side_name(const wt_compare *c, int side);
 /* The first warning of `kind`, or NULL. */
 const wt_cmp_warning *wt_compare_find_warning(const wt_compare *c, const char *kind);
 

@@ -129,7 +129,11 @@ static void write_launches(const wt_compare *c, FILE *out)
             first++;
         if (F->n_in_launch < 2 || first != f)
             continue; /* alone, or said at the launch's first file */
-        fprintf(out, "\n  one launch of %zu processes (ranks", F->n_in_launch);
+        if (c->opt.runs) /* --a/--b: two launches read alike without their side */
+            fprintf(out, "\n  %s: one launch of %zu processes (ranks",
+                    wt_compare_side_name(c, F->side), F->n_in_launch);
+        else
+            fprintf(out, "\n  one launch of %zu processes (ranks", F->n_in_launch);
         size_t shown = 0;
         for (size_t g = f; g < c->n_files; g++)
             if (c->files[g].launch == F->launch && shown++ < 8)
@@ -273,7 +277,7 @@ static void json_configs(wt_json *j, const wt_compare *c)
         wt_json_object_begin(j, NULL);
         wt_json_string(j, "name", K->name);
         if (c->opt.runs)
-            wt_json_string(j, "side", c->opt.side[K->side] ? c->opt.side[K->side] : (K->side ? "b" : "a"));
+            wt_json_string(j, "side", wt_compare_side_name(c, K->side));
         wt_json_uint(j, "n_rounds", K->n_rounds);
         wt_json_uint(j, "n_discarded", K->n_discarded);
         wt_json_array_begin(j, "rounds");
@@ -436,7 +440,7 @@ int wt_compare_write_json(const wt_compare *c, FILE *out, int pretty)
         wt_json_object_begin(&j, NULL);
         wt_json_string(&j, "path", F->path);
         if (c->opt.runs)
-            wt_json_string(&j, "side", c->opt.side[F->side] ? c->opt.side[F->side] : (F->side ? "b" : "a"));
+            wt_json_string(&j, "side", wt_compare_side_name(c, F->side));
         wt_json_uint(&j, "pid", F->pid);
         char who[WT_PROCNAME_MAX];
         wt_json_string(&j, "name", wt_compare_process(c, f, who, sizeof who));

@@ -41,10 +41,6 @@ void wt__cmp_warn(wt_compare *c, const char *kind, const char *fmt, ...)
     c->warnings[c->n_warnings++].message = m;
 }
 
-static const char *side_name(const wt_compare *c, int side)
-{
-    return c->opt.side[side] ? c->opt.side[side] : (side ? "b" : "a");
-}
 
 /* The configuration's own name as a program would write it in metadata: "keep" of "a:keep". */
 static const char *config_word(const wt_cmp_config *k)
@@ -111,10 +107,10 @@ static void warn_inputs(wt_compare *c)
             for (size_t k = 0; k < c->config_keys.n; k++)
                 configs += c->configs[k].side == s;
             if (!any)
-                wt__cmp_warn(c, "no_rounds", "side '%s' has no readable file", side_name(c, s));
+                wt__cmp_warn(c, "no_rounds", "side '%s' has no readable file", wt_compare_side_name(c, s));
             else if (!configs)
                 wt__cmp_warn(c, "no_rounds", "side '%s' has nothing to compare: no rounds or events "
-                             "could be read", side_name(c, s));
+                             "could be read", wt_compare_side_name(c, s));
         }
         const wt_cmp_file *first[2] = { NULL, NULL };
         for (size_t f = 0; f < c->n_files; f++)
@@ -148,7 +144,7 @@ static void warn_inputs(wt_compare *c)
             paired |= (size_t)c->pairs[p].a == k || (size_t)c->pairs[p].b == k;
         if (!paired)
             wt__cmp_warn(c, "unpaired_config", "configuration '%s' is only in '%s': not compared",
-                         c->configs[k].name, side_name(c, c->configs[k].side));
+                         c->configs[k].name, wt_compare_side_name(c, c->configs[k].side));
     }
 }
 

@@ -403,7 +403,9 @@ static void print_sections(FILE *out, void *ctx)
                 snprintf(id, sizeof id, "%llu", (unsigned long long)t->tid);
             fprintf(out, "%-18s%10s%s%8lld   %s\n", id, SEC(a, t->busy),
                     pct_cell(pc, sizeof pc, 100.0 * t->busy / denom), (long long)t->spans,
-                    WT_TEXT_SAFE(s1, t->name));
+                    t->name && *t->name ? WT_TEXT_SAFE(s1, t->name)
+                    : t->tid == t->pid  ? "(main thread, no name given)"
+                                        : "(no name given)");
         }
         if (shown < r->n_threads) {
             double busy = 0;
