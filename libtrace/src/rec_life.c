@@ -321,8 +321,10 @@ static int close_locked(void)
     wt__tstate *ts = wt__tls;
     if (ts && st == WT__ST_OPEN)
         wt__close_open(ts, wt__ticks());
+    atomic_store(&wt__g.closing, 1);
     atomic_store(&wt__g.on, 0);
     wt__writer_stop();
+    atomic_store(&wt__g.closing, 0);
     wt__signals_remove();
     const int failed = atomic_load(&wt__g.state) == WT__ST_FAILED;
     if (wt__g.fd >= 0)

@@ -156,6 +156,11 @@ typedef struct wt__rec {
     /* frames: the writer and the crash handler never write concurrently */
     atomic_int io_busy;
     atomic_int crashed;
+    /* a close under way: `closing` from before `on` drops until the writer is joined;
+     * `writer_ended` once the writer wrote its end record (or gave up). A kill signal then
+     * finds nothing to dump (`on` is 0) and waits for the end instead (rec_signal.c): a
+     * multiprocessing Pool's workers get SIGTERM while their finalizer closes the trace. */
+    atomic_int closing, writer_ended;
     _Atomic uint32_t strings_written; /* ids 1..n are in the file */
     /* full rings (rec_thread.c): a futex word the writer bumps after each frame's commit,
      * and the threads waiting on it (the writer makes the wake-up call only when some are) */
@@ -173,6 +178,8 @@ extern wt__rec wt__g __attribute__((visibility("hidden")));
 /* rec_thread.c: the calling thread's state, created on first use; NULL when out of memory. */
 extern __thread wt__tstate *wt__tls __attribute__((tls_model("initial-exec"), visibility("hidden")));
 wt__tstate *wt__tstate_make(void);
+/* rec_writer.c: 1 on the writer's thread (a signal there must not wait for the writer) */
+extern __thread int wt__in_writer __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* Re-entry: a signal handler that records while its thread is inside a recording call (or
  * wt_open/wt_close) would interleave with that call's half-made entry, open-span slot or

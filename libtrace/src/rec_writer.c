@@ -371,9 +371,12 @@ static void final_drains(uint64_t *req, int *failed)
     }
 }
 
+__thread int wt__in_writer __attribute__((tls_model("initial-exec")));
+
 static void *writer_main(void *arg)
 {
     (void)arg;
+    wt__in_writer = 1;
     atomic_store(&entered, 1);
     syscall(SYS_futex, (uint32_t *)&entered, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     int failed = 0;
@@ -397,6 +400,7 @@ static void *writer_main(void *arg)
             final_drains(&req, &failed);
             if (!failed && write_end() < 0)
                 failed = 1;
+            atomic_store(&wt__g.writer_ended, 1); /* a kill waiting in rec_signal.c may go */
         }
         pthread_mutex_unlock(&active);
         pthread_mutex_lock(&wt__g.flush_lock);
@@ -443,6 +447,7 @@ int wt__writer_start(void)
     W.sink.agg = 1;
     W.n_touched = 0;
     atomic_store(&wt__g.stop, 0);
+    atomic_store(&wt__g.writer_ended, 0);
     atomic_store(&entered, 0);
     if (!sem_ready) {
         sem_init(&wt__g.wake, 0, 0);
