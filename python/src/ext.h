@@ -51,6 +51,12 @@ typedef struct wtpy_span {
     PyObject *cat, *label, *detail; /* detail: NULL for none */
     long long count, bytes;
     wt_cached cached;
+    /* the outcome as it was when first entered: each `with` starts from it, so that what one
+     * block set (cached=False, a detail) is not the next block's (span_enter) */
+    PyObject *detail0;
+    long long count0, bytes0;
+    wt_cached cached0;
+    int entered;
     unsigned gen; /* the fork generation it was entered in */
     int open;
     wt_span h;

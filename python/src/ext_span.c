@@ -35,6 +35,11 @@ wtpy_span *wtpy_span_new(PyObject *cat, PyObject *label)
     s->count = 1;
     s->bytes = 0;
     s->cached = WT_CACHED_UNKNOWN;
+    s->detail0 = NULL;
+    s->count0 = 1;
+    s->bytes0 = 0;
+    s->cached0 = WT_CACHED_UNKNOWN;
+    s->entered = 0;
     s->open = 0;
     s->h = 0;
     s->gen = 0;
@@ -47,12 +52,38 @@ static void span_dealloc(wtpy_span *s)
     Py_XDECREF(s->cat);
     Py_XDECREF(s->label);
     Py_XDECREF(s->detail);
+    Py_XDECREF(s->detail0);
     PyObject_Free(s);
 }
 
+/* A span object is one block at a time. Entered again while open (nested `with s:` in
+ * `with s:`, or shared by two threads), the first block would never end: its time would be
+ * booked as left open and as a slow span. A span open in the parent before a fork is the
+ * parent's: the child may enter its copy. */
 static PyObject *span_enter(wtpy_span *s, PyObject *unused)
 {
     if (wtpy_on) {
+        if (s->open && s->gen == wtpy_gen) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "this walltime span is already open (entered, not yet exited): a "
+                            "span object times one block at a time; make one per block, "
+                            "with walltime.span(category, label) in the with statement");
+            return NULL;
+        }
+        if (!s->entered) {
+            s->entered = 1;
+            Py_XINCREF(s->detail);
+            s->detail0 = s->detail;
+            s->count0 = s->count;
+            s->bytes0 = s->bytes;
+            s->cached0 = s->cached;
+        } else { /* again: from the outcome it was first entered with */
+            Py_XINCREF(s->detail0);
+            Py_XSETREF(s->detail, s->detail0);
+            s->count = s->count0;
+            s->bytes = s->bytes0;
+            s->cached = s->cached0;
+        }
         NAME_THREAD();
         PyObject *t1, *t2;
         const char *c = wtpy_utf8(s->cat, &t1), *l = wtpy_utf8(s->label, &t2);

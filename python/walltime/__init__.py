@@ -201,9 +201,15 @@ def _mp_child(_token) -> None:
 
 
 try:
+    import multiprocessing as _mp
     from multiprocessing import util as _mp_util
 
     _mp_util.register_after_fork(_FORK_TOKEN, _mp_child)
+    # Imported first inside a worker (the parent never imported walltime): no after-fork hook
+    # ran, and the worker's os._exit() runs no atexit handler, so without this its trace had
+    # only its header (10 spans) or lost its tail and read as killed (100,000 spans).
+    if _mp.parent_process() is not None:
+        _mp_child(None)
 except ImportError:  # pragma: no cover - a Python without multiprocessing
     pass
 

@@ -10,20 +10,14 @@ import sys
 import tempfile
 import unittest
 
-from wtpy import PYTHONPATH, RunCase, dump, header, spans
+from wtpy import FORK_UNDER_ASAN, PYTHONPATH, RunCase, dump, header, spans
 
 
 def only(events, kind):
     return [e for e in events if e["kind"] == kind]
 
 
-# GCC 12's AddressSanitizer takes no lock of its allocator across fork(): when the recorder's
-# writer thread is inside malloc at the fork, the child's first thread start waits for ever on
-# the allocator's region mutex (seen in CI: the child's new writer thread blocked in
-# SizeClassAllocator64::GetFromAllocator under AsanThread::Init). glibc's malloc is fork-safe,
-# so these run in the plain build; tests/test_fork.c covers fork in C under ASan too.
-_FORK_UNDER_ASAN = unittest.skipIf(
-    os.environ.get("WT_SANITIZE"), "ASan's allocator is not fork-safe with a second thread")
+_FORK_UNDER_ASAN = FORK_UNDER_ASAN
 
 class Trace(RunCase):
     def one_trace(self, r):
