@@ -21,12 +21,15 @@
 #define RT_DIR_PREFIX "tm" /* this file's temporary directories */
 #include "test_recorder_util.h"
 
-/* Shared with the child (MAP_SHARED): what it reached and how long it has spun. */
+/* Shared with the child (MAP_SHARED): what it reached and when it began to spin. */
 typedef struct shared {
     atomic_int ready;        /* its spans are open and it spins */
     atomic_int thread_ready; /* the second thread's span is open */
-    atomic_llong spun_ns;    /* since right after its last wt_begin, as it last looked */
-    atomic_llong thread_spun_ns;
+    /* when each spin began, and when the parent sent the signal (CLOCK_MONOTONIC, one clock
+     * for both processes): an open span is at least as long as its spin up to the kill. (The
+     * child's own count was not a bound: the thread the handler does not run on spins on
+     * while the dump is written, 4 ms past its end once under ThreadSanitizer.) */
+    atomic_llong t0_ns, thread_t0_ns, kill_ns;
     atomic_int handled; /* the program's own handler ran */
 } shared;
 
@@ -82,11 +85,12 @@ static void *second_thread(void *arg)
     (void)arg;
     (void)wt_begin("upload", "weights");
     const int64_t t0 = now_ns();
+    atomic_store(&sh->thread_t0_ns, t0);
     atomic_store(&sh->thread_ready, 1);
     while (!atomic_load(&sh->ready)) /* main's spans are open too (and visible to us) */
         ;
-    for (;;)
-        atomic_store(&sh->thread_spun_ns, now_ns() - t0);
+    for (;;) /* until killed */
+        (void)now_ns();
     return NULL;
 }
 
@@ -121,9 +125,10 @@ static int child_spins(void *arg)
     }
     const wt_span compile = wt_begin("compile", "kernel");
     const int64_t t0 = now_ns();
+    atomic_store(&sh->t0_ns, t0);
     atomic_store(&sh->ready, 1);
     while (!atomic_load(&sh->handled))
-        atomic_store(&sh->spun_ns, now_ns() - t0);
+        ;
     const int64_t t1 = now_ns();
     while (sc->pre == 2 && now_ns() - t1 < 300000000) /* the ignored signal comes meanwhile */
         ;
@@ -149,6 +154,7 @@ static int run_and_kill(const scenario *sc, int after_ms)
     nanosleep(&d, NULL);
     if (sc->pre == 2) /* ignored: the child goes on 300 ms and ends */
         atomic_store(&sh->handled, 1);
+    atomic_store(&sh->kill_ns, now_ns());
     kill(pid, sc->sig);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -163,6 +169,15 @@ static const wt_event *unclosed(const rt_trace *t, const char *label)
     if (i < 0 || !(t->ev[i].ev.flags & WT_EVF_UNCLOSED))
         return NULL;
     return &t->ev[i].ev;
+}
+
+/* How long a spin that began at t0 had run when the parent sent the signal: a lower bound of
+ * the open spans' length whichever thread the handler runs on (the other spins on while the
+ * dump is written, so what it last stored can pass the dump's end). */
+static int64_t spun_to_kill(int64_t t0)
+{
+    assert_true(t0 > 0);
+    return atomic_load(&sh->kill_ns) - t0;
 }
 
 /* At least `spun` ns long; 1 ms of slack for the recorder's tick-to-ns map, whose error is
@@ -203,7 +218,7 @@ static void test_term_sigterm_mid_stage_writes_open_spans_and_dies_by_it(void **
     const int st = run_and_kill(&sc, 300);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGTERM);
-    const int64_t spun = atomic_load(&sh->spun_ns);
+    const int64_t spun = spun_to_kill(atomic_load(&sh->t0_ns));
     rt_trace *t = rt_read(path);
     assert_int_equal(t->open_rc, 0);
     assert_int_equal(t->errors, 0);
@@ -248,7 +263,7 @@ static void test_term_each_kill_signal_keeps_the_wait_status(void **state)
         assert_int_equal(WTERMSIG(want), sigs[k]);
         const scenario rec = { .record = 1, .sig = sigs[k] };
         const int st = run_and_kill(&rec, 150);
-        const int64_t spun = atomic_load(&sh->spun_ns);
+        const int64_t spun = spun_to_kill(atomic_load(&sh->t0_ns));
         assert_int_equal(st, want);
         rt_trace *t = rt_read(path);
         assert_int_equal(t->open_rc, 0);
@@ -268,8 +283,9 @@ static void test_term_open_spans_of_every_thread_are_written(void **state)
     const int st = run_and_kill(&sc, 300);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGTERM);
-    const int64_t spun = atomic_load(&sh->spun_ns);
-    const int64_t thread_spun = atomic_load(&sh->thread_spun_ns);
+    const int64_t spun = spun_to_kill(atomic_load(&sh->t0_ns));
+    const int64_t thread_spun =
+        spun_to_kill(atomic_load(&sh->thread_t0_ns));
     rt_trace *t = rt_read(path);
     assert_int_equal(t->open_rc, 0);
     assert_int_equal(t->errors, 0);
