@@ -14,7 +14,12 @@
  *              610 spans a label at 10 M, so every per-label reservoir fills and then samples;
  *   unique     every span its own label ("tensor.N.weight"), one in ten a MISS: past the
  *              analyses' 16,384 keys the labels fold, and the reader keeps every string up to
- *              its bounds (reader.h).
+ *              its bounds (reader.h);
+ *   sorted16k  only when named in BENCH_ANALYZE_SHAPES: labels16k's spans (the same labels
+ *              and cache states, drawn the same way) stably sorted by label within windows of
+ *              2^20 spans, so a label's spans come about 61 in a row and its state stays in
+ *              cache: set against labels16k, how much of that shape's cost is locality
+ *              (docs/PERFORMANCE.md, "Many labels: CPU").
  * Per shape, each command runs in a child process with stdout to /dev/null; its CPU time
  * (user + system, wait4) is the figure on a shared machine, and its peak RSS (ru_maxrss):
  * `zstd -dc` (the floor), `ledger`, `anomalies`, `info`; and on the repeated, nested,
@@ -91,9 +96,13 @@ static void fig(const char *name, double v, const char *unit, const char *target
 }
 
 /* ---- the shapes ---- */
-enum { S_REPEATED, S_NESTED, S_RANDOM, S_THREADS8, S_COUNTERS, S_LABELS16K, S_UNIQUE, N_SHAPES };
+enum { S_REPEATED, S_NESTED, S_RANDOM, S_THREADS8, S_COUNTERS, S_LABELS16K, S_UNIQUE,
+       S_SORTED16K, N_SHAPES };
 static const char *const shape_name[N_SHAPES] = { "repeated", "nested", "random", "threads8",
-                                                  "counters", "labels16k", "unique" };
+                                                  "counters", "labels16k", "unique",
+                                                  "sorted16k" };
+/* the shapes run only when BENCH_ANALYZE_SHAPES names them */
+static int shape_opt_in(int sh) { return sh == S_SORTED16K; }
 
 static char labels100[100][16];
 
@@ -127,6 +136,64 @@ static void xorshift(uint64_t *x)
     *x ^= *x << 13;
     *x ^= *x >> 7;
     *x ^= *x << 17;
+}
+
+/* The labels16k and unique shapes' draw: one xorshift step gives a span its label of 16,384
+ * (the low 14 bits) and, one in ten, a MISS (bit 14). */
+enum { N_LABELS16K = 16384, DRAW_MISS = 1u << 14 };
+
+static uint32_t draw16k(uint64_t *x)
+{
+    xorshift(x);
+    return (uint32_t)(*x % N_LABELS16K) | ((*x >> 20) % 10 == 0 ? DRAW_MISS : 0);
+}
+
+/* One "weights" span of the labels16k, unique and sorted16k shapes, the i-th recorded. */
+static void weights_span(const char *label, uint32_t draw, long long i)
+{
+    wt_span h = wt_begin("weights", label);
+    wt_end(h, draw & DRAW_MISS ? WT_CACHED_MISS : WT_CACHED_HIT, 1, NULL);
+    if ((i + 1) % 100000 == 0)
+        wt_flush();
+}
+
+static void label16k(char *buf, size_t size, uint32_t draw)
+{
+    const int l = (int)(draw & (N_LABELS16K - 1));
+    snprintf(buf, size, "layers.%d.w%d", l / 8, l % 8);
+}
+
+/* The sorted16k shape: labels16k's draws, a window of SORT_WINDOW at a time, recorded in the
+ * order of a stable counting sort by label (a label's spans keep their order). */
+enum { SORT_WINDOW = 1 << 20 };
+
+static int sorted16k(long long n, uint64_t *x)
+{
+    uint32_t *draw = malloc(sizeof *draw * SORT_WINDOW), *order = malloc(sizeof *order * SORT_WINDOW);
+    uint32_t *start = malloc(sizeof *start * (N_LABELS16K + 1));
+    if (!draw || !order || !start) {
+        free(draw), free(order), free(start);
+        return -1;
+    }
+    char buf[48];
+    for (long long done = 0; done < n;) {
+        const uint32_t w = (uint32_t)(n - done < SORT_WINDOW ? n - done : SORT_WINDOW);
+        memset(start, 0, sizeof *start * (N_LABELS16K + 1));
+        for (uint32_t i = 0; i < w; i++) {
+            draw[i] = draw16k(x);
+            start[(draw[i] & (N_LABELS16K - 1)) + 1]++;
+        }
+        for (uint32_t l = 0; l < N_LABELS16K; l++)
+            start[l + 1] += start[l];
+        for (uint32_t i = 0; i < w; i++)
+            order[start[draw[i] & (N_LABELS16K - 1)]++] = draw[i];
+        for (uint32_t i = 0; i < w; i++, done++) {
+            label16k(buf, sizeof buf, order[i]);
+            weights_span(buf, order[i], done);
+        }
+    }
+    free(draw), free(order), free(start);
+    return 0;
 }
 
 /* Records shape `sh` into path; returns the spans recorded, -1 on failure. */
@@ -173,16 +240,18 @@ static long long record(int sh, const char *path, long long n)
     case S_LABELS16K:
     case S_UNIQUE:
         for (long long i = 0; i < n; i++) {
-            xorshift(&x);
-            const int l = (int)(x % 16384);
+            const uint32_t d = draw16k(&x);
             if (sh == S_LABELS16K)
-                snprintf(buf, sizeof buf, "layers.%d.w%d", l / 8, l % 8);
+                label16k(buf, sizeof buf, d);
             else
                 snprintf(buf, sizeof buf, "tensor.%lld.weight", i);
-            wt_span h = wt_begin("weights", buf);
-            wt_end(h, (x >> 20) % 10 == 0 ? WT_CACHED_MISS : WT_CACHED_HIT, 1, NULL);
-            if ((i + 1) % 100000 == 0)
-                wt_flush();
+            weights_span(buf, d, i);
+        }
+        break;
+    case S_SORTED16K:
+        if (sorted16k(n, &x) != 0) {
+            wt_close();
+            return -1;
         }
         break;
     case S_NESTED:
@@ -451,7 +520,7 @@ static int shape_wanted(int sh)
 {
     const char *list = getenv("BENCH_ANALYZE_SHAPES");
     if (!list || !*list)
-        return 1;
+        return !shape_opt_in(sh);
     const size_t n = strlen(shape_name[sh]);
     for (const char *p = list; (p = strstr(p, shape_name[sh])) != NULL; p += n)
         if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
