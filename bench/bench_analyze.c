@@ -595,9 +595,15 @@ int main(int argc, char **argv)
                      qi = ratio_median(t[C_INFO], t[C_ZSTD], reps);
         const double dump_rate = fd > 0 ? (double)events / fd : 0,
                      export_rate = fe > 0 ? (double)spans / fe : 0;
-        printf("  %-9s %7.2f %7.3f | %7.3f %6.2f | %7.3f %6.2f | %7.3f %6.2f | %9.2fM | %9.2fM | %5.1f MiB\n",
+        /* a shape that does not run dump and export shows "-" there, not a rate of 0 */
+        char dump_col[16] = "-", export_col[16] = "-";
+        if (heavy) {
+            snprintf(dump_col, sizeof dump_col, "%.2fM", dump_rate / 1e6);
+            snprintf(export_col, sizeof export_col, "%.2fM", export_rate / 1e6);
+        }
+        printf("  %-9s %7.2f %7.3f | %7.3f %6.2f | %7.3f %6.2f | %7.3f %6.2f | %10s | %10s | %5.1f MiB\n",
                shape_name[sh], (double)sb.st_size / (double)(spans ? spans : 1), fz, fl, ql,
-               fa, qa, fi, qi, dump_rate / 1e6, export_rate / 1e6, rss / 1024.0);
+               fa, qa, fi, qi, dump_col, export_col, rss / 1024.0);
         if (spans != n)
             printf("  (%s: %lld spans read back of %lld recorded)\n", shape_name[sh], spans, n);
         char key[128];
