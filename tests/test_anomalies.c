@@ -906,8 +906,9 @@ static void test_anomalies_a_cold_then_warm_600_tensor_load(void **state)
 /* 10,050 MISSes in A fill the list (10,000 of them listed); 30 in B come past it; the run is
  * half untracked. Each rule has a list of its own and the run's UNTRACKED line is always
  * listed: with one list for all, the UNTRACKED finding was counted but never shown (its group
- * read "1 UNTRACKED; the first 0:"). A group none of whose members is listed says so; one
- * whose list is short says of how many its "most costly" are. */
+ * read "1 UNTRACKED; the first 0:"). The MISSes past the list are kept by their keys (each of
+ * these labels has one), so B, all of whose MISSes came past it, still shows its most costly,
+ * and every total is exact (no HIT: a MISS costs all it took). */
 static void test_anomalies_a_flood_of_misses_hides_no_other_finding(void **state)
 {
     enum { NA = WT_ANOMALY_MAX_LIST + 50, NB = 30 };
@@ -925,21 +926,153 @@ static void test_anomalies_a_flood_of_misses_hides_no_other_finding(void **state
     run r;
     go(&r, &o, evs, NA + NB, WT_END_CLEAN, 2 * t, NULL, 0); /* tracked t of 2t: 50% */
     assert_int_equal(wt_anomalies_count(r.an, WT_AN_MISS), NA + NB);
-    assert_int_equal(wt_anomalies_omitted(r.an), 50 + NB);
+    /* listed: the first 10,000 and the 10 most costly of each category past them */
+    assert_int_equal(wt_anomalies_omitted(r.an), 50 + NB - 20);
+    int lower;
+    assert_float_equal(wt_anomalies_avoidable(r.an, &lower), NA * 0.010 + NB * 0.020, 1e-6);
+    assert_false(lower);
     const wt_anomaly *u = first(&r, WT_AN_UNTRACKED);
     assert_non_null(u);
     assert_float_equal(u->seconds, t, 1e-6);
     char **lines;
     size_t n;
     assert_int_equal(wt_anomalies_lines(r.an, 10, &lines, &n), 0);
-    assert_int_equal(n, 1 + 10 + 1 + 1 + 1);
-    assert_true(strncmp(lines[0], "10050 CACHE MISS in A, at least ", 32) == 0);
-    assert_non_null(strstr(lines[0], " avoidable in all; the 10 most costly of the 10000 listed:"));
-    assert_true(strncmp(lines[1], "  CACHE MISS: A t", 17) == 0);
-    assert_true(strncmp(lines[11], "30 CACHE MISS in B, at least 600 ms avoidable in all", 52) == 0);
-    assert_non_null(strstr(lines[11], "; none listed (past the 10000 a rule lists)"));
-    assert_true(strncmp(lines[12], "UNTRACKED: ", 11) == 0);
-    assert_string_equal(lines[13], "80 more found but not listed (past the 10000 a rule lists)");
+    assert_int_equal(n, 1 + 10 + 1 + 10 + 1 + 1);
+    /* A's 100.5 s (rounded up: 10,050 x 0.010 in binary is over it) */
+    assert_string_equal(lines[0], "10050 CACHE MISS in A, 101 s avoidable in all; the 10 most costly:");
+    assert_true(strncmp(lines[1], "  CACHE MISS: A t0 (10.0 ms)", 28) == 0);
+    assert_string_equal(lines[11], "30 CACHE MISS in B, 600 ms avoidable in all; the 10 most costly:");
+    assert_true(strncmp(lines[12], "  CACHE MISS: B t10050 (20.0 ms)", 32) == 0);
+    assert_true(strncmp(lines[21], "  CACHE MISS: B t10059 (20.0 ms)", 32) == 0);
+    assert_true(strncmp(lines[22], "UNTRACKED: ", 11) == 0);
+    assert_string_equal(lines[23], "60 more found but not listed (past the 10000 a rule lists)");
+    wt_anomaly_lines_free(lines, n);
+    done(&r);
+}
+
+/* A category's most costly MISSes are those of the whole run, not of the list's first 10,000:
+ * A fills the list with 10,000 MISSes of 10 ms, then misses "a.big" for 50 ms. B comes after:
+ * labels b0..b11, bi missing 3 times for 10i + 1, 2 and 3 ms, with a label bh of 20 HITs of
+ * 0.5 ms (the category's median HIT, which the bi, without HITs of their own, are held
+ * against). By hand: B's 10 most costly are b11's, b10's, b9's and b8's 83 ms MISS (113 .. 83
+ * ms, less 0.5 avoidable), and B's avoidable is sum(10i + j) - 36 x 0.5 = 2052 - 18 ms, exact.
+ * C: c0 with 20 HITs of 0.5 ms, then 15 MISSes of 1 .. 15 ms in rising order (each later one
+ * takes a kept one's place); a key keeps its 4 slowest, so C can list only c0's 15 .. 12 ms,
+ * and as c0 had more, its heading says they are the most costly of the listed ones. */
+static void test_anomalies_most_costly_misses_of_the_whole_run(void **state)
+{
+    enum { NA = WT_ANOMALY_MAX_LIST, NL = 12, NH = 20, NC = 15 };
+    static char names[NA][8], bnames[NL][4];
+    static wt_event evs[NA + 1 + NH + NL * 3 + NH + NC];
+    size_t m = 0;
+    double t = 0;
+    for (int i = 0; i < NA; i++, t += 0.010) {
+        snprintf(names[i], sizeof names[i], "a%d", i);
+        evs[m++] = sp(1, t, t + 0.010, "A", names[i], WT_CACHED_MISS);
+    }
+    evs[m++] = sp(1, t, t + 0.050, "A", "a.big", WT_CACHED_MISS);
+    t += 0.050;
+    for (int i = 0; i < NH; i++, t += 0.0005)
+        evs[m++] = sp(1, t, t + 0.0005, "B", "bh", WT_CACHED_HIT);
+    for (int j = 1; j <= 3; j++)
+        for (int i = 0; i < NL; i++) {
+            snprintf(bnames[i], sizeof bnames[i], "b%d", i);
+            const double d = 0.001 * (10 * i + j);
+            evs[m++] = sp(1, t, t + d, "B", bnames[i], WT_CACHED_MISS);
+            t += d;
+        }
+    for (int i = 0; i < NH; i++, t += 0.0005)
+        evs[m++] = sp(1, t, t + 0.0005, "C", "c0", WT_CACHED_HIT);
+    for (int j = 1; j <= NC; j++, t += 0.001 * j)
+        evs[m++] = sp(1, t, t + 0.001 * j, "C", "c0", WT_CACHED_MISS);
+    wt_anomaly_opts o = defaults();
+    run r;
+    go(&r, &o, evs, m, WT_END_CLEAN, t, NULL, 0);
+    assert_int_equal(wt_anomalies_count(r.an, WT_AN_MISS), NA + 1 + NL * 3 + NC);
+    int lower;
+    assert_float_equal(wt_anomalies_avoidable(r.an, &lower),
+                       NA * 0.010 + 0.050 + 2.034 + (0.120 - NC * 0.0005), 1e-6);
+    assert_true(lower); /* C's MISSes c0 did not keep */
+    size_t ng;
+    const wt_anomaly_group *g = wt_anomalies_groups(r.an, &ng);
+    assert_int_equal(ng, 3);
+    assert_string_equal(g[0].category, "A");
+    assert_int_equal(g[0].count, NA + 1);
+    assert_float_equal(g[0].cost, NA * 0.010 + 0.050, 1e-6);
+    assert_string_equal(g[0].items[0]->label, "a.big");
+    assert_float_equal(g[0].items[0]->cost, 0.050, 1e-9);
+    assert_string_equal(g[1].category, "B");
+    assert_int_equal(g[1].count, NL * 3);
+    assert_float_equal(g[1].cost, 2.034, 1e-6);
+    assert_false(g[1].cost_lower_bound);
+    assert_true(g[1].ranked);
+    assert_int_equal(g[1].n_items, 10);
+    static const int want[10] = { 113, 112, 111, 103, 102, 101, 93, 92, 91, 83 };
+    for (size_t i = 0; i < 10; i++) {
+        assert_int_equal(g[1].items[i]->dur, S(0.001 * want[i]) - S(0));
+        assert_float_equal(g[1].items[i]->cost, 0.001 * want[i] - 0.0005, 1e-9);
+    }
+    assert_string_equal(g[1].items[0]->label, "b11");
+    assert_string_equal(g[1].items[9]->label, "b8");
+    assert_string_equal(g[2].category, "C");
+    assert_int_equal(g[2].count, NC);
+    assert_false(g[2].ranked);
+    assert_true(g[2].cost_lower_bound);
+    assert_int_equal(g[2].n_items, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(g[2].items[i]->dur, S(0.001 * (15 - (int)i)) - S(0));
+    char **lines;
+    size_t n;
+    assert_int_equal(wt_anomalies_lines(r.an, 10, &lines, &n), 0);
+    assert_string_equal(lines[0], "10001 CACHE MISS in A, 100 s avoidable in all; the 10 most costly:");
+    assert_true(strncmp(lines[1], "  CACHE MISS: A a.big (50.0 ms)", 31) == 0);
+    assert_string_equal(lines[11], "36 CACHE MISS in B, 2.03 s avoidable in all; the 10 most costly:");
+    assert_true(strncmp(lines[12], "  CACHE MISS: B b11 (113 ms)", 28) == 0);
+    assert_non_null(strstr(lines[12], "avoidable 112 ms (median HIT of the category 0.500 ms)"));
+    assert_true(strncmp(lines[22], "15 CACHE MISS in C, at least ", 29) == 0);
+    assert_non_null(strstr(lines[22], "; the 4 most costly of the 4 listed:"));
+    assert_true(strncmp(lines[23], "  CACHE MISS: C c0 (15.0 ms)", 28) == 0);
+    assert_non_null(strstr(lines[23], "avoidable 14.5 ms (median HIT of the label 0.500 ms)"));
+    wt_anomaly_lines_free(lines, n);
+    done(&r);
+}
+
+/* Past the key bound the labels fold into one key per category, which stands for every label
+ * past it: a model of unique tensor labels has all its late MISSes there, so that key keeps
+ * 10, not 4. 16,484 labels of one 1 ms MISS each, then 12 labels big0..big11 missing for 10 ..
+ * 21 ms (folded, past the list): the category's 10 most costly are big11 .. big2, each named
+ * by its own label, and the heading vouches for them. */
+static void test_anomalies_folded_labels_keep_their_ten_most_costly(void **state)
+{
+    enum { NK = WT_MAX_LABEL_KEYS + 100, NB = 12 };
+    static char names[NK + NB][12];
+    static wt_event evs[NK + NB];
+    double t = 0;
+    for (int i = 0; i < NK + NB; i++) {
+        const double d = i < NK ? 0.001 : 0.001 * (10 + i - NK);
+        snprintf(names[i], sizeof names[i], i < NK ? "t%d" : "big%d", i < NK ? i : i - NK);
+        evs[i] = sp(1, t, t + d, "W", names[i], WT_CACHED_MISS);
+        t += d;
+    }
+    wt_anomaly_opts o = defaults();
+    run r;
+    go(&r, &o, evs, NK + NB, WT_END_CLEAN, t, NULL, 0);
+    size_t ng;
+    const wt_anomaly_group *g = wt_anomalies_groups(r.an, &ng);
+    assert_int_equal(ng, 1);
+    assert_int_equal(g[0].count, NK + NB);
+    assert_true(g[0].ranked);
+    for (size_t i = 0; i < 10; i++) {
+        char want[12];
+        snprintf(want, sizeof want, "big%d", NB - 1 - (int)i);
+        assert_string_equal(g[0].items[i]->label, want);
+        assert_float_equal(g[0].items[i]->seconds, 0.001 * (10 + NB - 1 - (int)i), 1e-9);
+    }
+    char **lines;
+    size_t n;
+    assert_int_equal(wt_anomalies_lines(r.an, 10, &lines, &n), 0);
+    assert_non_null(strstr(lines[0], " avoidable in all; the 10 most costly:"));
+    assert_true(strncmp(lines[1], "  CACHE MISS: W big11 (21.0 ms)", 31) == 0);
     wt_anomaly_lines_free(lines, n);
     done(&r);
 }
@@ -972,6 +1105,8 @@ int main(void)
         cmocka_unit_test(test_anomalies_gates_fire_past_their_threshold),
         cmocka_unit_test(test_anomalies_a_cold_then_warm_600_tensor_load),
         cmocka_unit_test(test_anomalies_a_flood_of_misses_hides_no_other_finding),
+        cmocka_unit_test(test_anomalies_most_costly_misses_of_the_whole_run),
+        cmocka_unit_test(test_anomalies_folded_labels_keep_their_ten_most_costly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,8 +232,8 @@ static int pair_stretch(wt_analysis_pair *p, const wt_span_batch *b, batch_strs 
     if (!p->an)
         return 0;
     wt__pair_id *const tab = p->ids->tab.v;
-    for (size_t k = wt__anomalies_run(p->an, s, ak, n); k < n;
-         k += 1 + wt__anomalies_run(p->an, s + k + 1, ak + k + 1, n - k - 1)) {
+    for (size_t k = wt__anomalies_run(p->an, b, s, ak, n); k < n;
+         k += 1 + wt__anomalies_run(p->an, b, s + k + 1, ak + k + 1, n - k - 1)) {
         rec_event(b, c, &s[k], ev);
         /* the table's word: it may have been filled since ak[] was */
         if ((rc = wt__anomalies_span(p->an, ev, &tab[s[k].label].akey)) != 0)

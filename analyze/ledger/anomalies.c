@@ -58,18 +58,16 @@ static int always_listed(wt_anomaly_kind k)
 
 /* Adds an anomaly of kind k: `title` is the rule's word, the printf text what follows it (the
  * process name goes between them at finish). Counted always, in its group too; listed while
- * its rule is under the cap (always_listed()). */
-static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
-               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
-               const char *fmt, ...)
+ * its rule is under the cap (always_listed()), or past it when `uncapped`. */
+static int vadd(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+                int uncapped, const char *fmt, va_list ap)
 {
     long g = wt__an_group_add(a, k, title, proto->category, 1, proto->cost);
     if (g < 0)
         return WT_ENOMEM;
     a->counts[k]++;
     an_list *l = &a->kinds[k];
-    if (l->n >= WT_ANOMALY_MAX_LIST && !always_listed(k)) {
+    if (l->n >= WT_ANOMALY_MAX_LIST && !always_listed(k) && !uncapped) {
         a->omitted++;
         return 0;
     }
@@ -78,10 +76,7 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_a
         return WT_ENOMEM;
     l->v = nv;
     char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     char *text = strdup(buf);
     if (!text)
         return WT_ENOMEM;
@@ -92,6 +87,31 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_a
     x->title = title;
     x->group = (size_t)g;
     return 0;
+}
+
+static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+               const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vadd(a, k, title, proto, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int add_uncapped(wt_anomalies *a, wt_anomaly_kind k, const char *title,
+                        const wt_anomaly *proto, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int add_uncapped(wt_anomalies *a, wt_anomaly_kind k, const char *title,
+                        const wt_anomaly *proto, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vadd(a, k, title, proto, 1, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int wt_anomalies_create(const wt_anomaly_opts *opts, wt_anomalies **out)
@@ -243,7 +263,7 @@ static __attribute__((noinline)) an_key *key_make(wt_anomalies *a, const char *c
         an_key *k = &a->keys[a->n_keys++];
         memset(k, 0, sizeof *k);
         a->label_key_bytes += strlen(l); /* as the ledger counts them: the same spans fold */
-        k->floor_slow = k->floor_slow_hits = -1;
+        k->floor_slow = k->floor_slow_hits = k->floor_late = -1;
         k->load_ts_file = k->load_ts = INT64_MAX;
         k->category = wt__an_intern(a, c);
         k->label = wt__an_intern(a, l);
@@ -359,6 +379,8 @@ static int on_miss(wt_anomalies *a, an_key *k, const wt_event *ev, int64_t dur, 
     } else {
         a->counts[WT_AN_MISS]++;
         a->omitted++;
+        if (dur > k->floor_late)
+            return wt__an_keep_late(a, k, ev->ts, dur, ev->tid, ev->label, ev->detail);
     }
     return 0;
 }
@@ -438,12 +460,26 @@ static __attribute__((noinline)) int span_general(wt_anomalies *a, const wt_even
     return key_span(a, &a->keys[*key - 1], ev);
 }
 
+/* A batch's MISS past the list among key k's slowest (span_common() said 2; the batch path
+ * cannot fail: out of memory shows at finish). Its strings are the batch's. */
+static __attribute__((noinline)) void keep_late_rec(wt_anomalies *a, an_key *k,
+                                                    const wt_span_batch *b, const wt_span_rec *r)
+{
+    const int64_t dur = r->dur > 0 ? r->dur : 0;
+    const char *label = k->fold ? wt_reader_string(b->reader, r->label) : NULL;
+    const char *detail = r->detail ? wt_reader_string(b->reader, r->detail) : NULL;
+    if (wt__an_keep_late(a, k, r->ts, dur, b->tid, label, detail) < 0)
+        a->late_failed = 1;
+}
+
 /* The common case of a span of key ki (> 0), from its fields (an event's or a batch record's),
  * decided before anything changes: a known key, not among the slowest, not a MISS to list, not
  * left open, not the key's earliest load in this file, and every reservoir it samples into
  * with room for a duration under 4.29 s (wt__reservoir_has_room(), wt__reservoir_narrow(): the
  * add cannot fail). It counts and samples; 1 when it does not hold (nothing changed: the
- * caller takes span_general(), the same work as wt_anomalies_event()). The samples are key_span()'s, reservoir by reservoir in the same
+ * caller takes span_general(), the same work as wt_anomalies_event()); 2 when it took a MISS
+ * past the list that is among its key's slowest, which the caller keeps (wt__an_keep_late(),
+ * with the span's strings). The samples are key_span()'s, reservoir by reservoir in the same
  * order, so the same values are kept. With 16,384 labels most spans sample (a key's first 255
  * spans fill its reservoirs, and algorithm L replaces some 220 more of its next 350): declining
  * them sent four spans in five down the event path. */
@@ -457,7 +493,7 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
     if (cached == WT_CACHED_HIT)
         common = common && wt__reservoir_has_room(&k->hits) && wt__reservoir_has_room(ch) &&
                  dur <= k->floor_slow_hits && ts >= k->load_ts_file;
-    else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones is only counted */
+    else if (cached == WT_CACHED_MISS) /* a MISS past the listed ones */
         common = common && wt__reservoir_has_room(&k->misses) &&
                  a->n_misses >= WT_ANOMALY_MAX_LIST && ts >= k->load_ts_file;
     else
@@ -475,6 +511,8 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
         (void)wt__reservoir_add_ns(&k->misses, dur);
         a->counts[WT_AN_MISS]++;
         a->omitted++;
+        if (WT_UNLIKELY(dur > k->floor_late))
+            return 2;
     } else {
         (void)wt__reservoir_sample_ns(&k->others, dur);
     }
@@ -484,8 +522,13 @@ static inline int span_common(wt_anomalies *a, uint32_t ki, int64_t ts, int64_t 
 int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key)
 {
     const uint32_t ki = *key;
-    if (WT_UNLIKELY(ki == 0) || span_common(a, ki, ev->ts, ev->dur, ev->cached, ev->flags) != 0)
+    int rc;
+    if (WT_UNLIKELY(ki == 0) ||
+        (rc = span_common(a, ki, ev->ts, ev->dur, ev->cached, ev->flags)) == 1)
         return span_general(a, ev, key);
+    if (WT_UNLIKELY(rc == 2))
+        return wt__an_keep_late(a, &a->keys[ki - 1], ev->ts, ev->dur > 0 ? ev->dur : 0,
+                                ev->tid, ev->label, ev->detail);
     return 0;
 }
 
@@ -565,6 +608,7 @@ static inline void prefetch_slots(const wt_anomalies *a, uint32_t ki, uint8_t ca
 /* wt__anomalies_run(), asking ahead for the keys' state when `far` (a constant: the compiler
  * makes a copy of each). */
 static inline __attribute__((always_inline)) size_t run_spans(wt_anomalies *a,
+                                                              const wt_span_batch *b,
                                                               const wt_span_rec *s,
                                                               const uint32_t *keys, size_t n,
                                                               int far)
@@ -583,19 +627,25 @@ static inline __attribute__((always_inline)) size_t run_spans(wt_anomalies *a,
             prefetch_slots(a, keys[k + AN_AHEAD_SLOT], s[k + AN_AHEAD_SLOT].cached);
         if (k + 1 < n && keys[k + 1] == keys[k] && (m = hit_run(a, keys[k], s + k, keys + k, n - k)))
             k += m;
-        else if (span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached, s[k].flags) == 0)
+        else if ((m = (size_t)span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached,
+                                          s[k].flags)) != 1) {
+            if (WT_UNLIKELY(m == 2))
+                keep_late_rec(a, &a->keys[keys[k] - 1], b, &s[k]);
             k++;
-        else
+        } else {
             break;
+        }
     }
     return k;
 }
 
-size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n)
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_batch *b, const wt_span_rec *s,
+                         const uint32_t *keys, size_t n)
 {
     /* the bench_analyze shapes (up to 1,000 labels, their state within the caches) paid some 36
      * instructions a span for prefetches that found their lines there already */
-    return a->n_keys > AN_FAR_KEYS ? run_spans(a, s, keys, n, 1) : run_spans(a, s, keys, n, 0);
+    return a->n_keys > AN_FAR_KEYS ? run_spans(a, b, s, keys, n, 1)
+                                   : run_spans(a, b, s, keys, n, 0);
 }
 
 void wt__anomalies_instant(wt_anomalies *a, int64_t ts)
@@ -792,56 +842,50 @@ static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
     return NULL;
 }
 
+double wt__an_miss_cost(wt_anomalies *a, const an_key *k, double sec, double *med,
+                        const char **of)
+{
+    *of = hit_median(a, (an_key *)k, med);
+    return *of ? (sec > *med ? sec - *med : 0.0) : sec;
+}
+
+int wt__an_report_miss(wt_anomalies *a, const an_key *k, const wt_anomaly *where,
+                       const char *label, const char *detail, int uncapped)
+{
+    const double sec = (double)where->dur * NS;
+    double med;
+    const char *of;
+    const double cost = wt__an_miss_cost(a, k, sec, &med, &of);
+    a->avoidable += cost;
+    wt_anomaly p = *where;
+    p.category = k->category;
+    p.label = label;
+    p.detail = detail;
+    p.seconds = sec;
+    p.cost = cost;
+    const char *d = detail ? detail : WT_LEDGER_MISS_DEFAULT;
+    char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
+    int (*const put)(wt_anomalies *, wt_anomaly_kind, const char *, const wt_anomaly *,
+                     const char *, ...) = uncapped ? add_uncapped : add;
+    if (of)
+        return put(a, WT_AN_MISS, "CACHE MISS", &p,
+                   "%s %s (%s) \xe2\x80\x94 %s; avoidable %s (median HIT of the %s %s)",
+                   k->category, label, AN_SECS(b1, sec), d, AN_SECS(b2, cost), of,
+                   AN_SECS(b3, med));
+    return put(a, WT_AN_MISS, "CACHE MISS", &p,
+               "%s %s (%s) \xe2\x80\x94 %s; avoidable up to %s (no HIT to compare)",
+               k->category, label, AN_SECS(b1, sec), d, AN_SECS(b2, cost));
+}
+
 static int finish_misses(wt_anomalies *a)
 {
     for (size_t i = 0; i < a->n_misses; i++) {
         const an_span *m = &a->misses[i];
-        an_key *k = &a->keys[m->key];
-        const double sec = (double)m->dur * NS;
-        double med;
-        const char *of = hit_median(a, k, &med);
-        double cost = of ? (sec > med ? sec - med : 0.0) : sec;
-        a->avoidable += cost;
-        wt_anomaly p = { .pid = m->pid, .tid = m->tid, .ts = m->ts, .dur = m->dur,
-                         .category = k->category, .label = m->label ? m->label : k->label,
-                         .detail = m->detail, .seconds = sec, .cost = cost };
-        const char *detail = m->detail ? m->detail : WT_LEDGER_MISS_DEFAULT;
-        char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
-        int rc;
-        if (of)
-            rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
-                     "%s %s (%s) \xe2\x80\x94 %s; avoidable %s (median HIT of the %s %s)",
-                     k->category, p.label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost), of,
-                     AN_SECS(b3, med));
-        else
-            rc = add(a, WT_AN_MISS, "CACHE MISS", &p,
-                     "%s %s (%s) \xe2\x80\x94 %s; avoidable up to %s (no HIT to compare)",
-                     k->category, p.label, AN_SECS(b1, sec), detail, AN_SECS(b2, cost));
+        const an_key *k = &a->keys[m->key];
+        const wt_anomaly where = { .pid = m->pid, .tid = m->tid, .ts = m->ts, .dur = m->dur };
+        int rc = wt__an_report_miss(a, k, &where, m->label ? m->label : k->label, m->detail, 0);
         if (rc < 0)
             return rc;
-    }
-    return 0;
-}
-
-/* The MISSes past the list (counted as they came): into their groups, with the avoidable
- * seconds their total allows at least (sum(max(0, s - med)) >= total - n * med). */
-static int finish_unlisted_misses(wt_anomalies *a)
-{
-    for (size_t i = 0; i < a->n_keys; i++) {
-        an_key *k = &a->keys[i];
-        const int64_t n = k->misses.n - k->listed_n;
-        if (n <= 0)
-            continue;
-        double med, total = k->misses.total - k->listed_s;
-        double cost = hit_median(a, k, &med) ? total - (double)n * med : total;
-        if (cost < 0)
-            cost = 0;
-        a->avoidable += cost;
-        a->avoidable_lb = 1;
-        long g = wt__an_group_add(a, WT_AN_MISS, "CACHE MISS", k->category, n, cost);
-        if (g < 0)
-            return WT_ENOMEM;
-        a->groups[g].g.cost_lower_bound = 1;
     }
     return 0;
 }
@@ -1014,7 +1058,7 @@ int wt_anomalies_finish(wt_anomalies *a, const wt_ledger_result *ledger,
         rc = finish_misses(a);
     }
     if (rc == 0)
-        rc = finish_unlisted_misses(a);
+        rc = wt__an_finish_late(a);
     if (rc == 0)
         rc = finish_keys(a);
     if (rc == 0 && ledger)
@@ -1062,6 +1106,7 @@ void wt_anomalies_free(wt_anomalies *a)
         wt__reservoir_release(&a->keys[i].hits);
         wt__reservoir_release(&a->keys[i].misses);
         wt__reservoir_release(&a->keys[i].others);
+        wt__an_late_release(&a->keys[i]);
     }
     for (size_t i = 0; i < a->n_cats; i++)
         wt__reservoir_release(&a->cat_hits[i]);

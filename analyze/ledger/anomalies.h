@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "ledger.h"
+#include "source.h"
 #include "walltime/reader.h"
 
 #define WT_ANOMALY_KEEP_SLOWEST 8
@@ -144,12 +145,13 @@ int wt_anomalies_event(wt_anomalies *a, const wt_event *ev);
  * slot from wt__ledger_calc_span(), or analysis.c's id table), 0 at first, which this call
  * fills with the pair's key (index + 1) so that later spans of the pair skip the look-up. */
 int wt__anomalies_span(wt_anomalies *a, const wt_event *ev, uint32_t *key);
-/* The batch path of analysis.c: spans s[0..n) of a batch in order, s[k] of a (category, label)
- * whose key is keys[k] (what wt__anomalies_span() stored in *key for an earlier span of the
- * pair in this file), while each is the common case: the same work as wt__anomalies_span() on
- * the span as an event. Returns how many were done: s[that] is not the common case or its key
- * is 0 (nothing changed for it: the caller passes it to wt__anomalies_span()). */
-size_t wt__anomalies_run(wt_anomalies *a, const wt_span_rec *s, const uint32_t *keys, size_t n);
+/* The batch path of analysis.c: spans s[0..n) of batch b in order, s[k] of a (category,
+ * label) whose key is keys[k] (what wt__anomalies_span() stored in *key for an earlier span of
+ * the pair in this file), while each is the common case: the same work as wt__anomalies_span()
+ * on the span as an event. Returns how many were done: s[that] is not the common case or its
+ * key is 0 (nothing changed for it: the caller passes it to wt__anomalies_span()). */
+size_t wt__anomalies_run(wt_anomalies *a, const wt_span_batch *b, const wt_span_rec *s,
+                         const uint32_t *keys, size_t n);
 /* The same as wt_anomalies_event() for a WT_EV_COUNTER or WT_EV_MARK event at `ts` (it only
  * moves the file's last time, a maximum: for samples, the latest of them, in any order with
  * spans), for the direct path of analysis.c. */
@@ -186,6 +188,8 @@ typedef struct wt_anomaly_group {
     int64_t count;        /* found, listed or not */
     double cost;          /* their costs summed */
     int cost_lower_bound; /* some were past the list: cost is a lower bound */
+    int ranked; /* its first WT_ANOMALY_TOP items are its most costly members, listed or not
+                   (CACHE MISS: anomalies_late.c); else they are of the listed ones */
     const wt_anomaly *const *items; /* the listed members, most costly first */
     size_t n_items;
 } wt_anomaly_group;

@@ -225,7 +225,8 @@ static void heading(line_buf *l, const wt_anomaly_group *g, size_t shown)
     if (shown == 0) /* every member came past its rule's list (a flood of another category) */
         snprintf(tail, sizeof tail, "; none listed (past the %d a rule lists)",
                  WT_ANOMALY_MAX_LIST);
-    else if (g->count > (int64_t)g->n_items) /* the members past the list are not ranked */
+    else if (g->count > (int64_t)g->n_items && !(g->ranked && shown <= WT_ANOMALY_TOP))
+        /* the members past the list are not ranked */
         snprintf(tail, sizeof tail,
                  words ? "; the %zu most costly of the %zu listed:" : "; the first %zu of the %zu listed:",
                  shown, g->n_items);

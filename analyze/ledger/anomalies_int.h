@@ -29,6 +29,17 @@ typedef struct an_at {
     int64_t ts, dur;
 } an_at;
 
+/* A MISS past the list, kept among its key's AN_LATE_KEEP slowest (anomalies_late.c). */
+#define AN_LATE_KEEP 4
+typedef struct an_late {
+    int64_t ts, dur;
+    uint64_t tid;
+    uint32_t file;  /* index in files */
+    uint8_t picked; /* at finish: listed among its category's most costly */
+    char *strs;        /* owned, NULL for neither: its own label (a fold key's, else "") and its
+                      detail ("" for none), each ending in NUL */
+} an_late;
+
 typedef struct an_key {
     /* first: what every span of the key reads (the header and its class's reservoir) */
     int64_t floor_slow, floor_slow_hits; /* a span enters slow[] (slow_hits[]) when over this:
@@ -60,6 +71,11 @@ typedef struct an_key {
      * rules that hold a span against its label's others (slow-hit, outlier) skip it, a MISS
      * names its own label, and repeats are its labels' (anomalies_fold.c) */
     uint8_t fold;
+    /* its AN_LATE_KEEP slowest MISSes past the list (made at the first of them) */
+    uint8_t n_late, lo_late;
+    int64_t floor_late; /* a MISS past the list enters late[] when over this: -1 while not
+                           full, then the shortest kept */
+    an_late *late;
 } an_key;
 
 /* One file (process) of the run. */
@@ -133,6 +149,7 @@ struct wt_anomalies {
     int64_t start, first_start, last_ts, dropped;
     uint64_t dropped_tid;
     int files_seen, damaged_reported;
+    int late_failed; /* the batch path could not keep a MISS past the list: out of memory */
 };
 
 /* How many spans key k has had. */
@@ -159,6 +176,26 @@ int wt__an_report_repeat(wt_anomalies *a, const an_key *k, const char *label, in
 
 /* anomalies_fold.c: the repeats of a fold key's labels, found and reported. */
 int wt__an_fold_repeats(wt_anomalies *a);
+
+/* A MISS of key k (its own label, detail NULL for none) as a CACHE MISS finding against the
+ * key's median HIT; its cost added to the run's avoidable seconds and, when `cost` is not NULL,
+ * to *cost. Listed past the rule's cap when `uncapped` (a late MISS: a bounded number). */
+int wt__an_report_miss(wt_anomalies *a, const an_key *k, const wt_anomaly *where,
+                       const char *label, const char *detail, int uncapped);
+
+/* The cost of a MISS of key k lasting sec seconds: over the key's median HIT (*med, of which
+ * *of tells), else the whole of it (*of NULL: no HIT to compare). */
+double wt__an_miss_cost(wt_anomalies *a, const an_key *k, double sec, double *med,
+                        const char **of);
+
+/* anomalies_late.c: keeps key k's MISS past the list (at ts on thread tid, of duration dur
+ * over k's floor_late, its own label and detail NULL for none) among the key's slowest; at
+ * finish, lists each category's most costly of them and counts the rest into their groups;
+ * frees what a key keeps. */
+int wt__an_keep_late(wt_anomalies *a, an_key *k, int64_t ts, int64_t dur, uint64_t tid,
+                     const char *label, const char *detail);
+int wt__an_finish_late(wt_anomalies *a);
+void wt__an_late_release(an_key *k);
 
 /* Counts n anomalies of total cost `cost` into the group of (title, category), made on first
  * sight (title static, category interned in a or NULL); returns the group's index, or -1 out
