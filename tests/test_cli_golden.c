@@ -128,6 +128,66 @@ static void test_cli_folded_label_counts_in_json(void **s)
     unlink(err);
 }
 
+/* The CACHE MISS ranking past the list, through a file (the batch path) and both outputs.
+ * "load": 10,000 MISSes of 5 ns (the list), then "again" missing 6 times for 100 .. 600 ns: it
+ * keeps its 4 slowest, all among its category's 10 most costly, and had more, so the group
+ * cannot vouch for its ranking. "late": 12 labels missing once each past the list, all kept:
+ * its 10 most costly are those of the run. */
+static void test_cli_miss_ranking_past_the_list(void **s)
+{
+    char cwd[2048], path[4096], out[4200], err[4200], args[4300];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(path, sizeof path, "%s/ranking_%d.wtrace", cwd, (int)getpid());
+    tb *b = tb_create(path, 1, 0, 0);
+    char label[32];
+    int64_t t = 0;
+    tb_span_desc d = { .tid = 1, .category = "load", .cached = WT_CACHED_MISS };
+    for (int i = 0; i < 10000; i++, t += 10) {
+        snprintf(label, sizeof label, "t%d", i);
+        d.start = t, d.end = t + 5, d.label = label;
+        tb_span_ex(b, &d);
+    }
+    for (int j = 1; j <= 6; j++, t += 1000) {
+        d.start = t, d.end = t + 100 * j, d.label = "again";
+        tb_span_ex(b, &d);
+    }
+    d.category = "late";
+    for (int i = 0; i < 12; i++, t += 100) {
+        snprintf(label, sizeof label, "l%d", i);
+        d.start = t, d.end = t + 50 + i, d.label = label;
+        tb_span_ex(b, &d);
+    }
+    tb_close(b, TB_END_CLEAN, t, 0);
+    snprintf(out, sizeof out, "%s.out", path);
+    snprintf(err, sizeof err, "%s.err", path);
+    snprintf(args, sizeof args, "anomalies --json --min-cost 0 '%s'", path);
+    assert_int_equal(cli_run(cwd, args, out, err), 0);
+    char *got = cli_slurp(out);
+    assert_non_null(got);
+    const char *load = strstr(got, "\"category\": \"load\""), *late = strstr(got, "\"category\": \"late\"");
+    assert_non_null(load);
+    assert_non_null(late);
+    const char *rl = strstr(load, "\"ranked\": "), *rt = strstr(late, "\"ranked\": ");
+    assert_non_null(strstr(load, "\"count\": 10006,"));
+    assert_non_null(strstr(load, "\"listed\": 10004,"));
+    assert_true(rl && strncmp(rl, "\"ranked\": false", 15) == 0);
+    assert_non_null(strstr(late, "\"count\": 12,"));
+    assert_non_null(strstr(late, "\"listed\": 10,"));
+    assert_true(rt && strncmp(rt, "\"ranked\": true", 14) == 0);
+    free(got);
+    snprintf(args, sizeof args, "anomalies --min-cost 0 '%s'", path);
+    assert_int_equal(cli_run(cwd, args, out, err), 0);
+    got = cli_slurp(out);
+    assert_non_null(got);
+    if (!strstr(got, "10006 CACHE MISS in load, ") || !strstr(got, "; the 10 most costly of the 10004 listed:") ||
+        !strstr(got, "12 CACHE MISS in late, ") || !strstr(got, " avoidable in all; the 10 most costly:\n"))
+        fail_msg("headings:\n%s", got);
+    free(got);
+    unlink(path);
+    unlink(out);
+    unlink(err);
+}
+
 static void test_cli_golden_help_per_command(void **s)
 {
     help_ok("--help");
@@ -189,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_cli_golden_anomalies_budget_gate),
         cmocka_unit_test(test_cli_golden_anomalies_baseline),
         cmocka_unit_test(test_cli_folded_label_counts_in_json),
+        cmocka_unit_test(test_cli_miss_ranking_past_the_list),
         cmocka_unit_test(test_cli_golden_info_text),
         cmocka_unit_test(test_cli_golden_info_json),
         cmocka_unit_test(test_cli_golden_dump_text),
