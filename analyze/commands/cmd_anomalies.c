@@ -95,8 +95,7 @@ static void render_json(const wt_anomalies *an, const wt_ledger_result *l, size_
         wt_json_fixed(&j, "cost_s", g[i].cost, 9);
         wt_json_bool(&j, "cost_is_lower_bound", g[i].cost_lower_bound);
         wt_json_int(&j, "listed", (int64_t)g[i].n_items);
-        /* its first 10 are its most costly of the run, listed or not (count > listed) */
-        wt_json_bool(&j, "ranked", g[i].ranked || g[i].count == (int64_t)g[i].n_items);
+        wt_json_bool(&j, "ranked", g[i].ranked);
         wt_json_array_begin(&j, "lines");
         size_t shown = top && top < g[i].n_items ? top : g[i].n_items;
         for (size_t k = 0; k < shown; k++)

@@ -101,15 +101,15 @@ static int add(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_a
     return rc;
 }
 
-static int add_uncapped(wt_anomalies *a, wt_anomaly_kind k, const char *title,
-                        const wt_anomaly *proto, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int add_uncapped(wt_anomalies *a, wt_anomaly_kind k, const char *title,
-                        const wt_anomaly *proto, const char *fmt, ...)
+/* add(), listed past the cap when `uncapped`. */
+static int add_ex(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+                  int uncapped, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int add_ex(wt_anomalies *a, wt_anomaly_kind k, const char *title, const wt_anomaly *proto,
+                  int uncapped, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = vadd(a, k, title, proto, 1, fmt, ap);
+    int rc = vadd(a, k, title, proto, uncapped, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -621,15 +621,16 @@ static inline __attribute__((always_inline)) size_t run_spans(wt_anomalies *a,
     }
     while (k < n && keys[k] != 0) {
         size_t m;
+        int rc;
         if (far && k + AN_AHEAD_KEY < n && keys[k + AN_AHEAD_KEY] != 0)
             prefetch_key(a, keys[k + AN_AHEAD_KEY], s[k + AN_AHEAD_KEY].cached);
         if (far && k + AN_AHEAD_SLOT < n && keys[k + AN_AHEAD_SLOT] != 0)
             prefetch_slots(a, keys[k + AN_AHEAD_SLOT], s[k + AN_AHEAD_SLOT].cached);
         if (k + 1 < n && keys[k + 1] == keys[k] && (m = hit_run(a, keys[k], s + k, keys + k, n - k)))
             k += m;
-        else if ((m = (size_t)span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached,
-                                          s[k].flags)) != 1) {
-            if (WT_UNLIKELY(m == 2))
+        else if ((rc = span_common(a, keys[k], s[k].ts, s[k].dur, (wt_cached)s[k].cached,
+                                   s[k].flags)) != 1) {
+            if (WT_UNLIKELY(rc == 2))
                 keep_late_rec(a, &a->keys[keys[k] - 1], b, &s[k]);
             k++;
         } else {
@@ -825,9 +826,7 @@ static void count_repeats(wt_anomalies *a)
     }
 }
 
-/* The median HIT a MISS of k is held against (its label's, else its category's) and what it
- * is of; NULL when there is no HIT at all. A fold key's HITs are those of its labels. */
-static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
+const char *wt__an_hit_median(wt_anomalies *a, an_key *k, double *med)
 {
     if (k->hits.n) {
         *med = wt__reservoir_median(&k->hits);
@@ -842,20 +841,13 @@ static const char *hit_median(wt_anomalies *a, an_key *k, double *med)
     return NULL;
 }
 
-double wt__an_miss_cost(wt_anomalies *a, const an_key *k, double sec, double *med,
-                        const char **of)
-{
-    *of = hit_median(a, (an_key *)k, med);
-    return *of ? (sec > *med ? sec - *med : 0.0) : sec;
-}
-
-int wt__an_report_miss(wt_anomalies *a, const an_key *k, const wt_anomaly *where,
+int wt__an_report_miss(wt_anomalies *a, an_key *k, const wt_anomaly *where,
                        const char *label, const char *detail, int uncapped)
 {
     const double sec = (double)where->dur * NS;
     double med;
-    const char *of;
-    const double cost = wt__an_miss_cost(a, k, sec, &med, &of);
+    const char *of = wt__an_hit_median(a, k, &med);
+    const double cost = wt__an_miss_cost(sec, med, of);
     a->avoidable += cost;
     wt_anomaly p = *where;
     p.category = k->category;
@@ -865,23 +857,21 @@ int wt__an_report_miss(wt_anomalies *a, const an_key *k, const wt_anomaly *where
     p.cost = cost;
     const char *d = detail ? detail : WT_LEDGER_MISS_DEFAULT;
     char b1[WT_LEDGER_SECONDS_MAX], b2[WT_LEDGER_SECONDS_MAX], b3[WT_LEDGER_SECONDS_MAX];
-    int (*const put)(wt_anomalies *, wt_anomaly_kind, const char *, const wt_anomaly *,
-                     const char *, ...) = uncapped ? add_uncapped : add;
     if (of)
-        return put(a, WT_AN_MISS, "CACHE MISS", &p,
-                   "%s %s (%s) \xe2\x80\x94 %s; avoidable %s (median HIT of the %s %s)",
-                   k->category, label, AN_SECS(b1, sec), d, AN_SECS(b2, cost), of,
-                   AN_SECS(b3, med));
-    return put(a, WT_AN_MISS, "CACHE MISS", &p,
-               "%s %s (%s) \xe2\x80\x94 %s; avoidable up to %s (no HIT to compare)",
-               k->category, label, AN_SECS(b1, sec), d, AN_SECS(b2, cost));
+        return add_ex(a, WT_AN_MISS, "CACHE MISS", &p, uncapped,
+                      "%s %s (%s) \xe2\x80\x94 %s; avoidable %s (median HIT of the %s %s)",
+                      k->category, label, AN_SECS(b1, sec), d, AN_SECS(b2, cost), of,
+                      AN_SECS(b3, med));
+    return add_ex(a, WT_AN_MISS, "CACHE MISS", &p, uncapped,
+                  "%s %s (%s) \xe2\x80\x94 %s; avoidable up to %s (no HIT to compare)",
+                  k->category, label, AN_SECS(b1, sec), d, AN_SECS(b2, cost));
 }
 
 static int finish_misses(wt_anomalies *a)
 {
     for (size_t i = 0; i < a->n_misses; i++) {
         const an_span *m = &a->misses[i];
-        const an_key *k = &a->keys[m->key];
+        an_key *k = &a->keys[m->key];
         const wt_anomaly where = { .pid = m->pid, .tid = m->tid, .ts = m->ts, .dur = m->dur };
         int rc = wt__an_report_miss(a, k, &where, m->label ? m->label : k->label, m->detail, 0);
         if (rc < 0)

@@ -189,7 +189,8 @@ typedef struct wt_anomaly_group {
     double cost;          /* their costs summed */
     int cost_lower_bound; /* some were past the list: cost is a lower bound */
     int ranked; /* its first WT_ANOMALY_TOP items are its most costly members, listed or not
-                   (CACHE MISS: anomalies_late.c); else they are of the listed ones */
+                   (every member listed, or CACHE MISS: anomalies_late.c); else they are of
+                   the listed ones */
     const wt_anomaly *const *items; /* the listed members, most costly first */
     size_t n_items;
 } wt_anomaly_group;

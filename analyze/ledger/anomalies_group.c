@@ -172,6 +172,7 @@ int wt__an_compose(wt_anomalies *a)
         while (at < n && a->items[at]->group == g)
             at++;
         og->n_items = (size_t)(a->items + at - og->items);
+        og->ranked |= og->count == (int64_t)og->n_items; /* every member listed */
     }
     return 0;
 }

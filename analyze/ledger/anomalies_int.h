@@ -36,8 +36,8 @@ typedef struct an_late {
     uint64_t tid;
     uint32_t file;  /* index in files */
     uint8_t picked; /* at finish: listed among its category's most costly */
-    char *strs;        /* owned, NULL for neither: its own label (a fold key's, else "") and its
-                      detail ("" for none), each ending in NUL */
+    char *strs;     /* owned, NULL for neither: its own label (a fold key's, else "") and its
+                       detail ("" for none), each ending in NUL */
 } an_late;
 
 typedef struct an_key {
@@ -178,15 +178,21 @@ int wt__an_report_repeat(wt_anomalies *a, const an_key *k, const char *label, in
 int wt__an_fold_repeats(wt_anomalies *a);
 
 /* A MISS of key k (its own label, detail NULL for none) as a CACHE MISS finding against the
- * key's median HIT; its cost added to the run's avoidable seconds and, when `cost` is not NULL,
- * to *cost. Listed past the rule's cap when `uncapped` (a late MISS: a bounded number). */
-int wt__an_report_miss(wt_anomalies *a, const an_key *k, const wt_anomaly *where,
+ * key's median HIT; its cost added to the run's avoidable seconds. Listed past the rule's cap
+ * when `uncapped` (a late MISS: a bounded number). */
+int wt__an_report_miss(wt_anomalies *a, an_key *k, const wt_anomaly *where,
                        const char *label, const char *detail, int uncapped);
 
-/* The cost of a MISS of key k lasting sec seconds: over the key's median HIT (*med, of which
- * *of tells), else the whole of it (*of NULL: no HIT to compare). */
-double wt__an_miss_cost(wt_anomalies *a, const an_key *k, double sec, double *med,
-                        const char **of);
+/* The median HIT a MISS of k is held against (its label's, else its category's) in *med, and
+ * what it is of; NULL when there is no HIT at all. A fold key's HITs are those of its labels. */
+const char *wt__an_hit_median(wt_anomalies *a, an_key *k, double *med);
+
+/* The cost of a MISS of sec seconds against the median HIT med of `of`
+ * (wt__an_hit_median()): what it took over the median, or all it took with no HIT to compare. */
+static inline double wt__an_miss_cost(double sec, double med, const char *of)
+{
+    return of ? (sec > med ? sec - med : 0.0) : sec;
+}
 
 /* anomalies_late.c: keeps key k's MISS past the list (at ts on thread tid, of duration dur
  * over k's floor_late, its own label and detail NULL for none) among the key's slowest; at

@@ -5,11 +5,11 @@
  *
  * A MISS costs its duration over its key's median HIT, known only at finish; but within one key
  * the slower MISS always costs at least as much. So each key keeps its AN_LATE_KEEP slowest
- * MISSes past the list (a fold key WT_ANOMALY_TOP, late_cap()), and a category's WT_ANOMALY_TOP most costly MISSes of the whole run are
- * among its keys' listed ones and these (ties aside) unless one key would have more than
- * AN_LATE_KEEP of them: at finish that shows (all a key kept are among its category's most
- * costly, and it had more), and the group's heading then says its most costly are of the
- * listed ones. Each kept one is costed exactly; each category's WT_ANOMALY_TOP most costly are
+ * MISSes past the list (a fold key WT_ANOMALY_TOP, late_cap()), and a category's
+ * WT_ANOMALY_TOP most costly MISSes of the whole run are among its keys' listed ones and these
+ * (ties aside) unless one key would have more than AN_LATE_KEEP of them: at finish that shows
+ * (all a key kept are among its category's most costly, and it had more), and the group's
+ * heading then says its most costly are of the listed ones. Each kept one is costed exactly; each category's WT_ANOMALY_TOP most costly are
  * listed, the rest counted into the category's group with their exact cost, and the MISSes no
  * key kept with the lower bound their total allows.
  *
@@ -135,7 +135,7 @@ static int picks_short(const wt_anomalies *a, const late_pick *top, uint8_t n)
 static int list_picks(wt_anomalies *a, const late_pick *top, const uint8_t *n_top)
 {
     for (size_t c = 0; c < a->n_cats; c++)
-        for (uint8_t i = 0; i < (n_top[c] & 0x7f); i++) {
+        for (uint8_t i = 0; i < n_top[c]; i++) {
             const late_pick *p = &top[c * WT_ANOMALY_TOP + i];
             an_key *k = &a->keys[p->key];
             an_late *e = &k->late[p->j];
@@ -161,10 +161,11 @@ static int list_picks(wt_anomalies *a, const late_pick *top, const uint8_t *n_to
  * with the least their total allows (sum(max(0, s - med)) >= total - n * med). */
 static int count_unlisted(wt_anomalies *a, an_key *k)
 {
+    if (k->misses.n == k->listed_n) /* none past the list */
+        return 0;
     const int64_t n = k->misses.n - k->listed_n - k->n_late;
     double med;
-    const char *of;
-    (void)wt__an_miss_cost(a, k, 0, &med, &of);
+    const char *of = wt__an_hit_median(a, k, &med);
     double late_s = 0, cost = 0;
     int64_t unpicked = 0;
     for (uint8_t j = 0; j < k->n_late; j++) {
@@ -173,7 +174,7 @@ static int count_unlisted(wt_anomalies *a, an_key *k)
         if (k->late[j].picked)
             continue;
         unpicked++;
-        cost += of ? (sec > med ? sec - med : 0.0) : sec;
+        cost += wt__an_miss_cost(sec, med, of);
     }
     if (n > 0) {
         const double total = k->misses.total - k->listed_s - late_s;
@@ -197,25 +198,24 @@ int wt__an_finish_late(wt_anomalies *a)
 {
     if (a->late_failed)
         return WT_ENOMEM;
-    late_pick *top = calloc(a->n_cats ? a->n_cats * WT_ANOMALY_TOP : 1, sizeof *top);
-    uint8_t *n_top = calloc(a->n_cats ? a->n_cats : 1, 1);
-    int rc = top && n_top ? 0 : WT_ENOMEM;
+    const size_t nc = a->n_cats ? a->n_cats : 1;
+    late_pick *top = calloc(nc * WT_ANOMALY_TOP, sizeof *top);
+    uint8_t *n_top = calloc(nc, 1), *cat_short = calloc(nc, 1);
+    int rc = top && n_top && cat_short ? 0 : WT_ENOMEM;
     for (size_t i = 0; i < a->n_keys && rc == 0; i++) {
-        const an_key *k = &a->keys[i];
+        an_key *k = &a->keys[i];
         if (!k->n_late)
             continue;
         double med;
-        const char *of;
-        (void)wt__an_miss_cost(a, k, 0, &med, &of);
+        const char *of = wt__an_hit_median(a, k, &med);
         for (uint8_t j = 0; j < k->n_late; j++) {
             const double sec = (double)k->late[j].dur * NS;
-            const late_pick c = { of ? (sec > med ? sec - med : 0.0) : sec, k->late[j].ts,
-                                  (uint32_t)i, j };
+            const late_pick c = { wt__an_miss_cost(sec, med, of), k->late[j].ts, (uint32_t)i, j };
             pick(&top[(size_t)k->cat * WT_ANOMALY_TOP], &n_top[k->cat], c);
         }
     }
-    for (size_t c = 0; c < a->n_cats && rc == 0; c++) /* n_top[c] becomes "short" (bit 7) */
-        n_top[c] |= (uint8_t)(picks_short(a, &top[c * WT_ANOMALY_TOP], n_top[c]) << 7);
+    for (size_t c = 0; c < a->n_cats && rc == 0; c++)
+        cat_short[c] = (uint8_t)picks_short(a, &top[c * WT_ANOMALY_TOP], n_top[c]);
     if (rc == 0)
         rc = list_picks(a, top, n_top);
     for (size_t i = 0; i < a->n_keys && rc == 0; i++)
@@ -227,9 +227,10 @@ int wt__an_finish_late(wt_anomalies *a)
         const char *c = gr->g.category ? gr->g.category : "";
         uint32_t ci;
         if (gr->g.kind == WT_AN_MISS)
-            gr->g.ranked = !(wt__strmap_get(&a->cat_map, c, strlen(c), &ci) && (n_top[ci] & 0x80));
+            gr->g.ranked = !(wt__strmap_get(&a->cat_map, c, strlen(c), &ci) && cat_short[ci]);
     }
     free(top);
     free(n_top);
+    free(cat_short);
     return rc;
 }
